@@ -1,0 +1,197 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The blog's two tables, regenerated from the MTEB results repository
+#
+# "Evaluating static models on RTEB" (2025-10-06) reports, for four static models, the
+# MTEB average (Mean (Task) of MTEB(eng, v2) or MTEB(Multilingual, v2)) and the RTEB
+# public and private means (RTEB(eng, beta) for the English models, RTEB(beta) for the
+# multilingual ones). This notebook recomputes all 12 cells from result files through
+# `analysis.load_leaderboards`, under two task-list definitions:
+#
+# * `as-of-post`: the benchmarks as mteb 1.39.2 defined them, the last mteb release
+#   before the post (pinned by `tools/pin_benchmarks.py` in `analysis/pins/`);
+# * `now`: the benchmarks as the installed mteb defines them.
+#
+# The post's own values are read from the post's markdown, never typed here.
+
+# %% tags=["parameters"]
+results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache (downloaded online)
+blog_path: str = "../shared/reference/blog-evaluating-static-models-on-rteb.md"  # the post, relative to the repo root
+pins: list = ["as-of-post", "now"]  # task-list definitions to regenerate the tables under
+mteb_benchmarks: dict = {"english": "MTEB(eng, v2)", "multilingual": "MTEB(Multilingual, v2)"}  # MTEB subset -> benchmark
+rteb_benchmarks: dict = {"english": "RTEB(eng, beta)", "multilingual": "RTEB(beta)"}  # MTEB subset -> RTEB benchmark
+include_tasks: list = []  # tasks added to every benchmark's list
+exclude_tasks: list = []  # tasks removed from every benchmark's list
+all_models_in_figure: bool = True  # show every leaderboard model with both RTEB sides as context
+output_dir: str = "figures"  # where tables and figures go, relative to the repo root
+cache_dir: str = ""  # parquet cache of parsed results; empty: $STATIC_RTEB_CACHE or ~/.cache/static-rteb
+
+# %%
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown, display
+
+from analysis import blog as blogmod
+from analysis.io import save_figure, write_markdown_table
+from analysis.leaderboard import load_leaderboards
+from analysis.paths import from_root, results_location
+
+NOTEBOOK = "blog_tables.py"
+results = results_location(results_dir)
+out = from_root(output_dir)
+post = blogmod.parse_blog_tables(from_root(blog_path))
+benchmarks = sorted(set(mteb_benchmarks.values()) | set(rteb_benchmarks.values()))
+params = {
+    "results_dir": results_dir or "(env/default)",
+    "include_tasks": include_tasks,
+    "exclude_tasks": exclude_tasks,
+}
+display(post.mteb, post.rteb)
+
+# %% [markdown]
+# ## Load every benchmark under each task-list definition
+# All leaderboard models are loaded (the Borda rank and the figure's context need them);
+# each result file is parsed once per definition.
+
+# %%
+boards = {
+    pin: load_leaderboards(
+        benchmarks,
+        results=results,
+        pin=pin,
+        include_tasks=include_tasks or None,
+        exclude_tasks=exclude_tasks or None,
+        cache_dir=cache_dir or None,
+    )
+    for pin in pins
+}
+first = boards[pins[0]][benchmarks[0]].provenance
+display(Markdown(
+    f"Results: `{first['results_dir']}` (git commit: {first['results_git_commit'] or 'not a git checkout'}; "
+    f"content fingerprint `{first['results_fingerprint']}`, {first['n_result_files']} files); "
+    f"mteb {first['mteb_version']}."
+))
+for pin in pins:
+    for name, lb in boards[pin].items():
+        print(f"{pin:>11} | {name:<24} | {lb.spec.source:<32} | {len(lb.spec.tasks):>3} tasks")
+
+# %% [markdown]
+# ## The tables
+
+# %%
+checks = {}
+for pin in pins:
+    mteb_table, rteb_table = blogmod.regenerate(
+        post, boards[pin], mteb_benchmarks=mteb_benchmarks, rteb_benchmarks=rteb_benchmarks
+    )
+    table_params = {**params, "pin": pin}
+    note = (
+        "Scores ×100. MTEB avg = Mean (Task); RTEB = Mean (Public), Mean (Private). "
+        "— = the model misses a task of that benchmark under this task list (no partial means)."
+    )
+    write_markdown_table(
+        out / f"blog_mteb_table.{pin}.md",
+        mteb_table[["Name", "MTEB avg score", "MTEB subset"]],
+        notebook=NOTEBOOK, parameters=table_params, note=note,
+    )
+    write_markdown_table(
+        out / f"blog_rteb_table.{pin}.md",
+        rteb_table[["Name", "RTEB public score", "RTEB private score"]],
+        notebook=NOTEBOOK, parameters=table_params, note=note,
+    )
+    checks[pin] = blogmod.compare_cells(post, mteb_table, rteb_table)
+    display(Markdown(f"### Task lists `{pin}`"), mteb_table, rteb_table)
+
+# %% [markdown]
+# ## The 12 cells: post vs data
+
+# %%
+cells = pd.concat({pin: c for pin, c in checks.items()}, names=["pin"]).reset_index(level=0)
+summary = cells.pivot_table(index=["model", "cell"], columns="pin", values=["regenerated", "match"], aggfunc="first")
+summary.columns = [f"{a} ({b})" for a, b in summary.columns]
+summary = summary.reset_index().merge(
+    cells[cells["pin"] == pins[0]][["model", "cell", "blog"]], on=["model", "cell"]
+)
+ordered = ["model", "cell", "blog"] + [f"regenerated ({p})" for p in pins] + [f"match ({p})" for p in pins]
+summary = summary[ordered]
+write_markdown_table(
+    out / "blog_cells_check.md", summary, notebook=NOTEBOOK,
+    parameters={**params, "pins": pins},
+    note="A cell matches when the regenerated value, rounded to the decimals the post printed, equals it.",
+)
+n_match = {p: int(checks[p]["match"].sum()) for p in pins}
+display(summary)
+display(Markdown(", ".join(f"`{p}`: **{n_match[p]} of {len(checks[p])}** cells reproduced" for p in pins) + "."))
+
+# %% [markdown]
+# ## Why a cell differs
+# Each explanation below is computed from the result files: the tasks the model misses
+# (and why), the mean over what is there, and how the task lists differ between the
+# definitions.
+
+# %%
+for pin in pins:
+    other = next((p for p in pins if p != pin), None)
+    for cell in checks[pin][~checks[pin]["match"]].to_dict("records"):
+        lb = boards[pin][cell["benchmark"]]
+        ref = boards[other][cell["benchmark"]] if other else None
+        display(Markdown(f"`{pin}` — " + blogmod.explain_cell(pd.Series(cell), lb, reference=ref)))
+
+# %% [markdown]
+# What the results folder itself says about the tasks that are missing:
+
+# %%
+absent = {
+    task
+    for pin in pins
+    for cell in checks[pin][~checks[pin]["match"]].to_dict("records")
+    for task in boards[pin][cell["benchmark"]].missing.query("model == @cell['model']")["task"]
+}
+for line in blogmod.readme_mentions(first["results_dir"], absent):
+    display(Markdown(f"> {line}"))
+
+# %% [markdown]
+# ## RTEB public vs private
+# The post's four models on their RTEB benchmark, over every leaderboard model that has
+# both sides complete on that benchmark (grey). Points above the line score higher on
+# the private (held-out) datasets than on the public ones.
+
+# %%
+for pin in pins:
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharex=False, sharey=False)
+    for ax, subset in zip(axes, ["english", "multilingual"], strict=True):
+        lb = boards[pin][rteb_benchmarks[subset]]
+        s = lb.summary
+        both = s[s["complete_public"] & s["complete_private"]]
+        if all_models_in_figure and len(both):
+            ax.scatter(both["mean_public"] * 100, both["mean_private"] * 100, s=12, color="0.75",
+                       label=f"leaderboard models (n={len(both)})")
+        mine = post.mteb[post.mteb["subset"] == subset]
+        for row in mine.itertuples():
+            if row.model in s.index:
+                x, y = s.loc[row.model, "mean_public"] * 100, s.loc[row.model, "mean_private"] * 100
+                ax.scatter([x], [y], s=40)
+                ax.annotate(row.name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        lims = [0, 100 * max(0.01, float(pd.concat([s["mean_public"], s["mean_private"]]).max()))]
+        ax.plot(lims, lims, ls="--", color="0.4", lw=0.8, label="y = x")
+        ax.set(title=f"{lb.name} — task list {pin}", xlabel="Mean (Public) ×100", ylabel="Mean (Private) ×100")
+        ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, out / f"rteb_public_vs_private.{pin}")
+    plt.show()
+    plt.close(fig)
