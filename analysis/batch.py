@@ -46,7 +46,11 @@ class NotebookRun:
 
 def load_profile(profile: str, root: Path) -> dict[str, dict[str, Any]]:
     """Read ``params/<profile>.yaml`` (a mapping notebook -> parameters)."""
-    path = Path(profile) if profile.endswith((".yaml", ".yml")) else root / "params" / f"{profile}.yaml"
+    path = (
+        Path(profile)
+        if profile.endswith((".yaml", ".yml"))
+        else root / "params" / f"{profile}.yaml"
+    )
     if not path.is_file():
         choices = sorted(p.stem for p in (root / "params").glob("*.yaml"))
         raise SystemExit(f"No parameter profile {path}. Available profiles: {choices}.")
@@ -69,28 +73,45 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
 
 
 def _failing_cell(nb_path: Path) -> tuple[int | None, str | None]:
+    """The failing cell as the author sees it: its number among the source's code cells.
+
+    Cells papermill adds (injected parameters, the error banner) are not counted. The
+    message is the error and the first line of the cell.
+    """
     import nbformat
 
     nb = nbformat.read(nb_path, as_version=4)
-    for index, cell in enumerate(nb.cells):
+    number = 0
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type != "code" or "injected-parameters" in tags:
+            continue
+        number += 1
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                return index, f"{out.get('ename')}: {out.get('evalue')}"
+                first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
+                return number, f"{out.get('ename')}: {out.get('evalue')} [in `{first[:80]}`]"
     return None, None
 
 
 def prepare(source: Path, build: Path) -> tuple[Path, set[str]]:
-    """Convert a jupytext notebook to ``.ipynb`` in ``build``; returns it and its parameter names."""
+    """Convert a jupytext notebook to ``.ipynb`` in ``build``; return it and its parameters."""
     import jupytext
     import papermill as pm
 
     build.mkdir(parents=True, exist_ok=True)
     nb_in = build / f"{source.stem}.input.ipynb"
-    jupytext.write(jupytext.read(source), nb_in)
+    nb = jupytext.read(source)
+    nb.metadata.setdefault(
+        "kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"}
+    )
+    jupytext.write(nb, nb_in)
     return nb_in, set(pm.inspect_notebook(str(nb_in)))
 
 
-def params_for(name: str, declared: set[str], profile: dict[str, dict[str, Any]], results: str | None) -> dict[str, Any]:
+def params_for(
+    name: str, declared: set[str], profile: dict[str, dict[str, Any]], results: str | None
+) -> dict[str, Any]:
     """Profile parameters for one notebook (``_all`` first, then its own, then ``--results``)."""
     params = {k: v for k, v in profile.get("_all", {}).items() if k in declared}
     params.update(profile.get(name, {}))
@@ -99,23 +120,41 @@ def params_for(name: str, declared: set[str], profile: dict[str, dict[str, Any]]
     return params
 
 
-def run_notebook(nb_in: Path, name: str, params: dict[str, Any], declared: set[str], root: Path) -> NotebookRun:
+def run_notebook(
+    nb_in: Path, name: str, params: dict[str, Any], declared: set[str], root: Path
+) -> NotebookRun:
     """Execute a converted notebook with papermill; never raises for a failing cell."""
     import papermill as pm
 
     nb_out = nb_in.with_name(f"{name}.ipynb")
     unknown = sorted(set(params) - declared)
     if unknown:
-        return NotebookRun(name, False, 0.0, nb_out, None, f"unknown parameters {unknown}; the notebook declares {sorted(declared)}")
+        return NotebookRun(
+            name,
+            False,
+            0.0,
+            nb_out,
+            None,
+            f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
+        )
     start = time.perf_counter()
     try:
         pm.execute_notebook(
-            str(nb_in), str(nb_out), parameters=params, cwd=str(root), kernel_name="python3", progress_bar=False
+            str(nb_in),
+            str(nb_out),
+            parameters=params,
+            cwd=str(root),
+            kernel_name="python3",
+            progress_bar=False,
         )
     except Exception as err:  # papermill saves the failed notebook before raising
         cell, message = _failing_cell(nb_out) if nb_out.exists() else (None, None)
         return NotebookRun(
-            name, False, time.perf_counter() - start, nb_out, cell,
+            name,
+            False,
+            time.perf_counter() - start,
+            nb_out,
+            cell,
             message or "".join(traceback.format_exception_only(type(err), err)).strip(),
         )
     finally:
@@ -123,9 +162,24 @@ def run_notebook(nb_in: Path, name: str, params: dict[str, Any], declared: set[s
     return NotebookRun(name, True, time.perf_counter() - start, nb_out)
 
 
-def run_batch(profile: str, *, results: str | None = None, only: Sequence[str] | None = None, build_dir: str | Path | None = None) -> list[NotebookRun]:
-    """Run every notebook of the profile; returns one :class:`NotebookRun` each."""
-    root = repo_root()
+def run_batch(
+    profile: str,
+    *,
+    results: str | None = None,
+    only: Sequence[str] | None = None,
+    build_dir: str | Path | None = None,
+    root: str | Path | None = None,
+) -> list[NotebookRun]:
+    """Run every notebook of the profile; returns one :class:`NotebookRun` each.
+
+    Args:
+        profile: ``smoke``, ``full`` or a path to a parameter YAML file.
+        results: results folder passed as ``results_dir`` to notebooks that declare it.
+        only: notebook names to run (default: all in ``notebooks/``).
+        build_dir: where executed copies go (default ``build/notebooks/<profile>``).
+        root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
+    """
+    root = Path(root) if root else repo_root()
     prof = load_profile(profile, root)
     build = Path(build_dir) if build_dir else root / "build" / "notebooks" / Path(profile).stem
     runs = []
@@ -135,25 +189,43 @@ def run_batch(profile: str, *, results: str | None = None, only: Sequence[str] |
         params = params_for(source.stem, declared, prof, results)
         print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
         run = run_notebook(nb_in, source.stem, params, declared, root)
-        status = "ok" if run.ok else f"FAILED in cell {run.cell}: {run.error}"
-        print(f"[{i}/{len(sources)}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}", flush=True)
+        status = "ok" if run.ok else f"FAILED in code cell {run.cell}: {run.error}"
+        print(
+            f"[{i}/{len(sources)}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}",
+            flush=True,
+        )
         runs.append(run)
     return runs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.batch", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="full", help="params/<profile>.yaml: smoke (tests) or full (default)")
-    parser.add_argument("--results", default=None, help="results folder for every notebook (e.g. ../shared/mteb-cache offline)")
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.batch", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--profile", default="full", help="params/<profile>.yaml: smoke (tests) or full (default)"
+    )
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="results folder for every notebook (e.g. ../shared/mteb-cache offline)",
+    )
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
-    parser.add_argument("--build-dir", default=None, help="where executed notebooks go (default build/notebooks/<profile>)")
+    parser.add_argument(
+        "--build-dir",
+        default=None,
+        help="where executed notebooks go (default build/notebooks/<profile>)",
+    )
+    parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    runs = run_batch(args.profile, results=args.results, only=args.only, build_dir=args.build_dir)
+    runs = run_batch(
+        args.profile, results=args.results, only=args.only, build_dir=args.build_dir, root=args.root
+    )
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
     for r in failed:
-        print(f"FAILED {r.name}: cell {r.cell}: {r.error} (executed copy: {r.output})")
+        print(f"FAILED {r.name}: code cell {r.cell}: {r.error} (executed copy: {r.output})")
     return 1 if failed else 0
 
 

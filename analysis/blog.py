@@ -156,7 +156,9 @@ def regenerate(
     return pd.DataFrame(mteb_rows), pd.DataFrame(rteb_rows)
 
 
-def compare_cells(blog: BlogTables, mteb_table: pd.DataFrame, rteb_table: pd.DataFrame) -> pd.DataFrame:
+def compare_cells(
+    blog: BlogTables, mteb_table: pd.DataFrame, rteb_table: pd.DataFrame
+) -> pd.DataFrame:
     """The 12 cells: the post's value, ours, and whether they agree at the post's precision.
 
     A cell matches when our value rounded to the number of decimals the post printed
@@ -182,7 +184,9 @@ def compare_cells(blog: BlogTables, mteb_table: pd.DataFrame, rteb_table: pd.Dat
                     "blog": blog_value,
                     "regenerated": value,
                     "difference": value - blog_value,
-                    "match": bool(np.isfinite(value) and round(value, decimals) == round(blog_value, decimals)),
+                    "match": bool(
+                        np.isfinite(value) and round(value, decimals) == round(blog_value, decimals)
+                    ),
                 }
             )
     return pd.DataFrame(rows)
@@ -222,12 +226,16 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
             implied = cell["blog"] / 100 * len(names) - have["main_score"].sum()
             task = gone.iloc[0]["task"]
             others = lb.scores.loc[lb.scores["task"] == task, "main_score"]
-            partial_files = int((lb.missing["task"] == task).sum() - (lb.missing.loc[lb.missing["task"] == task, "reason"] == "no result file").sum())
+            partial_files = int(
+                (lb.missing["task"] == task).sum()
+                - (lb.missing.loc[lb.missing["task"] == task, "reason"] == "no result file").sum()
+            )
             context = (
-                f" {len(others)} other models have a complete score for it, from {others.min():.3f} "
-                f"to {others.max():.3f} (median {others.median():.3f})."
+                f" {len(others)} other models have a complete score for it, from {others.min():.3f}"
+                f" to {others.max():.3f} (median {others.median():.3f})."
                 if len(others)
-                else f" No model in this results folder has a complete score for it ({partial_files} have a result file with missing subsets)."
+                else " No model in this results folder has a complete score for it "
+                f"({partial_files} have a result file with missing subsets)."
             )
             lines.append(
                 f"The post's value needs {task} = {implied:.3f} (0-1 scale) over all "
@@ -239,8 +247,10 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
         added = sorted(set(ours) - set(theirs))
         removed = sorted(set(theirs) - set(ours))
         changed = sorted(
-            t for t in set(ours) & set(theirs)
-            if (ours[t].hf_subsets, ours[t].eval_splits) != (theirs[t].hf_subsets, theirs[t].eval_splits)
+            t
+            for t in set(ours) & set(theirs)
+            if (ours[t].hf_subsets, ours[t].eval_splits)
+            != (theirs[t].hf_subsets, theirs[t].eval_splits)
         )
         diffs = []
         if added:
@@ -248,12 +258,12 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
         if removed:
             diffs.append(f"removed {removed}")
         for t in changed:
-            diffs.append(
-                f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}"
-            )
+            diffs.append(f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}")
         if diffs:
             lines.append(
-                f"Compared with {reference.spec.source}, this task list has " + "; ".join(diffs) + "."
+                f"Compared with {reference.spec.source}, this task list has "
+                + "; ".join(diffs)
+                + "."
             )
         column = {None: "mean_task", True: "mean_public", False: "mean_private"}[side]
         if model in reference.summary.index:

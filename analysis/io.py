@@ -63,6 +63,7 @@ def markdown_table(frame: pd.DataFrame, *, floatfmt: str = ".2f", na: str = "—
 
     Floats are formatted with ``floatfmt``; missing values are shown as ``na``.
     """
+
     def cell(value: Any) -> str:
         if value is None or (isinstance(value, float) and value != value):
             return na

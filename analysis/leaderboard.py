@@ -92,7 +92,9 @@ class Leaderboard:
         tasks = [t for t in self.spec.tasks if is_public is None or t.is_public == is_public]
         names = [t.task for t in tasks]
         frame = self.scores[self.scores["task"].isin(names)]
-        wide = frame.pivot_table(index="task", columns="model", values="main_score", aggfunc="first")
+        wide = frame.pivot_table(
+            index="task", columns="model", values="main_score", aggfunc="first"
+        )
         wide = wide.reindex(names)
         if complete_only:
             wide = wide.dropna(axis=1, how="any")
@@ -146,8 +148,10 @@ def resolve_results_dir(results: str | Path | None, *, download: bool | None = N
     )
     if not path.is_dir():
         raise ResultsNotFoundError(f"Results folder {path} does not exist. {hint}")
-    if path.name in {"results", "remote"} and (path / "results").is_dir() is False and any(
-        p.is_dir() and "__" in p.name for p in path.iterdir()
+    if (
+        path.name in {"results", "remote"}
+        and (path / "results").is_dir() is False
+        and any(p.is_dir() and "__" in p.name for p in path.iterdir())
     ):
         raise ResultsNotFoundError(
             f"{path} looks like the inside of a results repository; pass the ResultCache "
@@ -230,7 +234,9 @@ def _model_dir(name: str) -> str:
     return name.replace("/", "__").replace(" ", "_")
 
 
-def _select_paths(inv: _Inventory, task_names: set[str], models: Sequence[str] | None) -> list[Path]:
+def _select_paths(
+    inv: _Inventory, task_names: set[str], models: Sequence[str] | None
+) -> list[Path]:
     wanted_models = {_model_dir(m) for m in models} if models else None
     paths = []
     for rel, _, _ in inv.files:
@@ -340,7 +346,9 @@ def _task_score(task_result: Any) -> tuple[float, str | None]:
             else:
                 values.append(float(score))
     if gaps:
-        return float("nan"), "missing " + ", ".join(sorted(gaps)[:5]) + (" ..." if len(gaps) > 5 else "")
+        return float("nan"), "missing " + ", ".join(sorted(gaps)[:5]) + (
+            " ..." if len(gaps) > 5 else ""
+        )
     if not values:
         return float("nan"), "no scores in the result file"
     return float(np.mean(values)), None
@@ -356,7 +364,13 @@ def _extract(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.
         for task_result in model_result.task_results:
             task: TaskSpec = by_name[task_result.task_name]
             score, reason = _task_score(task_result)
-            base = (model_result.model_name, model_result.model_revision, task.task, task.type, task.is_public)
+            base = (
+                model_result.model_name,
+                model_result.model_revision,
+                task.task,
+                task.type,
+                task.is_public,
+            )
             if reason is None:
                 rows.append((*base, score))
             else:
@@ -367,7 +381,9 @@ def _extract(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.
     )
 
 
-def _load_chunk(paths: list[Path], specs: list[BenchmarkSpec]) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
+def _load_chunk(
+    paths: list[Path], specs: list[BenchmarkSpec]
+) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
     with _quiet_mteb():
         bench_results, problems = _parse_files(paths)
         frames = [_extract(bench_results, spec) for spec in specs]
@@ -375,7 +391,7 @@ def _load_chunk(paths: list[Path], specs: list[BenchmarkSpec]) -> tuple[list[pd.
 
 
 def _chunks_by_model(paths: list[Path], n_chunks: int) -> list[list[Path]]:
-    """Split paths into balanced chunks that never split one model (revisions are joined per model)."""
+    """Split paths into balanced chunks; one model never spans two (revisions join per model)."""
     by_model: dict[str, list[Path]] = defaultdict(list)
     for p in paths:
         by_model[p.parent.parent.name].append(p)
@@ -385,7 +401,9 @@ def _chunks_by_model(paths: list[Path], n_chunks: int) -> list[list[Path]]:
     return [c for c in chunks if c]
 
 
-def _parse_all(paths: list[Path], specs: list[BenchmarkSpec], workers: int) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
+def _parse_all(
+    paths: list[Path], specs: list[BenchmarkSpec], workers: int
+) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
     if workers <= 1 or len(paths) < 200:
         return _load_chunk(paths, specs)
     chunks = _chunks_by_model(paths, workers * 4)
@@ -423,6 +441,14 @@ def _borda_rank(scores: pd.DataFrame, models: Sequence[str]) -> pd.Series:
     return points.rank(method="min", ascending=False).astype("int64")
 
 
+def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
+    """Mean of ``have`` over ``tasks``; NaN if one is missing, unless partial means are allowed."""
+    vals = [have[t] for t in tasks if t in have]
+    if not tasks or not vals or (len(vals) < len(tasks) and not allow_partial):
+        return float("nan")
+    return float(np.mean(vals))
+
+
 def summarize(
     scores: pd.DataFrame,
     missing: pd.DataFrame,
@@ -450,10 +476,7 @@ def summarize(
     private = {t.task for t in spec.tasks if not t.is_public}
     expected = public | private
     models = sorted(set(scores["model"]) | set(missing["model"]))
-    rows = []
-    for model, group in scores.groupby("model", sort=True):
-        rows.append((model, group))
-    by_model = dict(rows)
+    by_model = dict(tuple(scores.groupby("model", sort=True)))
     out = []
     for model in models:
         group = by_model.get(model, scores.iloc[0:0])
@@ -461,14 +484,6 @@ def summarize(
         revisions = sorted({str(r) for r in group["revision"]}) or sorted(
             {str(r) for r in missing.loc[missing["model"] == model, "revision"]}
         )
-
-        def mean(tasks: set[str]) -> float:
-            vals = [have[t] for t in tasks if t in have]
-            if not tasks or not vals:
-                return float("nan")
-            if len(vals) < len(tasks) and not allow_partial_means:
-                return float("nan")
-            return float(np.mean(vals))
 
         n_pub = len(public & have.keys())
         n_priv = len(private & have.keys())
@@ -486,9 +501,9 @@ def summarize(
                 "complete_public": n_pub == len(public),
                 "complete_private": n_priv == len(private),
                 "missing_tasks": ";".join(t for t in spec.task_names if t not in have),
-                "mean_task": mean(expected),
-                "mean_public": mean(public),
-                "mean_private": mean(private),
+                "mean_task": _mean(have, expected, allow_partial_means),
+                "mean_public": _mean(have, public, allow_partial_means),
+                "mean_private": _mean(have, private, allow_partial_means),
                 "partial_means": bool(allow_partial_means),
             }
         )
@@ -536,20 +551,27 @@ def _read_cache(folder: Path, key: str) -> tuple[pd.DataFrame, pd.DataFrame, lis
     return scores, missing, list(meta.get("problems", []))
 
 
-def _write_cache(folder: Path, key: str, scores: pd.DataFrame, missing: pd.DataFrame, problems: list[str]) -> None:
+def _write_cache(
+    folder: Path, key: str, scores: pd.DataFrame, missing: pd.DataFrame, problems: list[str]
+) -> None:
     atomic_write_parquet(folder / f"{key}-scores.parquet", scores)
     atomic_write_parquet(folder / f"{key}-missing.parquet", missing)
     # The manifest goes last: an entry counts only once all its files are in place.
     atomic_write_text(folder / f"{key}.json", json.dumps({"problems": problems}))
 
 
-def _fill_never_loaded(missing: pd.DataFrame, scores: pd.DataFrame, spec: BenchmarkSpec, models: Sequence[str] | None) -> pd.DataFrame:
+def _fill_never_loaded(
+    missing: pd.DataFrame, scores: pd.DataFrame, spec: BenchmarkSpec, models: Sequence[str] | None
+) -> pd.DataFrame:
     """Add 'no result file' rows for every expected (model, task) with neither score nor reason."""
     seen = set(zip(scores["model"], scores["task"], strict=True)) | set(
         zip(missing["model"], missing["task"], strict=True)
     )
     all_models = sorted(set(scores["model"]) | set(missing["model"]) | set(models or []))
-    revision = {**dict(zip(missing["model"], missing["revision"], strict=True)), **dict(zip(scores["model"], scores["revision"], strict=True))}
+    revision = {
+        **dict(zip(missing["model"], missing["revision"], strict=True)),
+        **dict(zip(scores["model"], scores["revision"], strict=True)),
+    }
     extra = [
         (m, revision.get(m), t.task, t.type, t.is_public, "no result file")
         for m in all_models
@@ -585,7 +607,8 @@ def load_leaderboards(
         ``{benchmark name: Leaderboard}`` in the order given.
     """
     specs = [
-        b if isinstance(b, BenchmarkSpec)
+        b
+        if isinstance(b, BenchmarkSpec)
         else resolve_spec(b, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks)
         for b in benchmarks
     ]
@@ -611,7 +634,11 @@ def load_leaderboards(
                 task.to_mteb()
         scores_l, missing_l, problems = _parse_all(paths, [specs[i] for i in todo], n_workers)
         for j, i in enumerate(todo):
-            own = [p for p in problems if Path(p.split(":", 1)[0]).stem in set(specs[i].task_names) | {"model_meta"}]
+            own = [
+                p
+                for p in problems
+                if Path(p.split(":", 1)[0]).stem in set(specs[i].task_names) | {"model_meta"}
+            ]
             sc = scores_l[j].sort_values(["model", "task"], ignore_index=True)
             mi = _fill_never_loaded(missing_l[j], sc, specs[i], models)
             mi = mi.sort_values(["model", "task"], ignore_index=True)
@@ -625,7 +652,9 @@ def load_leaderboards(
     for i, spec in enumerate(specs):
         scores, missing, problems = loaded[i]
         for problem in problems:
-            warnings.warn(f"Skipped unreadable result file {problem}", ResultFileWarning, stacklevel=2)
+            warnings.warn(
+                f"Skipped unreadable result file {problem}", ResultFileWarning, stacklevel=2
+            )
         provenance = {
             "benchmark": spec.name,
             "task_list": spec.source,
@@ -685,7 +714,9 @@ def load_leaderboard(
         ValueError: unknown benchmark, task or model (with the closest valid names).
         ResultsNotFoundError: missing or empty results folder.
     """
-    spec = resolve_spec(benchmark, tasks=tasks, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks)
+    spec = resolve_spec(
+        benchmark, tasks=tasks, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks
+    )
     return next(
         iter(
             load_leaderboards(

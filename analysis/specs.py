@@ -85,7 +85,9 @@ def _mteb_task(spec: TaskSpec) -> Any:
     full = tuple(sorted(meta.hf_subsets or ["default"]))
     if tuple(sorted(spec.hf_subsets)) == full:  # no subset filter: skip mteb's slow filter
         return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits))
-    return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits), hf_subsets=list(spec.hf_subsets))
+    return mteb.get_task(
+        spec.task, eval_splits=list(spec.eval_splits), hf_subsets=list(spec.hf_subsets)
+    )
 
 
 def close_names(name: str, candidates: Sequence[str], n: int = 5) -> str:
@@ -122,7 +124,9 @@ def _read_pin(pin: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _task_spec(task_name: str, eval_splits: Sequence[str] | None, hf_subsets: Sequence[str] | None) -> TaskSpec:
+def _task_spec(
+    task_name: str, eval_splits: Sequence[str] | None, hf_subsets: Sequence[str] | None
+) -> TaskSpec:
     registry = _registry()
     if task_name not in registry:
         raise ValueError(
@@ -165,7 +169,9 @@ def _spec_from_pin(name: str, pin: str) -> BenchmarkSpec:
             f"Benchmark {name!r} is not in pin {pin!r}. Closest: "
             f"{close_names(name, list(benchmarks))}. Pinned benchmarks: {sorted(benchmarks)}."
         )
-    tasks = tuple(_task_spec(r["task"], r["eval_splits"], r["hf_subsets"]) for r in benchmarks[name])
+    tasks = tuple(
+        _task_spec(r["task"], r["eval_splits"], r["hf_subsets"]) for r in benchmarks[name]
+    )
     return BenchmarkSpec(name, tasks, f"pin {data['label']} (mteb {data['mteb_version']})")
 
 
@@ -196,11 +202,15 @@ def resolve_spec(
             an exclusion that names a task not in the list.
     """
     if (benchmark is None) == (tasks is None):
-        raise ValueError("Pass exactly one of `benchmark` (a name) or `tasks` (a list of task names).")
+        raise ValueError(
+            "Pass exactly one of `benchmark` (a name) or `tasks` (a list of task names)."
+        )
     if tasks is not None:
         if isinstance(tasks, str):
             raise ValueError("`tasks` must be a list of task names, not a string.")
-        spec = BenchmarkSpec("custom", tuple(_task_spec(t, None, None) for t in tasks), "explicit task list")
+        spec = BenchmarkSpec(
+            "custom", tuple(_task_spec(t, None, None) for t in tasks), "explicit task list"
+        )
     elif pin == NOW:
         spec = _spec_from_mteb(benchmark)
     else:

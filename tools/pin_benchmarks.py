@@ -23,7 +23,13 @@ import json
 import warnings
 from pathlib import Path
 
-BENCHMARKS = ["RTEB(beta)", "RTEB(eng, beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)", "MTEB(eng, v1)"]
+BENCHMARKS = [
+    "RTEB(beta)",
+    "RTEB(eng, beta)",
+    "MTEB(eng, v2)",
+    "MTEB(Multilingual, v2)",
+    "MTEB(eng, v1)",
+]
 
 
 def describe(benchmark_name: str) -> list[dict]:
@@ -67,7 +73,10 @@ def main() -> None:
         "benchmarks": {name: describe(name) for name in args.benchmarks},
     }
     args.output.write_text(json.dumps(pin, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.output}: " + ", ".join(f"{k} ({len(v)} tasks)" for k, v in pin["benchmarks"].items()))
+    print(
+        f"wrote {args.output}: "
+        + ", ".join(f"{k} ({len(v)} tasks)" for k, v in pin["benchmarks"].items())
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,130 @@
+"""The blog's tables: parsed from the post, regenerated from the shared snapshot (golden)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import blog
+from analysis.io import markdown_table
+from analysis.leaderboard import load_leaderboards
+
+GOLDEN = Path(__file__).parent / "golden"
+MTEB = {"english": "MTEB(eng, v2)", "multilingual": "MTEB(Multilingual, v2)"}
+RTEB = {"english": "RTEB(eng, beta)", "multilingual": "RTEB(beta)"}
+
+
+@pytest.fixture(scope="module")
+def post(shared_dir):
+    return blog.parse_blog_tables(
+        shared_dir / "reference" / "blog-evaluating-static-models-on-rteb.md"
+    )
+
+
+@pytest.fixture(scope="module")
+def boards(shared_results, post, tmp_path_factory):
+    cache = tmp_path_factory.mktemp("cache")
+    models = list(post.mteb["model"])
+    return {
+        pin: load_leaderboards(
+            sorted(set(MTEB.values()) | set(RTEB.values())),
+            results=shared_results,
+            models=models,
+            pin=pin,
+            cache_dir=cache,
+        )
+        for pin in ["as-of-post", "now"]
+    }
+
+
+def test_parse_blog_tables(post):
+    assert len(post.mteb) == 4 and len(post.rteb) == 4
+    assert set(post.mteb["subset"]) == {"english", "multilingual"}
+    row = post.mteb.set_index("model").loc["minishlab/potion-base-8M"]
+    assert row["mteb_avg_decimals"] == 1  # the post printed "53.3"
+    assert set(post.rteb["model"]) == set(post.mteb["model"])
+
+
+def test_parse_rejects_other_documents(tmp_path):
+    with pytest.raises(FileNotFoundError, match="blog_path"):
+        blog.parse_blog_tables(tmp_path / "nope.md")
+    (tmp_path / "x.md").write_text("| a | b |\n|--|--|\n| 1 | 2 |\n")
+    with pytest.raises(ValueError, match="both blog tables"):
+        blog.parse_blog_tables(tmp_path / "x.md")
+
+
+@pytest.mark.parametrize("pin", ["as-of-post", "now"])
+def test_golden_tables(post, boards, pin):
+    mteb_table, rteb_table = blog.regenerate(
+        post, boards[pin], mteb_benchmarks=MTEB, rteb_benchmarks=RTEB
+    )
+    got = {
+        f"blog_mteb_table.{pin}.md": markdown_table(
+            mteb_table[["Name", "MTEB avg score", "MTEB subset"]]
+        ),
+        f"blog_rteb_table.{pin}.md": markdown_table(
+            rteb_table[["Name", "RTEB public score", "RTEB private score"]]
+        ),
+    }
+    for name, text in got.items():
+        if os.environ.get("UPDATE_GOLDEN"):
+            (GOLDEN / name).write_text(text)
+        assert text == (GOLDEN / name).read_text(), name
+
+
+def test_cells_as_of_post_reproduce_the_post(post, boards):
+    cells = {}
+    for pin in boards:
+        m, r = blog.regenerate(post, boards[pin], mteb_benchmarks=MTEB, rteb_benchmarks=RTEB)
+        cells[pin] = blog.compare_cells(post, m, r)
+    post_cells = cells["as-of-post"]
+    assert len(post_cells) == 12
+    missed = post_cells[~post_cells["match"]]
+    # the two MTEB(Multilingual, v2) averages: FloresBitextMining is not in the snapshot
+    assert set(missed["model"]) == {
+        "minishlab/potion-multilingual-128M",
+        "sentence-transformers/static-similarity-mrl-multilingual-v1",
+    }
+    assert set(missed["cell"]) == {"MTEB avg score"}
+    assert cells["now"]["match"].sum() < post_cells["match"].sum()
+    lb = boards["as-of-post"]["MTEB(Multilingual, v2)"]
+    text = blog.explain_cell(missed.iloc[0], lb)
+    assert "FloresBitextMining (no result file)" in text and "130 of the 131" in text
+
+
+def test_compare_cells_precision():
+    post = blog.BlogTables(
+        mteb=pd.DataFrame(
+            {
+                "model": ["m"],
+                "name": ["m"],
+                "mteb_avg": [53.3],
+                "mteb_avg_decimals": [1],
+                "subset": ["english"],
+            }
+        ),
+        rteb=pd.DataFrame(
+            {
+                "model": ["m"],
+                "name": ["m"],
+                "public": [24.11],
+                "public_decimals": [2],
+                "private": [37.45],
+                "private_decimals": [2],
+            }
+        ),
+    )
+    mteb_t = pd.DataFrame({"model": ["m"], "MTEB avg score": [53.3278], "benchmark": ["b"]})
+    rteb_t = pd.DataFrame(
+        {
+            "model": ["m"],
+            "RTEB public score": [24.114],
+            "RTEB private score": [37.4449],
+            "benchmark": ["b"],
+        }
+    )
+    got = blog.compare_cells(post, mteb_t, rteb_t).set_index("cell")["match"].to_dict()
+    assert got == {"MTEB avg score": True, "RTEB public score": True, "RTEB private score": False}

@@ -1,0 +1,264 @@
+"""The leaderboard loader on hand-made results folders and on the shared snapshot."""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import write_result
+
+from analysis.leaderboard import (
+    ResultFileWarning,
+    ResultsNotFoundError,
+    load_leaderboard,
+    load_leaderboards,
+)
+from analysis.specs import resolve_spec
+
+PUB = ["STSBenchmark", "SciFact", "AILAStatutes"]
+PRIV = ["EnglishFinance1Retrieval", "EnglishFinance2Retrieval"]
+TASKS = PUB + PRIV
+
+
+def _listing(root: Path) -> list[tuple[str, int, int]]:
+    return sorted(
+        (str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
+    )
+
+
+@pytest.fixture()
+def tiny(tmp_path: Path) -> Path:
+    """Three models: A complete, B misses SciFact, C has a corrupt file and a truncated one."""
+    root = tmp_path / "cache"
+    a = dict(zip(TASKS, [0.80, 0.60, 0.20, 0.40, 0.50], strict=True))
+    b = dict(zip(TASKS, [0.70, 0.00, 0.30, 0.45, 0.55], strict=True))
+    c = dict(zip(TASKS, [0.90, 0.10, 0.10, 0.10, 0.10], strict=True))
+    for task, score in a.items():
+        write_result(root, "org/A", "r1", task, score)
+    for task, score in b.items():
+        if task != "SciFact":
+            write_result(root, "org/B", "r1", task, score)
+    for task, score in c.items():
+        write_result(root, "org/C", "r1", task, score)
+    (root / "remote/results/org__C/r1/AILAStatutes.json").write_text("{not json")
+    path = root / "remote/results/org__C/r1/SciFact.json"
+    path.write_text(path.read_text()[:40])  # truncated mid-file
+    return root
+
+
+def load(root: Path, tmp_path: Path, **kw):
+    kw.setdefault("cache_dir", tmp_path / "lbcache")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lb = load_leaderboard(tasks=TASKS, results=root, workers=1, **kw)
+    return lb, [w for w in caught if issubclass(w.category, ResultFileWarning)]
+
+
+def test_long_table_and_hand_computed_means(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    assert list(lb.scores.columns) == [
+        "model",
+        "revision",
+        "task",
+        "task_type",
+        "is_public",
+        "main_score",
+    ]
+    a = lb.summary.loc["org/A"]
+    assert a["complete"] and a["n_tasks"] == 5
+    assert a["mean_task"] == pytest.approx((0.8 + 0.6 + 0.2 + 0.4 + 0.5) / 5)
+    assert a["mean_public"] == pytest.approx((0.8 + 0.6 + 0.2) / 3)
+    assert a["mean_private"] == pytest.approx(0.45)
+    row = lb.scores.query("model == 'org/A' and task == 'STSBenchmark'").iloc[0]
+    assert row["task_type"] == "STS" and row["is_public"] and row["revision"] == "r1"
+    assert not lb.scores.query("task == 'EnglishFinance1Retrieval'")["is_public"].any()
+
+
+def test_incomplete_model_is_flagged_and_never_averaged(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    b = lb.summary.loc["org/B"]
+    assert not b["complete"] and not b["complete_public"] and b["complete_private"]
+    assert math.isnan(b["mean_task"]) and math.isnan(b["mean_public"])
+    assert b["mean_private"] == pytest.approx(0.5)
+    assert b["missing_tasks"] == "SciFact"
+    reason = lb.missing.query("model == 'org/B' and task == 'SciFact'")["reason"].item()
+    assert reason == "no result file"
+    assert "org/B" not in lb.wide().columns  # complete_only by default
+
+
+def test_partial_means_only_by_name(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path, allow_partial_means=True)
+    b = lb.summary.loc["org/B"]
+    assert b["mean_public"] == pytest.approx((0.7 + 0.3) / 2)
+    assert not b["complete"] and b["partial_means"]
+
+
+def test_corrupt_and_truncated_files_are_skipped_with_a_warning(tiny, tmp_path):
+    lb, caught = load(tiny, tmp_path)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "org__C/r1/AILAStatutes.json" in messages
+    assert "org__C/r1/SciFact.json" in messages
+    c = lb.summary.loc["org/C"]
+    assert c["n_tasks"] == 3 and not c["complete"]
+    assert lb.summary.loc["org/A", "complete"]  # the rest loads
+    # the warning is repeated when the result comes from the cache
+    _, again = load(tiny, tmp_path)
+    assert len(again) == 2
+
+
+def test_borda_rank_hand_computed(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    # per task, n_models(3) - rank; missing tasks earn 0.
+    # STS: C .9 (1) A .8 (2) B .7 (3) -> A1 B0 C2 | SciFact: A .6 only -> A2
+    # AILA: B .3 (1) A .2 (2) -> A1 B2 | Fin1: B .45 A .40 C .10 -> A1 B2 C0
+    # Fin2: B .55 A .5 C .1 -> A1 B2 C0 | A=6 B=6 C=2 -> A,B rank 1 (min), C rank 3
+    ranks = lb.summary["borda_rank"].to_dict()
+    assert ranks == {"org/A": 1, "org/B": 1, "org/C": 3}
+
+
+def test_missing_subset_makes_task_incomplete(tmp_path):
+    root = tmp_path / "cache"
+    spec = resolve_spec(tasks=["STS17"])
+    subsets = spec.tasks[0].hf_subsets
+    write_result(root, "org/full", "r", "STS17", {"test": [(s, 0.5) for s in subsets]})
+    write_result(root, "org/part", "r", "STS17", {"test": [(s, 0.5) for s in subsets[:-1]]})
+    lb = load_leaderboard(tasks=["STS17"], results=root, cache_dir=tmp_path / "c", workers=1)
+    assert lb.summary.loc["org/full", "complete"]
+    assert not lb.summary.loc["org/part", "complete"]
+    reason = lb.missing.query("model == 'org/part'")["reason"].item()
+    assert f"test/{subsets[-1]}" in reason
+
+
+def test_loader_never_writes_into_results(tiny, tmp_path):
+    before = _listing(tiny)
+    modes = {}
+    for p in [tiny, *tiny.rglob("*")]:
+        if p.is_dir():
+            modes[p] = p.stat().st_mode
+            p.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        load(tiny, tmp_path)
+        load(tiny, tmp_path, use_cache=False)
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)
+    assert _listing(tiny) == before
+
+
+def test_cache_hit_and_invalidation(tiny, tmp_path):
+    first, _ = load(tiny, tmp_path)
+    assert first.provenance["cache"] == "miss"
+    second, _ = load(tiny, tmp_path)
+    assert second.provenance["cache"] == "hit"
+    pd.testing.assert_frame_equal(first.scores, second.scores)
+    pd.testing.assert_frame_equal(first.summary, second.summary)
+    # new result file -> different fingerprint -> reload
+    write_result(tiny, "org/B", "r1", "SciFact", 0.05)
+    third, _ = load(tiny, tmp_path)
+    assert third.provenance["cache"] == "miss"
+    assert third.summary.loc["org/B", "complete"]
+    # a different task list is a different entry
+    other, _ = load(tiny, tmp_path, exclude_tasks=["SciFact"])
+    assert other.provenance["cache"] == "miss" and len(other.spec.tasks) == 4
+
+
+def test_damaged_cache_entry_is_rebuilt(tiny, tmp_path):
+    load(tiny, tmp_path)
+    for f in (tmp_path / "lbcache").glob("*-scores.parquet"):
+        f.write_bytes(b"garbage")
+    lb, _ = load(tiny, tmp_path)
+    assert lb.provenance["cache"] == "miss"
+    assert lb.summary.loc["org/A", "complete"]
+
+
+def test_unknown_names_list_closest(tiny, tmp_path):
+    with pytest.raises(ValueError, match=r"RTEB\(beta\)"):
+        load_leaderboard("RTEB(bta)", results=tiny, cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="SciFact"):
+        load_leaderboard(tasks=["SciFactt"], results=tiny, cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="org/A"):
+        load_leaderboard(tasks=TASKS, results=tiny, models=["org/AA"], cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="as-of-post"):
+        load_leaderboard("RTEB(beta)", results=tiny, pin="as-of-pst", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="exclude_tasks"):
+        load_leaderboard(tasks=TASKS, results=tiny, exclude_tasks=["Nope"], cache_dir=tmp_path)
+
+
+def test_missing_or_empty_results_folder_says_how_to_get_results(tmp_path):
+    for folder in [tmp_path / "absent", tmp_path]:
+        with pytest.raises(ResultsNotFoundError) as err:
+            load_leaderboard(tasks=TASKS, results=folder, cache_dir=tmp_path / "c")
+        assert "Offline" in str(err.value) and "download" in str(err.value)
+    assert not (tmp_path / "absent").exists()  # nothing created
+
+
+def test_model_filter_and_wide(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path, models=["org/A"])
+    assert list(lb.summary.index) == ["org/A"]
+    wide = lb.wide(is_public=False)
+    assert list(wide.index) == PRIV and list(wide.columns) == ["org/A"]
+
+
+# ----------------------------------------------------------------- the shared snapshot
+
+BLOG_MODELS = [
+    "minishlab/potion-base-8M",
+    "minishlab/potion-multilingual-128M",
+    "sentence-transformers/static-retrieval-mrl-en-v1",
+    "sentence-transformers/static-similarity-mrl-multilingual-v1",
+]
+
+
+@pytest.mark.shared
+def test_matches_mteb_leaderboard_summary(shared_results, tmp_path):
+    """Mean (Task) equals mteb's own leaderboard table for every complete model."""
+    import mteb
+
+    bench = mteb.get_benchmark("MTEB(eng, v2)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = (
+            mteb.ResultCache(shared_results)
+            .load_results(models=BLOG_MODELS, tasks=bench)
+            .get_benchmark_result()
+            .set_index("Model")["Mean (Task)"]
+        )
+    lb = load_leaderboard(
+        "MTEB(eng, v2)", results=shared_results, models=BLOG_MODELS, cache_dir=tmp_path
+    )
+    ours = lb.summary.loc[lb.summary["complete"], "mean_task"]
+    assert len(ours) == 3
+    np.testing.assert_allclose(ours.to_numpy(), ref.loc[ours.index].to_numpy(), atol=1e-12)
+    # mteb reports a mean for potion-multilingual too when no other loaded model has
+    # MassiveScenarioClassification's 'en' subset; we flag it instead.
+    assert not lb.summary.loc["minishlab/potion-multilingual-128M", "complete"]
+
+
+@pytest.mark.shared
+def test_parallel_equals_serial(shared_results, tmp_path):
+    kw = dict(results=shared_results, models=BLOG_MODELS, use_cache=False)
+    serial = load_leaderboards(["RTEB(beta)"], workers=1, **kw)["RTEB(beta)"]
+    parallel = load_leaderboards(["RTEB(beta)"], workers=2, **kw)["RTEB(beta)"]
+    pd.testing.assert_frame_equal(serial.scores, parallel.scores)
+    pd.testing.assert_frame_equal(serial.summary, parallel.summary)
+
+
+@pytest.mark.shared
+def test_as_of_post_pin_changes_rteb_task_list(shared_results, tmp_path):
+    now = resolve_spec("RTEB(beta)")
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    assert set(now.task_names) - set(post.task_names) == {"SWEbenchCodeRetrieval"}
+    assert "mteb 1.39.2" in post.source
+    assert sum(not t.is_public for t in post.tasks) == 13
+
+
+def test_shared_results_untouched_by_a_load(shared_results, tmp_path):
+    before = os.stat(shared_results / "remote" / "results").st_mtime_ns
+    load_leaderboard(tasks=["SciFact"], results=shared_results, cache_dir=tmp_path)
+    assert os.stat(shared_results / "remote" / "results").st_mtime_ns == before
