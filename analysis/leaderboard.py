@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import warnings
 from collections import defaultdict
@@ -203,8 +204,9 @@ class _Inventory:
             digest.update(f"{rel}\0{size}\0{mtime}\n".encode())
         return digest.hexdigest()[:16]
 
-    def model_dirs(self) -> set[str]:
-        return {rel.rsplit("/", 3)[-3] for rel, _, _ in self.files}
+    @cached_property
+    def model_dirs(self) -> frozenset[str]:
+        return frozenset(rel.rsplit("/", 3)[-3] for rel, _, _ in self.files)
 
 
 def _scan(root: Path) -> _Inventory:
@@ -255,9 +257,9 @@ def _check_models(models: Sequence[str] | None, inv: _Inventory) -> None:
         return
     if isinstance(models, str):
         raise ValueError("`models` must be a list of model names, not a string.")
-    available = sorted(d.replace("__", "/") for d in inv.model_dirs())
+    available = sorted(d.replace("__", "/") for d in inv.model_dirs)
     for name in models:
-        if _model_dir(name) not in inv.model_dirs():
+        if _model_dir(name) not in inv.model_dirs:
             raise ValueError(
                 f"Model {name!r} has no results in {inv.root}. Closest model names: "
                 f"{close_names(name, available)}."
@@ -335,23 +337,26 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
 
 def _task_score(task_result: Any) -> tuple[float, str | None]:
     """Mean main score over a filtered result's (split, subset) entries, or why there is none."""
-    values, gaps = [], []
+    total, count, gaps, n_gaps = 0.0, 0, [], 0
     for split, entries in task_result.scores.items():
         if not entries:
             gaps.append(f"split {split!r} has no scores")
+            n_gaps += 1
         for entry in entries:
             score = entry.get("main_score")
-            if score is None or not np.isfinite(score):
-                gaps.append(f"{split}/{entry.get('hf_subset', 'default')}")
+            if score is None or not math.isfinite(score):
+                n_gaps += 1
+                if len(gaps) < 5:
+                    gaps.append(f"{split}/{entry.get('hf_subset', 'default')}")
             else:
-                values.append(float(score))
-    if gaps:
-        return float("nan"), "missing " + ", ".join(sorted(gaps)[:5]) + (
-            " ..." if len(gaps) > 5 else ""
-        )
-    if not values:
+                total += score
+                count += 1
+    if n_gaps:
+        more = f" and {n_gaps - len(gaps)} more" if n_gaps > len(gaps) else ""
+        return float("nan"), "missing " + ", ".join(gaps) + more
+    if not count:
         return float("nan"), "no scores in the result file"
-    return float(np.mean(values)), None
+    return total / count, None
 
 
 def _extract(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.DataFrame]:

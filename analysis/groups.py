@@ -1,0 +1,63 @@
+"""Model groups read from mteb's model metadata (static vs transformer, distilled vs supervised)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import pandas as pd
+
+
+def model_groups(models: Iterable[str]) -> pd.DataFrame:
+    """Classify models from mteb's registered ``ModelMeta``.
+
+    Rules (documented, so a reader can disagree with them):
+
+    * **static**: a text model whose parameters are all embedding parameters
+      (``n_embedding_parameters == n_parameters``: token-vector lookup and pooling, no
+      layers on top), or whose ``max_tokens`` is infinite (a static embedding has no
+      context limit, every transformer has one).
+    * **distilled** static: static and its framework includes ``NumPy`` (how mteb tags
+      model2vec models, the potion family); **supervised** static: the other static
+      models (sentence-transformers ``StaticEmbedding`` models trained with a loss,
+      such as static-retrieval-mrl-en-v1).
+    * mteb's reference baselines (``mteb/baseline-*``) are ``baseline``; models that
+      mteb does not register are ``unknown``.
+
+    Returns:
+        One row per model: ``model``, ``family`` (static / transformer / baseline / unknown),
+        ``static_kind`` (distilled / supervised / "" for non-static), ``n_parameters``.
+    """
+    import mteb
+
+    rows = []
+    for name in models:
+        if name.startswith("mteb/baseline"):
+            rows.append(
+                {"model": name, "family": "baseline", "static_kind": "", "n_parameters": math.nan}
+            )
+            continue
+        try:
+            meta = mteb.get_model_meta(name)
+        except Exception:
+            rows.append(
+                {"model": name, "family": "unknown", "static_kind": "", "n_parameters": math.nan}
+            )
+            continue
+        max_tokens = meta.max_tokens
+        n_emb, n_all = getattr(meta, "n_embedding_parameters", None), meta.n_parameters
+        all_embedding = bool(n_emb and n_all and n_emb >= n_all)
+        no_limit = max_tokens is not None and math.isinf(float(max_tokens))
+        static = (all_embedding or no_limit) and "text" in (meta.modalities or [])
+        kind = (
+            ("distilled" if "NumPy" in (meta.framework or []) else "supervised") if static else ""
+        )
+        rows.append(
+            {
+                "model": name,
+                "family": "static" if static else "transformer",
+                "static_kind": kind,
+                "n_parameters": float(meta.n_parameters) if meta.n_parameters else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
