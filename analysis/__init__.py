@@ -4,7 +4,9 @@ Public API:
 
 * :func:`load_leaderboard`, :func:`load_leaderboards`: results -> tidy tables
   (:mod:`analysis.leaderboard`);
-* :func:`resolve_spec`, :func:`available_pins`: benchmark task lists (:mod:`analysis.specs`).
+* :func:`resolve_spec`, :func:`available_pins`: benchmark task lists (:mod:`analysis.specs`);
+* :func:`rank_correlation`, :func:`paired_bootstrap`, :func:`pairwise_significance`,
+  :func:`public_private_gap`, :func:`adjust_pvalues`: statistics (:mod:`analysis.stats`).
 """
 
 from .leaderboard import (
@@ -15,11 +17,33 @@ from .leaderboard import (
     load_leaderboards,
 )
 from .specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
+from .stats import (
+    ConfidenceInterval,
+    DroppedModelsWarning,
+    PairedTestResult,
+    RankCorrelationResult,
+    UnknownModelError,
+    adjust_pvalues,
+    paired_bootstrap,
+    pairwise_significance,
+    public_private_gap,
+    rank_correlation,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BenchmarkSpec",
+    "ConfidenceInterval",
+    "DroppedModelsWarning",
+    "PairedTestResult",
+    "RankCorrelationResult",
+    "UnknownModelError",
+    "adjust_pvalues",
+    "paired_bootstrap",
+    "pairwise_significance",
+    "public_private_gap",
+    "rank_correlation",
     "Leaderboard",
     "ResultFileWarning",
     "ResultsNotFoundError",
