@@ -6,7 +6,7 @@ RESULTS ?=
 PROFILE ?= full
 export STATIC_RTEB_RESULTS := $(RESULTS)
 
-.PHONY: setup figures test lint bench lab clean
+.PHONY: setup figures test lint bench bench-encode reproduce-full lab clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,3 +32,9 @@ lab: setup  ## JupyterLab on the notebooks (jupytext opens the .py files as note
 
 clean:
 	rm -rf build .pytest_cache
+
+reproduce-full: setup  ## MiniLM on every shared task incl. SciFact and Banking77 (slow)
+	STATIC_RTEB_FULL=1 $(PY) -m pytest -q tests/test_reproduction.py
+
+bench-encode: setup  ## encode throughput and wall time, written to benchmarks/results/encode.md
+	$(PY) benchmarks/bench_encode.py

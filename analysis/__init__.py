@@ -32,8 +32,31 @@ from .stats import (
 
 __version__ = "0.1.0"
 
-__all__ = [
+# Model-running names import mteb and torch; load them on first use only.
+_LAZY = {
+    "load_model": "analysis.models",
+    "load_local_task": "analysis.local_tasks",
+    "run_evaluation": "analysis.runner",
+    "ModelSpec": "analysis.runner",
+    "per_query_ndcg": "analysis.retrieval_metrics",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+
+
+__all__ = [  # noqa: RUF022
     "BenchmarkSpec",
+    "ModelSpec",
+    "load_local_task",
+    "load_model",
+    "per_query_ndcg",
+    "run_evaluation",
     "ConfidenceInterval",
     "DroppedModelsWarning",
     "Leaderboard",

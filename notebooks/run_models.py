@@ -93,16 +93,21 @@ display(Markdown(
 # %% [markdown]
 # ## Why the report's model2vec scores came back empty
 #
-# The reference report ran `task.evaluate(StaticModel)` on a bare `model2vec.StaticModel`.
-# mteb's evaluators call the model's `encode` with mteb-specific arguments (a
-# `DataLoader` of batches, `task_metadata`, `hf_split`, `hf_subset`, `prompt_type`) and
-# expect the `EncoderProtocol` with a `ModelMeta`; a bare `StaticModel.encode(sentences,
-# ...)` does not accept them, and the evaluation of the pair-based task types
-# (clustering, pair classification, STS), which encode through that interface, raised
-# inside mteb, which records the exception and leaves the task's scores empty instead of
-# failing the run. Classification and retrieval went through a code path that happened
-# to work, and the low retrieval scores came from the 1024-dimension unnormalised model
-# without mteb's similarity settings. `analysis.models.load_model` wraps a static model
-# in an encoder with the protocol and a `ModelMeta` (name and content revision), which
-# is what mteb's own `Model2VecWrapper` does for registered models; with it every task
-# type scores (tests/test_models.py asserts a finite main score on every type).
+# The report passed a bare `model2vec.StaticModel` to mteb. mteb knows a model only
+# through its `mteb_model_meta`, and `StaticModel` has none, so `mteb.evaluate`
+# (`_sanitize_model` in `mteb/evaluate.py`) silently substitutes `ModelMeta.create_empty()`:
+# name `no_model_name/available`, revision `no_revision_available`. Before a task runs,
+# mteb's default `only-missing` cache looks in
+# `results/no_model_name__available/no_revision_available/<Task>.json`, where every
+# unnamed model is filed. Where an earlier run left a file there, mteb returns it as this
+# model's result without encoding anything; where there is none it calls
+# `ModelMeta.load_model()`, which raises `NotImplementedError` (no implementation for the
+# placeholder), and with `raise_error=False` that becomes a task error with nothing saved
+# (mteb issue #3135). That fits the report: three tasks "completed" with implausibly low
+# scores belonging to some earlier unnamed run (SciFact 0.09, where a 256-dimension static
+# distillation of MiniLM scores about 0.40 here) and four came back empty. It is not a
+# model2vec limitation: `analysis.models.load_model` gives the static model a real name
+# and a content-derived revision, and it then scores on every task type
+# (`tests/test_models.py`); the runner refuses models that carry the placeholder name.
+# `tests/test_models.py::test_mteb_placeholder_serves_unnamed_models_each_others_results`
+# reproduces both halves of the failure with the installed mteb.

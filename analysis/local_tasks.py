@@ -1,0 +1,554 @@
+"""Run registered MTEB tasks on data read from a local folder instead of the Hugging Face hub.
+
+A local task folder holds ``task.json`` and the data files of one split (layout in
+``shared/tasks/README.md``)::
+
+    {"mteb_task": "SciFact", "type": "Retrieval", "split": "test", "format": "beir"}
+
+:func:`load_local_task` takes the task class mteb registers under ``mteb_task``
+(``mteb.get_task``), so the metadata (name, main score, dataset revision, languages) and
+the evaluation code are mteb's own and results are saved under the real task name; only
+``load_data`` is replaced by a reader of the local files. The folder is validated before
+any encoding: a missing file, a malformed line, an id that qrels point to but that does
+not exist, an empty split or an unknown label raises :class:`LocalTaskError` naming the
+file and line.
+
+Formats (``format`` in ``task.json``) and their files, ``<split>`` being ``task.json``'s split:
+
+==========================  ===================  ==================================================
+format                      mteb task types      files and fields
+==========================  ===================  ==================================================
+``beir``                    Retrieval, Reranking ``corpus.jsonl`` (``_id``, ``text``, ``title``?),
+                                                 ``queries.jsonl`` (``_id``, ``text``),
+                                                 ``qrels/<split>.tsv`` (header ``query-id corpus-id
+                                                 score``), ``top_ranked/<split>.jsonl``
+                                                 (``query-id``, ``corpus-ids``; required for
+                                                 Reranking)
+``sts-jsonl``               STS                  ``<split>.jsonl`` (``sentence1``, ``sentence2``,
+                                                 ``score``)
+``classification-jsonl``    Classification       ``train.jsonl`` and ``<split>.jsonl`` (``text``,
+                                                 ``label`` integer id, ``label_text``?)
+``pair-classification-      PairClassification   ``<split>.jsonl`` (``sentence1``, ``sentence2``,
+jsonl``                                          ``label`` 0 or 1)
+``clustering-jsonl``        Clustering           ``<split>.jsonl`` (``text``, ``label``, ``set``?:
+                                                 items sharing a ``set`` are clustered together
+                                                 by legacy clustering tasks)
+==========================  ===================  ==================================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import types
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mteb
+from datasets import Dataset, DatasetDict
+from mteb.abstasks import (
+    AbsTaskClassification,
+    AbsTaskPairClassification,
+    AbsTaskRetrieval,
+    AbsTaskSTS,
+)
+from mteb.abstasks.abstask import AbsTask
+from mteb.abstasks.clustering import AbsTaskClustering
+from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
+
+TASK_FILE = "task.json"
+
+#: The mteb task classes each local format can feed.
+FORMAT_CLASSES: dict[str, tuple[type[AbsTask], ...]] = {
+    "beir": (AbsTaskRetrieval,),
+    "sts-jsonl": (AbsTaskSTS,),
+    "classification-jsonl": (AbsTaskClassification,),
+    "pair-classification-jsonl": (AbsTaskPairClassification,),
+    "clustering-jsonl": (AbsTaskClustering, AbsTaskClusteringLegacy),
+}
+
+Record = dict[str, Any]
+Line = tuple[int, Record]  # (1-based line number, parsed JSON object)
+
+
+class LocalTaskError(ValueError):
+    """A local task folder is invalid; the message names the file (and line) and the fix."""
+
+
+@dataclass(frozen=True)
+class LocalTaskSpec:
+    """The content of a local task's ``task.json``.
+
+    Attributes:
+        folder: The task folder.
+        mteb_task: Name of the registered mteb task whose metadata and evaluation are used.
+        type: The mteb task type (must match the registered task's type).
+        split: The evaluation split held in the folder.
+        format: One of :data:`FORMAT_CLASSES`.
+        subset: The HF subset (language) the data belongs to; ``default`` for monolingual tasks.
+    """
+
+    folder: Path
+    mteb_task: str
+    type: str
+    split: str
+    format: str
+    subset: str = "default"
+
+
+def read_spec(folder: str | Path) -> LocalTaskSpec:
+    """Read and check ``task.json`` of a local task folder.
+
+    Args:
+        folder: The task folder.
+
+    Returns:
+        The parsed spec.
+
+    Raises:
+        LocalTaskError: If the folder or ``task.json`` is missing, malformed or names an
+            unknown format.
+    """
+    folder = Path(folder)
+    path = folder / TASK_FILE
+    if not folder.is_dir():
+        raise LocalTaskError(f"{folder}: local task folder does not exist.")
+    if not path.is_file():
+        raise LocalTaskError(f"{path}: missing file; every local task folder needs a task.json.")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise LocalTaskError(f"{path}:{err.lineno}: invalid JSON ({err.msg}).") from err
+    missing = [key for key in ("mteb_task", "type", "split", "format") if not data.get(key)]
+    if missing:
+        raise LocalTaskError(f"{path}: missing field(s) {', '.join(missing)}.")
+    if data["format"] not in FORMAT_CLASSES:
+        raise LocalTaskError(
+            f"{path}: unknown format {data['format']!r}; use one of {', '.join(FORMAT_CLASSES)}."
+        )
+    return LocalTaskSpec(
+        folder=folder,
+        mteb_task=str(data["mteb_task"]),
+        type=str(data["type"]),
+        split=str(data["split"]),
+        format=str(data["format"]),
+        subset=str(data.get("subset") or "default"),
+    )
+
+
+def discover_local_tasks(root: str | Path) -> dict[str, Path]:
+    """Find the local task folders under ``root`` (any depth), keyed by mteb task name.
+
+    Args:
+        root: A folder holding task folders (e.g. ``shared/tasks``).
+
+    Returns:
+        ``{mteb task name: folder}``, sorted by name.
+
+    Raises:
+        LocalTaskError: If ``root`` does not exist or two folders name the same task.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise LocalTaskError(f"{root}: local tasks folder does not exist.")
+    found: dict[str, Path] = {}
+    for path in sorted(root.rglob(TASK_FILE)):
+        spec = read_spec(path.parent)
+        if spec.mteb_task in found:
+            raise LocalTaskError(
+                f"{path}: task {spec.mteb_task} is also in {found[spec.mteb_task]}; keep one."
+            )
+        found[spec.mteb_task] = path.parent
+    return dict(sorted(found.items()))
+
+
+def load_local_task(folder: str | Path) -> AbsTask:
+    """The registered mteb task named in ``folder/task.json``, reading its data from ``folder``.
+
+    The folder is read and validated now (before any encoding); the task's ``load_data``
+    then builds the datasets from the validated rows, so ``mteb.evaluate`` can load and
+    unload the data as it does for hub tasks.
+
+    Args:
+        folder: A local task folder.
+
+    Returns:
+        An instance of the registered task class, restricted to the folder's split and subset.
+
+    Raises:
+        LocalTaskError: If the folder is invalid or does not fit the registered task.
+    """
+    spec = read_spec(folder)
+    task = _registered_task(spec)
+    build = _validated_builder(spec, task)
+
+    def load_data(self: AbsTask, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Build the task's datasets from the validated local rows."""
+        if self.data_loaded:
+            return
+        self.dataset = build()
+        self.data_loaded = True
+
+    task.load_data = types.MethodType(load_data, task)  # type: ignore[method-assign]
+    task.local_folder = spec.folder  # type: ignore[attr-defined]
+    return task
+
+
+def _registered_task(spec: LocalTaskSpec) -> AbsTask:
+    where = spec.folder / TASK_FILE
+    try:
+        task = mteb.get_task(spec.mteb_task)
+    except KeyError as err:
+        raise LocalTaskError(f"{where}: {err.args[0] if err.args else err}") from err
+    if task.metadata.type != spec.type:
+        raise LocalTaskError(
+            f"{where}: type {spec.type!r} does not match mteb's type {task.metadata.type!r} "
+            f"for {spec.mteb_task}."
+        )
+    allowed = FORMAT_CLASSES[spec.format]
+    if not isinstance(task, allowed):
+        raise LocalTaskError(
+            f"{where}: format {spec.format!r} cannot feed {spec.mteb_task} "
+            f"({type(task).__mro__[1].__name__}); use {_format_for(task)!r}."
+        )
+    if spec.split not in task.metadata.eval_splits:
+        raise LocalTaskError(
+            f"{where}: split {spec.split!r} is not an evaluation split of {spec.mteb_task} "
+            f"({', '.join(task.metadata.eval_splits)})."
+        )
+    if spec.subset not in task.metadata.hf_subsets:
+        raise LocalTaskError(
+            f"{where}: subset {spec.subset!r} is not a subset of {spec.mteb_task} "
+            f"({', '.join(task.metadata.hf_subsets[:10])}...)."
+        )
+    task.filter_eval_splits([spec.split])
+    task.hf_subsets = [spec.subset]
+    return task
+
+
+def _format_for(task: AbsTask) -> str:
+    for name, classes in FORMAT_CLASSES.items():
+        if isinstance(task, classes):
+            return name
+    return "none (this task type has no local format)"
+
+
+def _validated_builder(spec: LocalTaskSpec, task: AbsTask) -> Callable[[], Any]:
+    if isinstance(task, AbsTaskRetrieval):
+        return _retrieval_builder(spec, task)
+    if isinstance(task, AbsTaskSTS):
+        return _wrap(spec, task, _sts_split(spec, task))
+    if isinstance(task, AbsTaskClassification):
+        return _wrap(spec, task, _classification_splits(spec, task))
+    if isinstance(task, AbsTaskPairClassification):
+        return _wrap(spec, task, _pair_split(spec, task))
+    return _wrap(spec, task, _clustering_split(spec, task))
+
+
+def _wrap(
+    spec: LocalTaskSpec, task: AbsTask, splits: dict[str, dict[str, list[Any]]]
+) -> Callable[[], Any]:
+    """Builder of a non-retrieval dataset: a DatasetDict (under the subset if multilingual)."""
+
+    def build() -> Any:
+        data = DatasetDict({name: Dataset.from_dict(columns) for name, columns in splits.items()})
+        return {spec.subset: data} if task.metadata.is_multilingual else data
+
+    return build
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def _require(path: Path) -> Path:
+    if not path.is_file():
+        raise LocalTaskError(f"{path}: missing file.")
+    return path
+
+
+def _jsonl(path: Path) -> Iterator[Line]:
+    with _require(path).open(encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError as err:
+                raise LocalTaskError(f"{path}:{number}: invalid JSON ({err.msg}).") from err
+            if not isinstance(record, dict):
+                raise LocalTaskError(f"{path}:{number}: expected a JSON object per line.")
+            yield number, record
+
+
+def read_rows(path: Path, fields: Mapping[str, type | tuple[type, ...]]) -> list[Line]:
+    """Read a JSONL file, checking each line has ``fields`` of the given types.
+
+    Args:
+        path: The JSONL file.
+        fields: Required field names and their allowed Python types.
+
+    Returns:
+        ``(line number, record)`` pairs.
+
+    Raises:
+        LocalTaskError: If the file is missing or empty, or a line is malformed.
+    """
+    rows = list(_jsonl(path))
+    if not rows:
+        raise LocalTaskError(f"{path}: the split is empty (no rows).")
+    for number, record in rows:
+        for field, kinds in fields.items():
+            if field not in record:
+                raise LocalTaskError(f"{path}:{number}: missing field {field!r}.")
+            value = record[field]
+            if not isinstance(value, kinds) or (
+                isinstance(value, bool) and bool not in _as_tuple(kinds)
+            ):
+                raise LocalTaskError(
+                    f"{path}:{number}: field {field!r} must be {_type_names(kinds)}, "
+                    f"got {type(value).__name__}."
+                )
+    return rows
+
+
+def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
+
+
+def _type_names(kinds: type | tuple[type, ...]) -> str:
+    return " or ".join(kind.__name__ for kind in _as_tuple(kinds))
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+def _ids(path: Path, rows: list[Line]) -> dict[str, int]:
+    seen: dict[str, int] = {}
+    for number, record in rows:
+        key = str(record["_id"])
+        if key in seen:
+            raise LocalTaskError(
+                f"{path}:{number}: duplicate _id {key!r} (first on line {seen[key]})."
+            )
+        seen[key] = number
+    return seen
+
+
+def read_qrels(
+    path: Path, query_ids: Mapping[str, int], corpus_ids: Mapping[str, int]
+) -> dict[str, dict[str, int]]:
+    """Read a BEIR qrels TSV, checking every id exists.
+
+    Args:
+        path: ``qrels/<split>.tsv`` with a ``query-id corpus-id score`` header.
+        query_ids: Known query ids.
+        corpus_ids: Known corpus ids.
+
+    Returns:
+        ``{query id: {corpus id: score}}``.
+
+    Raises:
+        LocalTaskError: On a missing file, a bad header or row, an unknown id or no rows.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    with _require(path).open(encoding="utf-8") as handle:
+        header = handle.readline().rstrip("\r\n").split("\t")
+        if header != ["query-id", "corpus-id", "score"]:
+            raise LocalTaskError(
+                f"{path}:1: header must be 'query-id<TAB>corpus-id<TAB>score', got {header}."
+            )
+        for number, raw in enumerate(handle, start=2):
+            if raw.strip():
+                query, doc, score = _qrels_row(path, number, raw, query_ids, corpus_ids)
+                qrels.setdefault(query, {})[doc] = score
+    if not qrels:
+        raise LocalTaskError(f"{path}: the split is empty (no qrels rows).")
+    return qrels
+
+
+def _qrels_row(
+    path: Path,
+    number: int,
+    raw: str,
+    query_ids: Mapping[str, int],
+    corpus_ids: Mapping[str, int],
+) -> tuple[str, str, int]:
+    parts = raw.rstrip("\r\n").split("\t")
+    if len(parts) != 3:
+        raise LocalTaskError(
+            f"{path}:{number}: expected 3 tab-separated columns, got {len(parts)}."
+        )
+    query, doc, score = parts
+    if query not in query_ids:
+        raise LocalTaskError(f"{path}:{number}: query-id {query!r} is not in queries.jsonl.")
+    if doc not in corpus_ids:
+        raise LocalTaskError(f"{path}:{number}: corpus-id {doc!r} is not in corpus.jsonl.")
+    try:
+        return query, doc, int(score)
+    except ValueError:
+        raise LocalTaskError(f"{path}:{number}: score {score!r} is not an integer.") from None
+
+
+def _top_ranked(
+    path: Path, query_ids: Mapping[str, int], corpus_ids: Mapping[str, int]
+) -> dict[str, list[str]]:
+    ranked: dict[str, list[str]] = {}
+    for number, record in read_rows(path, {"query-id": (str, int), "corpus-ids": list}):
+        query = str(record["query-id"])
+        if query not in query_ids:
+            raise LocalTaskError(f"{path}:{number}: query-id {query!r} is not in queries.jsonl.")
+        docs = [str(doc) for doc in record["corpus-ids"]]
+        unknown = [doc for doc in docs if doc not in corpus_ids]
+        if unknown:
+            raise LocalTaskError(
+                f"{path}:{number}: corpus-ids {unknown[:5]} are not in corpus.jsonl."
+            )
+        if not docs:
+            raise LocalTaskError(f"{path}:{number}: corpus-ids is empty.")
+        ranked[query] = docs
+    return ranked
+
+
+def _retrieval_builder(spec: LocalTaskSpec, task: AbsTaskRetrieval) -> Callable[[], Any]:
+    folder = spec.folder
+    corpus_path, queries_path = folder / "corpus.jsonl", folder / "queries.jsonl"
+    corpus = read_rows(corpus_path, {"_id": (str, int), "text": str})
+    queries = read_rows(queries_path, {"_id": (str, int), "text": str})
+    corpus_ids, query_ids = _ids(corpus_path, corpus), _ids(queries_path, queries)
+    qrels = read_qrels(folder / "qrels" / f"{spec.split}.tsv", query_ids, corpus_ids)
+    ranked_path = folder / "top_ranked" / f"{spec.split}.jsonl"
+    top_ranked = None
+    if ranked_path.is_file() or task.metadata.type == "Reranking":
+        top_ranked = _top_ranked(ranked_path, query_ids, corpus_ids)
+    doc_rows = [
+        {"id": str(r["_id"]), "title": str(r.get("title") or ""), "text": r["text"]}
+        for _, r in corpus
+    ]
+    # like mteb's RetrievalDatasetLoader: keep only queries with qrels, in file order
+    query_rows = [
+        {"id": str(r["_id"]), "text": r["text"]} for _, r in queries if str(r["_id"]) in qrels
+    ]
+
+    def build() -> dict[str, dict[str, Any]]:
+        split = {
+            "corpus": Dataset.from_list(doc_rows),
+            "queries": Dataset.from_list(query_rows),
+            "relevant_docs": {query: dict(docs) for query, docs in qrels.items()},
+            "top_ranked": {q: list(d) for q, d in top_ranked.items()} if top_ranked else None,
+        }
+        return {spec.subset: {spec.split: split}}
+
+    return build
+
+
+# --------------------------------------------------------------------------- other types
+
+
+def _sts_split(spec: LocalTaskSpec, task: AbsTaskSTS) -> dict[str, dict[str, list[Any]]]:
+    path = spec.folder / f"{spec.split}.jsonl"
+    rows = read_rows(path, {"sentence1": str, "sentence2": str, "score": (int, float)})
+    low, high = task.min_score, task.max_score
+    for number, record in rows:
+        score = float(record["score"])
+        if not math.isfinite(score) or not low <= score <= high:
+            raise LocalTaskError(
+                f"{path}:{number}: score {record['score']} is outside {spec.mteb_task}'s "
+                f"range [{low}, {high}]."
+            )
+    first, second = (str(name) for name in task.column_names)
+    columns = {
+        first: [r["sentence1"] for _, r in rows],
+        second: [r["sentence2"] for _, r in rows],
+        "score": [float(r["score"]) for _, r in rows],
+    }
+    return {spec.split: columns}
+
+
+def _classification_splits(
+    spec: LocalTaskSpec, task: AbsTaskClassification
+) -> dict[str, dict[str, list[Any]]]:
+    fields = {"text": str, "label": int}
+    train_path = spec.folder / f"{task.train_split}.jsonl"
+    test_path = spec.folder / f"{spec.split}.jsonl"
+    train, test = read_rows(train_path, fields), read_rows(test_path, fields)
+    names = _label_names(train_path, train, {})
+    _label_names(test_path, test, names)
+    known = {record["label"] for _, record in train}
+    for number, record in test:
+        if record["label"] not in known:
+            raise LocalTaskError(
+                f"{test_path}:{number}: unknown label {record['label']} (not in {train_path.name})."
+            )
+    text_column = str(task.input_column_name)
+    label_column = task.label_column_name
+
+    def columns(rows: list[Line]) -> dict[str, list[Any]]:
+        return {
+            text_column: [r["text"] for _, r in rows],
+            label_column: [r["label"] for _, r in rows],
+        }
+
+    return {task.train_split: columns(train), spec.split: columns(test)}
+
+
+def _label_names(path: Path, rows: list[Line], names: dict[int, str]) -> dict[int, str]:
+    """Check ``label_text`` (when given) names each label id consistently."""
+    for number, record in rows:
+        text = record.get("label_text")
+        if text is None:
+            continue
+        known = names.setdefault(record["label"], str(text))
+        if known != str(text):
+            raise LocalTaskError(
+                f"{path}:{number}: label {record['label']} is named {text!r} here but "
+                f"{known!r} elsewhere."
+            )
+    return names
+
+
+def _pair_split(
+    spec: LocalTaskSpec, task: AbsTaskPairClassification
+) -> dict[str, dict[str, list[Any]]]:
+    path = spec.folder / f"{spec.split}.jsonl"
+    rows = read_rows(path, {"sentence1": str, "sentence2": str, "label": int})
+    for number, record in rows:
+        if record["label"] not in (0, 1):
+            raise LocalTaskError(
+                f"{path}:{number}: unknown label {record['label']}; pair labels are 0 or 1."
+            )
+    if len({record["label"] for _, record in rows}) < 2:
+        raise LocalTaskError(f"{path}: all pairs have one label; average precision needs both.")
+    return {
+        spec.split: {
+            str(task.input1_column_name): [r["sentence1"] for _, r in rows],
+            str(task.input2_column_name): [r["sentence2"] for _, r in rows],
+            task.label_column_name: [r["label"] for _, r in rows],
+        }
+    }
+
+
+def _clustering_split(spec: LocalTaskSpec, task: AbsTask) -> dict[str, dict[str, list[Any]]]:
+    path = spec.folder / f"{spec.split}.jsonl"
+    rows = read_rows(path, {"text": str, "label": (str, int)})
+    text_column = str(task.input_column_name)  # type: ignore[attr-defined]
+    label_column = str(task.label_column_name)  # type: ignore[attr-defined]
+    if len({record["label"] for _, record in rows}) < 2:
+        raise LocalTaskError(f"{path}: all texts have one label; clustering needs two or more.")
+    if isinstance(task, AbsTaskClusteringLegacy):
+        sets: dict[str, list[Record]] = {}
+        for _, record in rows:
+            sets.setdefault(str(record.get("set", 0)), []).append(record)
+        return {
+            spec.split: {
+                text_column: [[r["text"] for r in group] for group in sets.values()],
+                label_column: [[str(r["label"]) for r in group] for group in sets.values()],
+            }
+        }
+    return {
+        spec.split: {
+            text_column: [r["text"] for _, r in rows],
+            label_column: [str(r["label"]) for _, r in rows],
+        }
+    }

@@ -1,0 +1,107 @@
+"""Per-query retrieval metrics from saved mteb predictions, for paired significance tests.
+
+mteb reports only the mean nDCG@10 of a retrieval task. A paired test between two models
+needs the score of every query: :func:`per_query_ndcg` recomputes it from the predictions
+mteb saves (``<Task>_predictions.json``, written when ``prediction_folder`` is set) and the
+task's qrels, exactly as mteb does (pytrec_eval's ``ndcg_cut``: linear gains, log2
+discount, ties broken by descending document id, queries without predictions or without
+relevant documents left out), so the mean of the array is mteb's nDCG@10 before mteb
+rounds it to 5 decimals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+Predictions = Mapping[str, Mapping[str, float]]
+Qrels = Mapping[str, Mapping[str, int]]
+
+
+def per_query_ndcg(predictions: Predictions, qrels: Qrels, k: int = 10) -> pd.Series:
+    """nDCG@k of every query, aligned by query id.
+
+    Args:
+        predictions: ``{query id: {document id: score}}`` (mteb's saved predictions).
+        qrels: ``{query id: {document id: relevance}}``; relevance <= 0 counts as not relevant.
+        k: The rank cut-off.
+
+    Returns:
+        A float Series indexed by query id (sorted), named ``ndcg_at_<k>``, holding the
+        queries that have both predictions and at least one judged document.
+
+    Raises:
+        ValueError: If ``k`` is not positive or no query is shared by both inputs.
+    """
+    if k <= 0:
+        raise ValueError(f"k must be a positive integer, got {k}.")
+    shared = sorted(set(predictions) & set(qrels))
+    if not shared:
+        raise ValueError(
+            "No query id is in both the predictions and the qrels; check that they come "
+            "from the same task, split and subset."
+        )
+    values = {query: _ndcg(predictions[query], qrels[query], k) for query in shared}
+    series = pd.Series(values, name=f"ndcg_at_{k}", dtype=float)
+    series.index.name = "query_id"
+    return series
+
+
+def _ndcg(scores: Mapping[str, float], judged: Mapping[str, int], k: int) -> float:
+    # trec_eval order: score descending, then document id descending
+    ranking = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]
+    dcg = sum(
+        _gain(judged.get(doc, 0)) / math.log2(rank + 2) for rank, (doc, _) in enumerate(ranking)
+    )
+    ideal = sorted((_gain(rel) for rel in judged.values()), reverse=True)[:k]
+    idcg = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def _gain(relevance: int | float) -> float:
+    return float(relevance) if relevance > 0 else 0.0
+
+
+def load_predictions(path: str | Path, *, subset: str = "default", split: str = "test") -> dict:
+    """Read one subset and split of an mteb retrieval predictions file.
+
+    Args:
+        path: ``<Task>_predictions.json`` written by mteb.
+        subset: HF subset (``default`` for monolingual tasks).
+        split: Evaluation split.
+
+    Returns:
+        ``{query id: {document id: score}}``.
+
+    Raises:
+        KeyError: If the file has no such subset or split.
+    """
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        return data[subset][split]
+    except KeyError:
+        available = {key: list(value) for key, value in data.items() if key != "mteb_model_meta"}
+        raise KeyError(f"{path} has no {subset}/{split} predictions; it has {available}.") from None
+
+
+def read_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
+    """Read a BEIR qrels file (``query-id<TAB>corpus-id<TAB>score`` with a header line).
+
+    Args:
+        path: The TSV file.
+
+    Returns:
+        ``{query id: {document id: relevance}}``.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    with Path(path).open(encoding="utf-8") as handle:
+        next(handle, None)
+        for line in handle:
+            if line.strip():
+                query, doc, score = line.rstrip("\r\n").split("\t")
+                qrels.setdefault(query, {})[doc] = int(score)
+    return qrels

@@ -1,0 +1,459 @@
+"""Run models over MTEB tasks with ``mteb.evaluate``: resumable, atomic, failure-tolerant.
+
+:func:`run_evaluation` evaluates every model on every task and files the results in
+mteb's layout, ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``, readable
+with ``mteb.ResultCache(results_dir)``. Retrieval predictions go to
+``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
+
+Why a staging folder: mteb writes result JSON in place (``TaskResult.to_disk`` opens the
+final file with ``"w"`` and streams ``json.dump`` into it; predictions and
+``run_settings.jsonl`` likewise). A run killed while writing leaves a truncated file, and
+the next run dies on it (``ResultCache.load_task_result`` -> ``json.JSONDecodeError``) or,
+for predictions, keeps a broken file. Here each (model, task) is evaluated into a private
+staging cache under ``<results_dir>/.staging/``; only when mteb returns are its files
+fsynced and moved into place with ``os.replace`` (atomic on one file system), predictions
+before the result, so a result file exists only when everything of that task is complete.
+On resume, a result file that does not parse (written by another tool) is moved aside to
+``<Task>.json.corrupt`` and the task is run again.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import traceback
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import mteb
+import pandas as pd
+from mteb.abstasks.abstask import AbsTask
+from mteb.results import TaskResult
+from tqdm.auto import tqdm
+
+from analysis.local_tasks import discover_local_tasks, load_local_task
+from analysis.models import load_model
+
+if TYPE_CHECKING:
+    from mteb.models import ModelMeta
+    from mteb.models.models_protocols import EncoderProtocol
+
+logger = logging.getLogger(__name__)
+
+Overwrite = Literal["only-missing", "always", "never"]
+OVERWRITE_STRATEGIES: tuple[str, ...] = ("only-missing", "always", "never")
+SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
+STAGING = ".staging"
+PREDICTIONS = "predictions"
+#: mteb's stand-ins for a missing model name / revision (ModelMeta.create_empty).
+PLACEHOLDERS = frozenset({None, "no_model_name/available", "no_revision_available"})
+
+
+class TaskNotFoundError(KeyError):
+    """A task or benchmark name is unknown; the message lists the closest names."""
+
+    def __str__(self) -> str:
+        """The message without KeyError's quotes."""
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model to load: a hub id or local folder, with an optional registered name.
+
+    Attributes:
+        source: Hub id (``org/name``) or local model folder.
+        name: Name to file results under (see :func:`analysis.models.load_model`).
+        revision: Revision override.
+    """
+
+    source: str | Path
+    name: str | None = None
+    revision: str | None = None
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def resolve_tasks(
+    names: Iterable[str | AbsTask], local_tasks_dir: str | Path | None = None
+) -> list[AbsTask]:
+    """Turn task names, benchmark names and task objects into mteb tasks.
+
+    A name that a folder under ``local_tasks_dir`` holds (by ``task.json``'s ``mteb_task``)
+    becomes that local task; a benchmark name expands to its tasks (each local when
+    available); any other name is looked up in mteb's registry.
+
+    Args:
+        names: Task names, benchmark names (``mteb.get_benchmark``) or task objects.
+        local_tasks_dir: Folder of local task folders, or None.
+
+    Returns:
+        The tasks, without duplicates, in the given order.
+
+    Raises:
+        TaskNotFoundError: If a name is neither a task nor a benchmark; lists close names.
+    """
+    local = discover_local_tasks(local_tasks_dir) if local_tasks_dir else {}
+    tasks: dict[str, AbsTask] = {}
+    for item in names:
+        for task in _expand(item, local):
+            tasks.setdefault(task.metadata.name, task)
+    return list(tasks.values())
+
+
+def _expand(item: str | AbsTask, local: dict[str, Path]) -> list[AbsTask]:
+    if isinstance(item, AbsTask):
+        return [item]
+    if item in local:
+        return [load_local_task(local[item])]
+    if item in _task_names():
+        return [mteb.get_task(item)]
+    if item in _benchmark_names():
+        benchmark = mteb.get_benchmark(item)
+        return [
+            load_local_task(local[t.metadata.name]) if t.metadata.name in local else t
+            for t in benchmark.tasks
+        ]
+    raise TaskNotFoundError(_unknown_task_message(item, local))
+
+
+@functools.cache
+def _task_names() -> frozenset[str]:
+    """Every task name mteb registers (its registry; instantiating all tasks takes seconds)."""
+    try:
+        from mteb.get_tasks import _TASKS_REGISTRY
+    except ImportError:  # private in mteb; fall back to the public, slower listing
+        return frozenset(t.metadata.name for t in mteb.get_tasks(exclude_superseded=False))
+    return frozenset(_TASKS_REGISTRY)
+
+
+@functools.cache
+def _benchmark_names() -> frozenset[str]:
+    return frozenset(benchmark.name for benchmark in mteb.get_benchmarks())
+
+
+def _unknown_task_message(name: str, local: dict[str, Path]) -> str:
+    import difflib
+
+    candidates = sorted(_task_names() | _benchmark_names() | set(local))
+    close = difflib.get_close_matches(name, candidates, n=5, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in candidates}
+        close = [lowered[c] for c in difflib.get_close_matches(name.lower(), lowered, n=5)]
+    hint = f" Closest names: {', '.join(close)}." if close else ""
+    return f"Unknown task or benchmark {name!r}.{hint}"
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
+    """Where the result of ``task_name`` for the model ``meta`` is filed.
+
+    Args:
+        results_dir: The results folder (an ``mteb.ResultCache`` path).
+        meta: The model's metadata (name and revision).
+        task_name: The mteb task name.
+
+    Returns:
+        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``.
+    """
+    return _model_dir(Path(results_dir) / "results", meta) / f"{task_name}.json"
+
+
+def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
+    """Where the predictions of ``task_name`` for ``meta`` are filed.
+
+    Args:
+        results_dir: The results folder.
+        meta: The model's metadata.
+        task_name: The mteb task name.
+
+    Returns:
+        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
+    """
+    return _model_dir(Path(results_dir) / PREDICTIONS, meta) / f"{task_name}_predictions.json"
+
+
+def _model_dir(root: Path, meta: ModelMeta) -> Path:
+    folder = root / meta.model_name_as_path() / str(meta.revision)
+    return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
+
+
+def read_valid_result(path: Path) -> TaskResult | None:
+    """Read a result file; a file that does not parse is moved aside to ``*.corrupt``.
+
+    Args:
+        path: A ``<Task>.json`` result file.
+
+    Returns:
+        The result, or None when the file is missing or was corrupt.
+    """
+    if not path.is_file():
+        return None
+    try:
+        return TaskResult.from_disk(path)
+    except Exception as err:  # truncated JSON, schema errors: all mean "not usable"
+        aside = path.with_name(path.name + ".corrupt")
+        os.replace(path, aside)
+        logger.warning(
+            "%s was unreadable (%s); moved to %s, the task runs again.", path, err, aside
+        )
+        return None
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_evaluation(
+    models: Sequence[str | Path | ModelSpec | EncoderProtocol],
+    tasks: Sequence[str | AbsTask],
+    *,
+    results_dir: str | Path,
+    local_tasks_dir: str | Path | None = None,
+    batch_size: int = 32,
+    overwrite: Overwrite = "only-missing",
+    save_predictions: bool = True,
+    public_only: bool = False,
+    show_progress: bool = True,
+) -> pd.DataFrame:
+    """Evaluate every model on every task, resumably; one failing task does not stop the run.
+
+    Args:
+        models: Hub ids, local folders, :class:`ModelSpec` or already loaded encoders.
+        tasks: Task names, benchmark names or task objects (see :func:`resolve_tasks`).
+        results_dir: Results folder, mteb layout (``mteb.ResultCache(results_dir)`` reads it).
+        local_tasks_dir: Folder of local task folders; tasks found there run on local data.
+        batch_size: Encoding batch size.
+        overwrite: ``only-missing`` (skip finished tasks, run missing splits), ``always``
+            (re-run everything) or ``never`` (keep any existing result file as it is).
+        save_predictions: Save predictions (retrieval rankings) next to the results.
+        public_only: Skip private tasks (e.g. RTEB's closed sets) instead of trying them.
+        show_progress: Show progress bars.
+
+    Returns:
+        One row per (model, task): model, revision, task, status (``ran``, ``cached``,
+        ``skipped`` or ``failed``), main_score and error. Failures are also logged at the end.
+
+    Raises:
+        ValueError: If ``overwrite`` or ``batch_size`` is invalid.
+        TaskNotFoundError: If a task name is unknown (before anything runs).
+    """
+    if overwrite not in OVERWRITE_STRATEGIES:
+        raise ValueError(f"overwrite must be one of {OVERWRITE_STRATEGIES}, got {overwrite!r}.")
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be positive, got {batch_size}.")
+    results_dir = Path(results_dir)
+    task_list = resolve_tasks(tasks, local_tasks_dir)
+    _clean_stale_staging(results_dir)
+    rows: list[dict[str, object]] = []
+    pairs = tqdm(total=len(models) * len(task_list), desc="model x task", disable=not show_progress)
+    options = {
+        "batch_size": batch_size,
+        "overwrite": overwrite,
+        "save_predictions": save_predictions,
+        "public_only": public_only,
+        "show_progress": show_progress,
+    }
+    for model_like in models:
+        rows.extend(_run_model(model_like, task_list, results_dir, pairs, **options))
+    pairs.close()
+    summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    _report_failures(summary)
+    return summary
+
+
+def _run_model(
+    model_like: str | Path | ModelSpec | EncoderProtocol,
+    tasks: list[AbsTask],
+    results_dir: Path,
+    pairs: tqdm,
+    **options: object,
+) -> list[dict[str, object]]:
+    label = str(model_like.source if isinstance(model_like, ModelSpec) else model_like)
+    try:
+        model = _load(model_like)
+    except Exception as err:
+        pairs.update(len(tasks))
+        message = f"model could not be loaded: {type(err).__name__}: {err}"
+        return [_row(label, None, t.metadata.name, "failed", None, message) for t in tasks]
+    meta = model.mteb_model_meta
+    rows = []
+    for task in tasks:
+        pairs.set_description(f"{meta.name} | {task.metadata.name}")
+        rows.append(_run_one(model, meta, task, results_dir, **options))
+        pairs.update(1)
+    return rows
+
+
+def _load(model_like: str | Path | ModelSpec | EncoderProtocol) -> EncoderProtocol:
+    if isinstance(model_like, ModelSpec):
+        return load_model(model_like.source, name=model_like.name, revision=model_like.revision)
+    if isinstance(model_like, str | Path):
+        return load_model(model_like)
+    meta = getattr(model_like, "mteb_model_meta", None)
+    if meta is None or meta.name in PLACEHOLDERS or meta.revision in PLACEHOLDERS:
+        raise TypeError(
+            f"{type(model_like).__name__} has no model name and revision (mteb would file it "
+            "under no_model_name_available/no_revision_available, where every unnamed model "
+            "reuses and overwrites the others' results). Load it with "
+            "analysis.models.load_model(path, name=...) instead."
+        )
+    return model_like
+
+
+def _row(
+    model: str, revision: str | None, task: str, status: str, score: float | None, error: str | None
+) -> dict[str, object]:
+    return dict(zip(SUMMARY_COLUMNS, (model, revision, task, status, score, error), strict=True))
+
+
+def _run_one(
+    model: EncoderProtocol,
+    meta: ModelMeta,
+    task: AbsTask,
+    results_dir: Path,
+    *,
+    batch_size: int,
+    overwrite: Overwrite,
+    save_predictions: bool,
+    public_only: bool,
+    show_progress: bool,
+) -> dict[str, object]:
+    name = task.metadata.name
+
+    def row(status: str, score: float | None = None, error: str | None = None) -> dict:
+        return _row(str(meta.name), str(meta.revision), name, status, score, error)
+
+    if public_only and not task.metadata.is_public:
+        return row("skipped", error="private task skipped (public_only=True)")
+    existing = read_valid_result(result_path(results_dir, meta, name))
+    if existing is not None and overwrite != "always":
+        if overwrite == "never" or not existing.get_missing_evaluations(task):
+            return row("cached", _main_score(existing, task))
+    staging = results_dir / STAGING / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        result = _evaluate_staged(
+            model,
+            meta,
+            task,
+            results_dir,
+            staging,
+            batch_size=batch_size,
+            overwrite=overwrite,
+            save_predictions=save_predictions,
+            show_progress=show_progress,
+        )
+        return row("ran", _main_score(result, task))
+    except Exception as err:
+        logger.debug("Task %s failed for %s:\n%s", name, meta.name, traceback.format_exc())
+        return row("failed", error=f"{type(err).__name__}: {err}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _evaluate_staged(
+    model: EncoderProtocol,
+    meta: ModelMeta,
+    task: AbsTask,
+    results_dir: Path,
+    staging: Path,
+    *,
+    batch_size: int,
+    overwrite: Overwrite,
+    save_predictions: bool,
+    show_progress: bool,
+) -> TaskResult:
+    name = task.metadata.name
+    cache = mteb.ResultCache(staging)
+    final_result = result_path(results_dir, meta, name)
+    staged_result = result_path(staging, meta, name)
+    for src, dst in _sidecars(final_result, staged_result):
+        shutil.copy2(src, dst)
+    prediction_folder = staging / PREDICTIONS if save_predictions else None
+    outcome = mteb.evaluate(
+        model,
+        task,
+        cache=cache,
+        overwrite_strategy=overwrite,
+        encode_kwargs={"batch_size": batch_size, "show_progress_bar": show_progress},
+        prediction_folder=prediction_folder,
+        show_progress_bar=show_progress,
+        raise_error=True,
+        co2_tracker=False,
+    )
+    if outcome.exceptions:
+        raise RuntimeError("; ".join(str(e.exception) for e in outcome.exceptions))
+    if not staged_result.is_file():
+        raise RuntimeError(f"mteb returned without writing {staged_result.name}.")
+    if prediction_folder is not None:
+        staged_predictions = prediction_folder / task.prediction_file_name
+        if staged_predictions.is_file():
+            _publish(staged_predictions, predictions_path(results_dir, meta, name))
+    for extra in ("model_meta.json", "run_settings.jsonl"):
+        if (staged_result.parent / extra).is_file():
+            _publish(staged_result.parent / extra, final_result.parent / extra)
+    _publish(staged_result, final_result)  # last: its presence means the task is complete
+    return TaskResult.from_disk(final_result)
+
+
+def _sidecars(final_result: Path, staged_result: Path) -> list[tuple[Path, Path]]:
+    """Existing files mteb merges into (result and run settings), to copy into staging."""
+    staged_result.parent.mkdir(parents=True, exist_ok=True)
+    pairs = []
+    for name in (final_result.name, "run_settings.jsonl"):
+        if (final_result.parent / name).is_file():
+            pairs.append((final_result.parent / name, staged_result.parent / name))
+    return pairs
+
+
+def _publish(source: Path, target: Path) -> None:
+    """Flush ``source`` to disk and move it over ``target`` atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with source.open("rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(source, target)
+
+
+def _main_score(result: TaskResult, task: AbsTask) -> float | None:
+    splits = [split for split in task.eval_splits if split in result.scores]
+    if not splits:
+        return None
+    return float(result.get_score(splits=splits))
+
+
+def _clean_stale_staging(results_dir: Path) -> None:
+    """Remove staging folders left by runs that were killed (their process is gone)."""
+    root = results_dir / STAGING
+    if not root.is_dir():
+        return
+    for folder in root.iterdir():
+        pid = folder.name.split("-", 1)[0]
+        if not (pid.isdigit() and _alive(int(pid))):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _report_failures(summary: pd.DataFrame) -> None:
+    failed = summary[summary["status"] == "failed"]
+    if failed.empty:
+        return
+    lines = [f"  {r.model} | {r.task}: {r.error}" for r in failed.itertuples()]
+    logger.warning("%d of %d evaluations failed:\n%s", len(failed), len(summary), "\n".join(lines))
