@@ -96,7 +96,7 @@ def close_names(name: str, candidates: Sequence[str], n: int = 5) -> str:
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
     if not hits:
         hits = [c for c in lowered if name.lower() in c][:n]
-    return ", ".join(repr(lowered[h]) for h in hits) if hits else "(no close match)"
+    return ", ".join(repr(lowered[h]) for h in hits) if hits else "no close match"
 
 
 def _registry() -> dict[str, Any]:

@@ -35,7 +35,6 @@ same unit may be arbitrarily correlated (that is what pairing handles).
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 import numbers
@@ -50,6 +49,8 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
+
+from .specs import close_names
 
 __all__ = [
     "ConfidenceInterval",
@@ -236,14 +237,10 @@ def _check_models(
     present = set(available)
     missing = [name for name in requested if name not in present]
     if missing:
-        lowered = {str(a).lower(): a for a in available}
-        parts = []
-        for name in missing:
-            hits = difflib.get_close_matches(str(name).lower(), list(lowered), n=3, cutoff=0.5)
-            if not hits:
-                hits = [k for k in lowered if str(name).lower() in k][:3]
-            hint = ", ".join(repr(lowered[h]) for h in hits) if hits else "no close match"
-            parts.append(f"{name!r} (did you mean {hint}?)")
+        names = [str(a) for a in available]
+        parts = [
+            f"{name!r} (did you mean {close_names(str(name), names, n=3)}?)" for name in missing
+        ]
         raise UnknownModelError(f"`{argname}`: unknown model(s) {'; '.join(parts)}")
     return requested
 
