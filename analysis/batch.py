@@ -127,18 +127,18 @@ def run_notebook(
     import papermill as pm
 
     nb_out = nb_in.with_name(f"{name}.ipynb")
-    unknown = sorted(set(params) - declared)
-    if unknown:
-        return NotebookRun(
-            name,
-            False,
-            0.0,
-            nb_out,
-            None,
-            f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
-        )
     start = time.perf_counter()
-    try:
+    try:  # the converted input is removed whatever happens
+        unknown = sorted(set(params) - declared)
+        if unknown:
+            return NotebookRun(
+                name,
+                False,
+                0.0,
+                nb_out,
+                None,
+                f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
+            )
         pm.execute_notebook(
             str(nb_in),
             str(nb_out),

@@ -227,8 +227,7 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
             task = gone.iloc[0]["task"]
             others = lb.scores.loc[lb.scores["task"] == task, "main_score"]
             partial_files = int(
-                (lb.missing["task"] == task).sum()
-                - (lb.missing.loc[lb.missing["task"] == task, "reason"] == "no result file").sum()
+                ((lb.missing["task"] == task) & (lb.missing["reason"] != "no result file")).sum()
             )
             context = (
                 f" {len(others)} other models have a complete score for it, from {others.min():.3f}"

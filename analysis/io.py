@@ -2,33 +2,42 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then rename).
+@contextlib.contextmanager
+def _atomic_target(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temp path beside ``path``; on success it replaces ``path``, on error it is removed.
 
     A reader never sees a half-written file, and an interrupted write leaves the old
-    file (or none) in place.
+    file (or none) in place. ``suffix`` keeps writers that infer the format from the
+    extension (matplotlib) working.
     """
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, rename)."""
+    path = Path(path)
+    with _atomic_target(path) as tmp, tmp.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
     return path
 
 
@@ -40,15 +49,8 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 def atomic_write_parquet(path: str | Path, frame: pd.DataFrame) -> Path:
     """Write ``frame`` as parquet atomically."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with _atomic_target(path) as tmp:
         frame.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 
@@ -102,18 +104,14 @@ def save_figure(fig: Any, path_stem: str | Path) -> list[Path]:
 
     The extension is appended (a stem may contain dots, e.g. ``plot.as-of-post``).
     """
+    from matplotlib import rc_context
+
     stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
     for ext, kwargs in ((".png", {"dpi": 150}), (".svg", {"metadata": {"Date": None}})):
         target = stem.parent / f"{stem.name}{ext}"
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=ext)
-        os.close(fd)
-        try:
+        # a fixed hash salt makes SVG element ids, and so the files, reproducible
+        with _atomic_target(target, suffix=ext) as tmp, rc_context({"svg.hashsalt": "static-rteb"}):
             fig.savefig(tmp, bbox_inches="tight", **kwargs)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
         out.append(target)
     return out

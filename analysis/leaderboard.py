@@ -257,9 +257,9 @@ def _check_models(models: Sequence[str] | None, inv: _Inventory) -> None:
         return
     if isinstance(models, str):
         raise ValueError("`models` must be a list of model names, not a string.")
-    available = sorted(d.replace("__", "/") for d in inv.model_dirs)
     for name in models:
         if _model_dir(name) not in inv.model_dirs:
+            available = sorted(d.replace("__", "/") for d in inv.model_dirs)
             raise ValueError(
                 f"Model {name!r} has no results in {inv.root}. Closest model names: "
                 f"{close_names(name, available)}."
@@ -639,11 +639,8 @@ def load_leaderboards(
                 task.to_mteb()
         scores_l, missing_l, problems = _parse_all(paths, [specs[i] for i in todo], n_workers)
         for j, i in enumerate(todo):
-            own = [
-                p
-                for p in problems
-                if Path(p.split(":", 1)[0]).stem in set(specs[i].task_names) | {"model_meta"}
-            ]
+            stems = {*specs[i].task_names, "model_meta"}
+            own = [p for p in problems if Path(p.split(":", 1)[0]).stem in stems]
             sc = scores_l[j].sort_values(["model", "task"], ignore_index=True)
             mi = _fill_never_loaded(missing_l[j], sc, specs[i], models)
             mi = mi.sort_values(["model", "task"], ignore_index=True)

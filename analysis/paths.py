@@ -1,4 +1,4 @@
-"""Where things are: the repository root, the shared folder, the results folder."""
+"""Where things are: the repository root and the results folder."""
 
 from __future__ import annotations
 
@@ -15,12 +15,6 @@ def repo_root() -> Path:
         if (folder / "pyproject.toml").is_file() and (folder / "analysis").is_dir():
             return folder
     return Path.cwd()
-
-
-def shared_dir() -> Path:
-    """``$SHARED_DIR`` or ``<repo>/../shared`` (read-only reference data)."""
-    env = os.environ.get("SHARED_DIR")
-    return Path(env).expanduser().resolve() if env else (repo_root().parent / "shared").resolve()
 
 
 def from_root(path: str | Path) -> Path:

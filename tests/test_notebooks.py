@@ -71,6 +71,7 @@ def test_batch_rejects_unknown_profile_and_parameters(tmp_path):
         batch.run_batch("nope", root=root)
     runs = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b")
     assert not runs[0].ok and "valeu" in runs[0].error
+    assert not list((tmp_path / "b").glob("*.input.ipynb")), "converted input is cleaned up"
 
 
 @pytest.mark.slow
