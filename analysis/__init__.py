@@ -2,27 +2,36 @@
 
 Public API:
 
-* :func:`load_leaderboard`, :func:`load_leaderboards`: results -> tidy tables
-  (:mod:`analysis.leaderboard`);
-* :func:`resolve_spec`, :func:`available_pins`: benchmark task lists (:mod:`analysis.specs`);
-* :func:`rank_correlation`, :func:`paired_bootstrap`, :func:`pairwise_significance`,
-  :func:`public_private_gap`, :func:`adjust_pvalues`: statistics (:mod:`analysis.stats`).
+The package has three rooms:
+
+* :mod:`analysis.results`: results loading (:func:`load_leaderboard`,
+  :func:`load_leaderboards`), benchmark task lists and pins (:func:`resolve_spec`,
+  :func:`available_pins`), the blog's tables, model groups, placement;
+* :mod:`analysis.stats`: :func:`rank_correlation`, :func:`paired_bootstrap`,
+  :func:`pairwise_significance`, :func:`public_private_gap`, :func:`adjust_pvalues`;
+* :mod:`analysis.runs` (needs the ``runs`` extra: mteb models, torch): :func:`load_model`,
+  :func:`load_local_task`, :func:`run_evaluation`, :func:`per_query_ndcg`, loaded on
+  first use so that the analysis half never imports torch.
+
+Shared by all three: :mod:`analysis.errors` (errors and name lookups),
+:mod:`analysis.compat` (every use of mteb's private API), :mod:`analysis.io` (atomic
+writes, tables, figures), :mod:`analysis.paths`.
 """
 
-from .leaderboard import (
-    Leaderboard,
+from .errors import (
+    DroppedModelsWarning,
     ResultFileWarning,
     ResultsNotFoundError,
-    load_leaderboard,
-    load_leaderboards,
+    UnknownModelError,
+    UnknownNameError,
+    UnknownTaskError,
 )
-from .specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
+from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
+from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
 from .stats import (
     ConfidenceInterval,
-    DroppedModelsWarning,
     PairedTestResult,
     RankCorrelationResult,
-    UnknownModelError,
     adjust_pvalues,
     paired_bootstrap,
     pairwise_significance,
@@ -34,11 +43,11 @@ __version__ = "0.1.0"
 
 # Model-running names import mteb and torch; load them on first use only.
 _LAZY = {
-    "load_model": "analysis.models",
-    "load_local_task": "analysis.local_tasks",
-    "run_evaluation": "analysis.runner",
-    "ModelSpec": "analysis.runner",
-    "per_query_ndcg": "analysis.retrieval_metrics",
+    "load_model": "analysis.runs.models",
+    "load_local_task": "analysis.runs.local_tasks",
+    "run_evaluation": "analysis.runs.runner",
+    "ModelSpec": "analysis.runs.runner",
+    "per_query_ndcg": "analysis.runs.retrieval_metrics",
 }
 
 
@@ -66,6 +75,8 @@ __all__ = [  # noqa: RUF022
     "ResultsNotFoundError",
     "TaskSpec",
     "UnknownModelError",
+    "UnknownNameError",
+    "UnknownTaskError",
     "adjust_pvalues",
     "available_pins",
     "load_leaderboard",

@@ -1,7 +1,7 @@
 """``static-rteb`` command: ``static-rteb batch ...`` and ``static-rteb run ...``.
 
 * ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
-* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...`` (:mod:`analysis.run_cli`).
+* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...`` (:mod:`analysis.runs.cli`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-COMMANDS = {"batch": "analysis.batch", "run": "analysis.run_cli"}
+COMMANDS = {"batch": "analysis.batch", "run": "analysis.runs.cli"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from .specs import close_names
+from .errors import DroppedModelsWarning, UnknownModelError, check_names
 
 __all__ = [
     "ConfidenceInterval",
@@ -149,17 +149,6 @@ class PairedTestResult:
     alternative: str
 
 
-class DroppedModelsWarning(UserWarning):
-    """Some models were left out of an analysis (the message names them)."""
-
-
-class UnknownModelError(ValueError, KeyError):
-    """A requested model name is not in the data (a ValueError and a KeyError)."""
-
-    def __str__(self) -> str:  # KeyError would show the message quoted
-        return str(self.args[0]) if self.args else ""
-
-
 # --------------------------------------------------------------------------- argument checks
 
 
@@ -212,37 +201,8 @@ def _as_vector(values: Any, name: str) -> np.ndarray:
 def _check_models(
     requested: Iterable[Any] | None, available: Iterable[Any], argname: str = "models"
 ) -> list[Any]:
-    """Check that every requested model name exists; suggest close names otherwise.
-
-    Args:
-        requested: model names asked for (None means "all": ``available`` is returned).
-        available: the model names present in the data.
-        argname: the caller's argument name, used in the error message.
-
-    Returns:
-        The requested names, in the order given, without duplicates.
-
-    Raises:
-        ValueError: ``requested`` is a single string instead of a list of names.
-        UnknownModelError: a name is absent (a ValueError and a KeyError); the message
-            names the argument and lists the closest available names
-            ("did you mean ...").
-    """
-    available = list(dict.fromkeys(available))
-    if requested is None:
-        return available
-    if isinstance(requested, str):
-        raise ValueError(f"`{argname}` must be a list of model names, not a string")
-    requested = list(dict.fromkeys(requested))
-    present = set(available)
-    missing = [name for name in requested if name not in present]
-    if missing:
-        names = [str(a) for a in available]
-        parts = [
-            f"{name!r} (did you mean {close_names(str(name), names, n=3)}?)" for name in missing
-        ]
-        raise UnknownModelError(f"`{argname}`: unknown model(s) {'; '.join(parts)}")
-    return requested
+    """The requested model names, checked against ``available`` (see :func:`check_names`)."""
+    return check_names(requested, available, argname=argname)
 
 
 # --------------------------------------------------------------------------- resampling core

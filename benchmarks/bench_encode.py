@@ -3,7 +3,7 @@
 1. Encode throughput of a static model (distilled offline from the packaged
    all-MiniLM-L6-v2) on the texts of the four shared tasks: model2vec's own
    ``StaticModel.encode`` against the mteb path (``mteb`` data loader +
-   ``analysis.models.StaticModelEncoder.encode``). Goal: overhead ratio <= 1.5.
+   ``analysis.runs.models.StaticModelEncoder.encode``). Goal: overhead ratio <= 1.5.
 2. Wall time of ``run_evaluation`` over the four shared tasks for the static model and
    for all-MiniLM-L6-v2, with their main scores (MiniLM next to its published score).
 
@@ -33,12 +33,12 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import mteb
 import pandas as pd
 from datasets import Dataset
-from mteb._create_dataloaders import create_dataloader
 
+from analysis.compat import create_dataloader
 from analysis.io import atomic_write_text, markdown_table
-from analysis.models import StaticModelEncoder, load_model
 from analysis.paths import shared_dir
-from analysis.runner import ModelSpec, run_evaluation
+from analysis.runs.models import StaticModelEncoder, load_model
+from analysis.runs.runner import ModelSpec, run_evaluation
 
 TASKS = ("AILAStatutes", "STSBenchmark", "Banking77Classification", "SciFact")
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -34,7 +34,7 @@ def main() -> None:
     logging.disable(logging.WARNING)
     import mteb
 
-    from analysis.leaderboard import load_leaderboards
+    from analysis.results.leaderboard import load_leaderboards
 
     root = Path(args.results).resolve()
     for f in root.rglob("*.json"):  # warm the page cache for both sides

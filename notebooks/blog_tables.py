@@ -21,7 +21,7 @@
 # `analysis.load_leaderboards`, under two task-list definitions:
 #
 # * `as-of-post`: the benchmarks as mteb 1.39.2 defined them, the last mteb release
-#   before the post (pinned by `tools/pin_benchmarks.py` in `analysis/pins/`);
+#   before the post (pinned by `tools/pin_benchmarks.py` in `analysis/results/pins/`);
 # * `now`: the benchmarks as the installed mteb defines them.
 #
 # The post's own values are read from the post's markdown, never typed here.
@@ -46,10 +46,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from analysis import blog as blogmod
 from analysis.io import save_figure, write_markdown_table
-from analysis.leaderboard import load_leaderboards
 from analysis.paths import from_root, results_location
+from analysis.results import blog as blogmod
+from analysis.results.leaderboard import load_leaderboards
 
 NOTEBOOK = "blog_tables.py"
 results = results_location(results_dir)

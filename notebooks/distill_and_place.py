@@ -16,7 +16,7 @@
 #
 # `model2vec.distill` turns a local sentence-transformers model (the teacher) into a
 # static model (the student) offline. Both run on the same tasks through
-# `analysis.runner.run_evaluation`; both are then placed among the leaderboard models
+# `analysis.runs.runner.run_evaluation`; both are then placed among the leaderboard models
 # that have every one of those tasks. Finally, per-query nDCG@10 from the saved
 # retrieval predictions gives a paired test of teacher against student over queries.
 
@@ -42,13 +42,13 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from analysis.io import write_markdown_table
-from analysis.leaderboard import load_leaderboard
-from analysis.local_tasks import discover_local_tasks
-from analysis.models import load_model
 from analysis.paths import from_root, results_location
-from analysis.placement import place, resolve_source
-from analysis.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
-from analysis.runner import ModelSpec, predictions_path, result_path, run_evaluation
+from analysis.results.leaderboard import load_leaderboard
+from analysis.results.placement import place, resolve_source
+from analysis.runs.local_tasks import discover_local_tasks
+from analysis.runs.models import load_model
+from analysis.runs.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
+from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
 from analysis.stats import paired_bootstrap
 
 logging.basicConfig(level=logging.WARNING)

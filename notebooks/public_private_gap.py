@@ -43,10 +43,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from analysis.groups import model_groups
 from analysis.io import save_figure, write_markdown_table
-from analysis.leaderboard import load_leaderboard
 from analysis.paths import from_root, results_location
+from analysis.results.groups import model_groups
+from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import public_private_gap
 
 NOTEBOOK = "public_private_gap.py"
@@ -119,7 +119,7 @@ display(Markdown(
 # %% [markdown]
 # ## Groups from model metadata
 # Static vs transformer models, and among static models distilled (model2vec) vs
-# supervised; groups are read by `analysis.groups.model_groups` (its docstring states the
+# supervised; groups are read by `analysis.results.groups.model_groups` (its docstring states the
 # rules). The difference of group mean gaps gets a bootstrap interval over models
 # (models resampled within each group).
 

@@ -43,8 +43,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from analysis.io import save_figure, write_markdown_table
-from analysis.leaderboard import load_leaderboards
 from analysis.paths import from_root, results_location
+from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import rank_correlation
 
 NOTEBOOK = "rank_correlations.py"

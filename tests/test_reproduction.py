@@ -24,8 +24,8 @@ from _run_fixtures import (
 )
 from mteb.results import TaskResult
 
-from analysis.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
-from analysis.runner import ModelSpec, predictions_path, result_path, run_evaluation
+from analysis.runs.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
+from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
 
 TOLERANCE = 0.001
 CI_TASKS = ("AILAStatutes", "STSBenchmark")

@@ -1,4 +1,4 @@
-"""analysis.runner and analysis.run_cli: resumable, atomic, failure-tolerant runs."""
+"""analysis.runs.runner and analysis.runs.cli: resumable, atomic, failure-tolerant runs."""
 
 from __future__ import annotations
 
@@ -27,13 +27,13 @@ from _run_fixtures import (
 )
 from mteb.results import TaskResult
 
-from analysis import run_cli
-from analysis.local_tasks import load_local_task
-from analysis.models import load_model
-from analysis.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
-from analysis.runner import (
+from analysis.runs import cli as run_cli
+from analysis.runs.local_tasks import load_local_task
+from analysis.runs.models import load_model
+from analysis.runs.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
+from analysis.runs.runner import (
     SUMMARY_COLUMNS,
-    TaskNotFoundError,
+    UnknownTaskError,
     predictions_path,
     resolve_tasks,
     result_path,
@@ -194,8 +194,8 @@ def test_corrupt_result_from_elsewhere_is_moved_aside(
 
 CHILD = """
 import sys, time
-from analysis.models import load_model
-from analysis.runner import run_evaluation
+from analysis.runs.models import load_model
+from analysis.runs.runner import run_evaluation
 
 model_dir, results, fixtures, *tasks = sys.argv[1:]
 model = load_model(model_dir)
@@ -250,7 +250,7 @@ def test_sigkill_mid_run_loses_nothing_and_resumes(static_model_dir: Path, tmp_p
 
 
 def test_unknown_task_lists_close_names() -> None:
-    with pytest.raises(TaskNotFoundError, match="Closest names: SprintDuplicateQuestions"):
+    with pytest.raises(UnknownTaskError, match=r"Closest names: 'SprintDuplicateQuestions'"):
         resolve_tasks(["SprintDuplicateQuestion"])
 
 

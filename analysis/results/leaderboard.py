@@ -50,21 +50,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .io import atomic_write_parquet, atomic_write_text
-from .specs import NOW, BenchmarkSpec, TaskSpec, close_names, resolve_spec
+from .. import compat
+from ..errors import (
+    ResultFileWarning,
+    ResultsNotFoundError,
+    check_names,
+    model_folder_name,
+    model_name_from_folder,
+)
+from ..io import atomic_write_parquet, atomic_write_text
+from .specs import NOW, BenchmarkSpec, TaskSpec, resolve_spec
 
 LOADER_VERSION = 1  # bump when the cached frames change meaning
 SCORE_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "main_score"]
 MISSING_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "reason"]
 logger = logging.getLogger(__name__)
-
-
-class ResultFileWarning(UserWarning):
-    """A result file could not be read and was skipped."""
-
-
-class ResultsNotFoundError(FileNotFoundError):
-    """The results folder is missing or holds no MTEB results."""
 
 
 @dataclass(frozen=True)
@@ -232,14 +232,10 @@ def _scan(root: Path) -> _Inventory:
     return _Inventory(root, tuple(entries))
 
 
-def _model_dir(name: str) -> str:
-    return name.replace("/", "__").replace(" ", "_")
-
-
 def _select_paths(
     inv: _Inventory, task_names: set[str], models: Sequence[str] | None
 ) -> list[Path]:
-    wanted_models = {_model_dir(m) for m in models} if models else None
+    wanted_models = {model_folder_name(m) for m in models} if models else None
     paths = []
     for rel, _, _ in inv.files:
         _, model, _, filename = rel.rsplit("/", 3)
@@ -253,17 +249,15 @@ def _select_paths(
 
 
 def _check_models(models: Sequence[str] | None, inv: _Inventory) -> None:
+    """Raise :class:`~analysis.errors.UnknownModelError` for models without results."""
     if not models:
         return
     if isinstance(models, str):
         raise ValueError("`models` must be a list of model names, not a string.")
-    for name in models:
-        if _model_dir(name) not in inv.model_dirs:
-            available = sorted(d.replace("__", "/") for d in inv.model_dirs)
-            raise ValueError(
-                f"Model {name!r} has no results in {inv.root}. Closest model names: "
-                f"{close_names(name, available)}."
-            )
+    missing = [m for m in models if model_folder_name(m) not in inv.model_dirs]
+    if missing:
+        available = [model_name_from_folder(d) for d in sorted(inv.model_dirs)]
+        check_names(missing, available, argname=f"models (no results in {inv.root})")
 
 
 # --------------------------------------------------------------------------- parsing (mteb)
@@ -292,7 +286,6 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
     arguments): the name and revision come from ``model_meta.json``, folders without
     one are skipped, and experiment variants are left out.
     """
-    from mteb import ResultCache
     from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
     problems: list[str] = []
@@ -306,7 +299,7 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
                 folders[folder] = None
             else:
                 try:
-                    folders[folder] = ResultCache._get_model_name_and_revision_from_path(folder)
+                    folders[folder] = compat.model_name_and_revision_from_folder(folder)
                 except Exception as err:
                     problems.append(f"{folder / 'model_meta.json'}: {type(err).__name__}: {err}")
                     folders[folder] = None
@@ -606,7 +599,7 @@ def load_leaderboards(
 
     Each result file is parsed once even when several benchmarks use its task.
     Arguments are those of :func:`load_leaderboard`; ``benchmarks`` may also hold
-    ready :class:`~analysis.specs.BenchmarkSpec` objects (e.g. custom task lists).
+    ready :class:`~analysis.results.specs.BenchmarkSpec` objects (e.g. custom task lists).
 
     Returns:
         ``{benchmark name: Leaderboard}`` in the order given.

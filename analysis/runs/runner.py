@@ -36,8 +36,10 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
-from analysis.local_tasks import discover_local_tasks, load_local_task
-from analysis.models import load_model
+from .. import compat
+from ..errors import UnknownTaskError, close_names
+from .local_tasks import discover_local_tasks, load_local_task
+from .models import load_model
 
 if TYPE_CHECKING:
     from mteb.models import ModelMeta
@@ -54,21 +56,13 @@ PREDICTIONS = "predictions"
 PLACEHOLDERS = frozenset({None, "no_model_name/available", "no_revision_available"})
 
 
-class TaskNotFoundError(KeyError):
-    """A task or benchmark name is unknown; the message lists the closest names."""
-
-    def __str__(self) -> str:
-        """The message without KeyError's quotes."""
-        return str(self.args[0]) if self.args else ""
-
-
 @dataclass(frozen=True)
 class ModelSpec:
     """A model to load: a hub id or local folder, with an optional registered name.
 
     Attributes:
         source: Hub id (``org/name``) or local model folder.
-        name: Name to file results under (see :func:`analysis.models.load_model`).
+        name: Name to file results under (see :func:`analysis.runs.models.load_model`).
         revision: Revision override.
     """
 
@@ -97,7 +91,7 @@ def resolve_tasks(
         The tasks, without duplicates, in the given order.
 
     Raises:
-        TaskNotFoundError: If a name is neither a task nor a benchmark; lists close names.
+        UnknownTaskError: If a name is neither a task nor a benchmark; lists close names.
     """
     local = discover_local_tasks(local_tasks_dir) if local_tasks_dir else {}
     tasks: dict[str, AbsTask] = {}
@@ -120,17 +114,13 @@ def _expand(item: str | AbsTask, local: dict[str, Path]) -> list[AbsTask]:
             load_local_task(local[t.metadata.name]) if t.metadata.name in local else t
             for t in benchmark.tasks
         ]
-    raise TaskNotFoundError(_unknown_task_message(item, local))
+    raise UnknownTaskError(_unknown_task_message(item, local))
 
 
 @functools.cache
 def _task_names() -> frozenset[str]:
     """Every task name mteb registers (its registry; instantiating all tasks takes seconds)."""
-    try:
-        from mteb.get_tasks import _TASKS_REGISTRY
-    except ImportError:  # private in mteb; fall back to the public, slower listing
-        return frozenset(t.metadata.name for t in mteb.get_tasks(exclude_superseded=False))
-    return frozenset(_TASKS_REGISTRY)
+    return frozenset(compat.task_registry())
 
 
 @functools.cache
@@ -139,15 +129,8 @@ def _benchmark_names() -> frozenset[str]:
 
 
 def _unknown_task_message(name: str, local: dict[str, Path]) -> str:
-    import difflib
-
     candidates = sorted(_task_names() | _benchmark_names() | set(local))
-    close = difflib.get_close_matches(name, candidates, n=5, cutoff=0.6)
-    if not close:
-        lowered = {c.lower(): c for c in candidates}
-        close = [lowered[c] for c in difflib.get_close_matches(name.lower(), lowered, n=5)]
-    hint = f" Closest names: {', '.join(close)}." if close else ""
-    return f"Unknown task or benchmark {name!r}.{hint}"
+    return f"Unknown task or benchmark {name!r}. Closest names: {close_names(name, candidates)}."
 
 
 # --------------------------------------------------------------------------- paths
@@ -164,7 +147,7 @@ def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Pat
     Returns:
         ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``.
     """
-    return _model_dir(Path(results_dir) / "results", meta) / f"{task_name}.json"
+    return _model_result_folder(Path(results_dir) / "results", meta) / f"{task_name}.json"
 
 
 def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
@@ -178,10 +161,13 @@ def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -
     Returns:
         ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
     """
-    return _model_dir(Path(results_dir) / PREDICTIONS, meta) / f"{task_name}_predictions.json"
+    return (
+        _model_result_folder(Path(results_dir) / PREDICTIONS, meta)
+        / f"{task_name}_predictions.json"
+    )
 
 
-def _model_dir(root: Path, meta: ModelMeta) -> Path:
+def _model_result_folder(root: Path, meta: ModelMeta) -> Path:
     folder = root / meta.model_name_as_path() / str(meta.revision)
     return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
 
@@ -243,7 +229,7 @@ def run_evaluation(
 
     Raises:
         ValueError: If ``overwrite`` or ``batch_size`` is invalid.
-        TaskNotFoundError: If a task name is unknown (before anything runs).
+        UnknownTaskError: If a task name is unknown (before anything runs).
     """
     if overwrite not in OVERWRITE_STRATEGIES:
         raise ValueError(f"overwrite must be one of {OVERWRITE_STRATEGIES}, got {overwrite!r}.")
@@ -303,7 +289,7 @@ def _load(model_like: str | Path | ModelSpec | EncoderProtocol) -> EncoderProtoc
             f"{type(model_like).__name__} has no model name and revision (mteb would file it "
             "under no_model_name_available/no_revision_available, where every unnamed model "
             "reuses and overwrites the others' results). Load it with "
-            "analysis.models.load_model(path, name=...) instead."
+            "analysis.runs.models.load_model(path, name=...) instead."
         )
     return model_like
 

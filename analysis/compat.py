@@ -1,0 +1,51 @@
+"""Every use of mteb's private API, in one place.
+
+mteb does not promise stability for underscore names. Each function here wraps one of
+them, falls back to a public (slower) route where one exists, and has a test in
+``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
+name or its behaviour, so the breakage shows up in CI instead of as wrong numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+def task_registry() -> Mapping[str, Any]:
+    """Mteb's task registry: task name -> task class (``mteb.get_tasks._TASKS_REGISTRY``).
+
+    Reading the registry is instant; the public ``mteb.get_tasks()`` instantiates every
+    task (seconds). Falls back to the public route when the private name is gone.
+    """
+    try:
+        from mteb.get_tasks import _TASKS_REGISTRY
+    except ImportError:  # pragma: no cover - exercised only by a changed mteb
+        import mteb
+
+        return {t.metadata.name: type(t) for t in mteb.get_tasks(exclude_superseded=False)}
+    return _TASKS_REGISTRY
+
+
+def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, str | None]:
+    """``(model name, revision, experiment)`` of a results folder, as mteb reads it.
+
+    Wraps ``ResultCache._get_model_name_and_revision_from_path``: mteb reads
+    ``model_meta.json`` and falls back to the folder names. The loader must agree with
+    ``ResultCache.load_results`` on which model and revision a file belongs to, so it
+    uses mteb's own rule.
+    """
+    from mteb import ResultCache
+
+    return ResultCache._get_model_name_and_revision_from_path(Path(folder))
+
+
+def create_dataloader(*args: Any, **kwargs: Any) -> Any:
+    """Mteb's dataloader factory (``mteb._create_dataloaders.create_dataloader``).
+
+    Used by the encode benchmark to time the exact batches mteb feeds a model.
+    """
+    from mteb._create_dataloaders import create_dataloader as _create
+
+    return _create(*args, **kwargs)

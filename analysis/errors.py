@@ -1,0 +1,135 @@
+"""Errors, warnings and name lookups shared by the results and runs halves.
+
+Every "unknown name" error in the package is an :class:`UnknownNameError` (both a
+``ValueError`` and a ``KeyError``) whose message lists the closest valid names, built by
+:func:`close_names`. Model folder names follow mteb's results layout
+(:func:`model_folder_name`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+class UnknownNameError(ValueError, KeyError):
+    """A model, task, benchmark or pin name is unknown; the message lists the closest names.
+
+    It is a ``ValueError`` (bad argument value) and a ``KeyError`` (failed lookup), so
+    either ``except`` clause catches it.
+    """
+
+    def __str__(self) -> str:
+        """The message, without the quotes ``KeyError`` would add."""
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownModelError(UnknownNameError):
+    """A requested model name is not in the data."""
+
+
+class UnknownTaskError(UnknownNameError):
+    """A task or benchmark name is unknown to mteb and to the local task folders."""
+
+
+class ResultsNotFoundError(FileNotFoundError):
+    """The results folder is missing or holds no MTEB results."""
+
+
+class ResultFileWarning(UserWarning):
+    """A result file could not be read and was skipped."""
+
+
+class DroppedModelsWarning(UserWarning):
+    """Some models were left out of an analysis (the message names them and why)."""
+
+
+def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
+    """Format the closest candidates to ``name`` for an error message.
+
+    Matching is case-insensitive (difflib ratio ≥ 0.5), with a substring match as the
+    fallback.
+
+    Args:
+        name: The unknown name.
+        candidates: The valid names.
+        n: At most this many suggestions.
+
+    Returns:
+        ``"'a', 'b'"`` or ``"no close match"``.
+    """
+    lowered = {str(c).lower(): str(c) for c in candidates}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.5)
+    if not hits:
+        hits = [c for c in lowered if name.lower() in c][:n]
+    return ", ".join(repr(lowered[h]) for h in hits) if hits else "no close match"
+
+
+def check_names(
+    requested: Iterable[Any] | None,
+    available: Iterable[Any],
+    *,
+    argname: str = "models",
+    kind: str = "model",
+    error: type[UnknownNameError] = UnknownModelError,
+) -> list[Any]:
+    """Check that every requested name exists; suggest close names otherwise.
+
+    Args:
+        requested: Names asked for; None means "all" (``available`` is returned).
+        available: The valid names.
+        argname: The caller's argument name, used in the message.
+        kind: What the names are ("model", "task"), used in the message.
+        error: The error class to raise.
+
+    Returns:
+        The requested names, in the order given, without duplicates.
+
+    Raises:
+        ValueError: ``requested`` is a single string instead of a list of names.
+        UnknownNameError: a name is absent; the message names the argument and lists
+            the closest available names.
+    """
+    available = list(dict.fromkeys(available))
+    if requested is None:
+        return available
+    if isinstance(requested, str):
+        raise ValueError(f"`{argname}` must be a list of {kind} names, not a string")
+    requested = list(dict.fromkeys(requested))
+    present = set(available)
+    missing = [name for name in requested if name not in present]
+    if missing:
+        names = [str(a) for a in available]
+        parts = [
+            f"{name!r} (did you mean {close_names(str(name), names, n=3)}?)" for name in missing
+        ]
+        raise error(f"`{argname}`: unknown {kind}(s) {'; '.join(parts)}")
+    return requested
+
+
+def model_folder_name(name: str) -> str:
+    """The folder mteb files a model's results under: ``org/name`` -> ``org__name``.
+
+    Equal to ``mteb.ModelMeta.model_name_as_path()`` (tested).
+    """
+    return name.replace("/", "__").replace(" ", "_")
+
+
+def model_name_from_folder(folder: str) -> str:
+    """Inverse of :func:`model_folder_name` for names without spaces."""
+    return folder.replace("__", "/")
+
+
+__all__: Sequence[str] = [
+    "DroppedModelsWarning",
+    "ResultFileWarning",
+    "ResultsNotFoundError",
+    "UnknownModelError",
+    "UnknownNameError",
+    "UnknownTaskError",
+    "check_names",
+    "close_names",
+    "model_folder_name",
+    "model_name_from_folder",
+]
