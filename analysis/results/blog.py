@@ -17,6 +17,9 @@ import pandas as pd
 
 from .leaderboard import Leaderboard
 
+#: Where the post lives, relative to the repository root (``shared/`` sits beside it).
+DEFAULT_POST = "../shared/reference/blog-evaluating-static-models-on-rteb.md"
+
 _LINK = re.compile(r"\[(?P<label>[^\]]+)\]\(https?://huggingface\.co/(?P<model>[^)\s]+)\)")
 
 
@@ -101,6 +104,48 @@ def parse_blog_tables(path: str | Path) -> BlogTables:
     if set(found) != {"mteb", "rteb"}:
         raise ValueError(f"{path} does not hold both blog tables (found: {sorted(found)}).")
     return BlogTables(found["mteb"], found["rteb"])
+
+
+def post_models(path: str | Path = DEFAULT_POST) -> list[str]:
+    """The models the post compares, in the order of its RTEB table (read from the post).
+
+    Args:
+        path: The post's markdown; a relative path is taken from the repository root.
+
+    Returns:
+        Hugging Face model ids.
+    """
+    from ..paths import from_root
+
+    return list(parse_blog_tables(from_root(path)).rteb["model"])
+
+
+def post_comparisons(path: str | Path = DEFAULT_POST) -> list[tuple[str, str, str]]:
+    """The post's comparisons: per MTEB subset, (supervised, distilled, subset).
+
+    The subset (``english``, ``multilingual``) comes from the post's MTEB table; which
+    model is supervised and which distilled comes from mteb's model metadata
+    (:func:`analysis.results.groups.model_groups`).
+
+    Raises:
+        ValueError: a subset does not hold exactly one supervised and one distilled
+            static model.
+    """
+    from ..paths import from_root
+    from .groups import model_groups
+
+    mteb_table = parse_blog_tables(from_root(path)).mteb
+    kinds = model_groups(mteb_table["model"]).set_index("model")["static_kind"]
+    pairs = []
+    for subset, rows in mteb_table.groupby("subset", sort=False):
+        by_kind = {kinds[m]: m for m in rows["model"]}
+        if set(by_kind) != {"supervised", "distilled"} or len(rows) != 2:
+            raise ValueError(
+                f"The post's {subset!r} models {list(rows['model'])} are not one supervised "
+                f"and one distilled static model (mteb metadata says {dict(kinds[rows['model']])})."
+            )
+        pairs.append((by_kind["supervised"], by_kind["distilled"], str(subset)))
+    return pairs
 
 
 def _value(lb: Leaderboard, model: str, column: str) -> float:

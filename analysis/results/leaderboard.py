@@ -102,6 +102,28 @@ class Leaderboard:
         wide.columns.name = None
         return wide
 
+    def complete_models(self, *scopes: str) -> list[str]:
+        """Models with a score on every task of each scope, in summary order.
+
+        Args:
+            *scopes: ``"all"``, ``"public"``, ``"private"``; none means ``"all"``.
+                ``complete_models("public", "private")`` is "complete on both sides".
+
+        Returns:
+            Model names.
+
+        Raises:
+            ValueError: an unknown scope.
+        """
+        columns = {"all": "complete", "public": "complete_public", "private": "complete_private"}
+        unknown = [s for s in scopes if s not in columns]
+        if unknown:
+            raise ValueError(f"`scopes`: unknown scope(s) {unknown}; use {sorted(columns)}")
+        mask = pd.Series(True, index=self.summary.index)
+        for scope in scopes or ("all",):
+            mask &= self.summary[columns[scope]].astype(bool)
+        return list(self.summary.index[mask])
+
 
 # --------------------------------------------------------------------------- results folder
 
