@@ -15,13 +15,13 @@ from analysis.stats import (
     PairedTestResult,
     RankCorrelationResult,
     UnknownModelError,
-    _check_models,
     adjust_pvalues,
     paired_bootstrap,
     pairwise_significance,
     public_private_gap,
     rank_correlation,
 )
+from analysis.stats._checks import _check_models
 
 
 def mean_diff(a, b, axis=-1):
@@ -548,7 +548,7 @@ def test_pairwise_reversed_columns_mirror():
 @pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
 def test_pairwise_threads_do_not_change_results(monkeypatch):
     # 40 models: enough work for the thread pool; chunks draw no random numbers.
-    import analysis.stats as stats_module
+    import analysis.stats._resampling as stats_module
 
     scores = _scores(9, 40, seed=9)
     monkeypatch.setattr(stats_module, "_N_WORKERS", 1)

@@ -33,12 +33,9 @@ import itertools
 import numpy as np
 import pytest
 
-from analysis.stats import (
-    _paired_tests,
-    _rank_permutation_test,
-    paired_bootstrap,
-    rank_correlation,
-)
+from analysis.stats import paired_bootstrap, rank_correlation
+from analysis.stats._ranks import _rank_permutation_test
+from analysis.stats.paired import _paired_tests
 
 ALPHA = 0.05
 TYPE_ONE_BAND = (0.03, 0.07)

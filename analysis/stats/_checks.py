@@ -1,0 +1,69 @@
+"""Argument checks shared by the statistics functions (errors name the argument)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import check_names
+
+RngLike = int | np.random.Generator | None
+Alternative = Literal["two-sided", "greater", "less"]
+_ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+def _check_n_resamples(value: Any, name: str = "n_resamples") -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_open_unit(value: Any, name: str) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1
+    if not ok:
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def _check_rng(rng: Any) -> np.random.Generator:
+    if isinstance(rng, bool):
+        raise ValueError(f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}"
+        ) from exc
+
+
+def _as_vector(values: Any, name: str) -> np.ndarray:
+    """1-D float array; pandas NA becomes NaN."""
+    if isinstance(values, pd.Series | pd.Index):
+        try:
+            values = values.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"`{name}` must hold numbers") from exc
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"`{name}` must be a 1-D array of numbers") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got an array of shape {arr.shape}")
+    return arr
+
+
+def _check_models(
+    requested: Iterable[Any] | None, available: Iterable[Any], argname: str = "models"
+) -> list[Any]:
+    """The requested model names, checked against ``available`` (see :func:`check_names`)."""
+    return check_names(requested, available, argname=argname)
