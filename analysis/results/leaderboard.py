@@ -227,6 +227,18 @@ class _Inventory:
         return digest.hexdigest()[:16]
 
     @cached_property
+    def stable_fingerprint(self) -> str:
+        """Relative paths and sizes only: equal on every machine holding the same files.
+
+        Mtimes change with every copy or checkout, so provenance headers use this one;
+        the parse cache keys on :attr:`fingerprint` (mtimes catch in-place edits).
+        """
+        digest = hashlib.sha256()
+        for rel, size, _ in self.files:
+            digest.update(f"{rel}\0{size}\n".encode())
+        return digest.hexdigest()[:16]
+
+    @cached_property
     def model_dirs(self) -> frozenset[str]:
         return frozenset(rel.rsplit("/", 3)[-3] for rel, _, _ in self.files)
 
@@ -252,6 +264,12 @@ def _scan(root: Path) -> _Inventory:
                                     entries.append((rel, st.st_size, st.st_mtime_ns))
     entries.sort()
     return _Inventory(root, tuple(entries))
+
+
+def results_fingerprint(results: str | Path) -> tuple[str, int]:
+    """A ResultCache folder's stable fingerprint (relative paths and sizes) and file count."""
+    inv = _scan(Path(results).expanduser().resolve())
+    return inv.stable_fingerprint, len(inv.files)
 
 
 def _select_paths(
@@ -678,7 +696,7 @@ def load_leaderboards(
             "n_tasks": len(spec.tasks),
             "results_dir": str(root),
             "results_git_commit": _git_commit(root / "remote"),
-            "results_fingerprint": inv.fingerprint,
+            "results_fingerprint": inv.stable_fingerprint,
             "n_result_files": len(inv.files),
             "mteb_version": mteb.__version__,
             "models_filter": models,

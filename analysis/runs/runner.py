@@ -23,6 +23,7 @@ import functools
 import logging
 import os
 import shutil
+import sys
 import traceback
 import uuid
 from collections.abc import Iterable, Sequence
@@ -208,6 +209,7 @@ def run_evaluation(
     save_predictions: bool = True,
     public_only: bool = False,
     show_progress: bool = True,
+    batch_progress: bool | None = None,
 ) -> pd.DataFrame:
     """Evaluate every model on every task, resumably; one failing task does not stop the run.
 
@@ -221,7 +223,10 @@ def run_evaluation(
             (re-run everything) or ``never`` (keep any existing result file as it is).
         save_predictions: Save predictions (retrieval rankings) next to the results.
         public_only: Skip private tasks (e.g. RTEB's closed sets) instead of trying them.
-        show_progress: Show progress bars.
+        show_progress: Show the progress bar over (model, task) pairs.
+        batch_progress: Also show mteb's inner bars (encoding batches, per task). None:
+            off inside a Jupyter kernel (one widget bar per pair is what a person waits
+            for), on elsewhere. Needs ``show_progress``.
 
     Returns:
         One row per (model, task): model, revision, task, status (``ran``, ``cached``,
@@ -245,7 +250,8 @@ def run_evaluation(
         "overwrite": overwrite,
         "save_predictions": save_predictions,
         "public_only": public_only,
-        "show_progress": show_progress,
+        "show_progress": show_progress
+        and (not _in_jupyter_kernel() if batch_progress is None else batch_progress),
     }
     for model_like in models:
         rows.extend(_run_model(model_like, task_list, results_dir, pairs, **options))
@@ -253,6 +259,13 @@ def run_evaluation(
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     _report_failures(summary)
     return summary
+
+
+def _in_jupyter_kernel() -> bool:
+    """True inside an IPython kernel (JupyterLab, papermill), where tqdm draws widgets."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    return get is not None and getattr(get(), "kernel", None) is not None
 
 
 def _run_model(
