@@ -1,7 +1,10 @@
-"""``static-rteb`` command: ``static-rteb batch ...`` and ``static-rteb run ...``.
+"""``static-rteb`` command: ``batch``, ``run``, ``plan`` and ``status``.
 
 * ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
-* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...`` (:mod:`analysis.runs.cli`).
+* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
+  plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
+* ``plan``: expand models x tasks into independent jobs, written to a plan file;
+* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``.
 """
 
 from __future__ import annotations
@@ -9,7 +12,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-COMMANDS = {"batch": "analysis.batch", "run": "analysis.runs.cli"}
+#: sub-command -> "module" (its ``main``) or "module:function"
+COMMANDS = {
+    "batch": "analysis.batch",
+    "run": "analysis.runs.cli",
+    "plan": "analysis.runs.cli:plan_main",
+    "status": "analysis.runs.cli:status_main",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -21,8 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if args and args[0] in {"-h", "--help"} else 2
     import importlib
 
-    module = importlib.import_module(COMMANDS[args[0]])
-    return int(module.main(args[1:]) or 0)
+    module_name, _, function = COMMANDS[args[0]].partition(":")
+    module = importlib.import_module(module_name)
+    return int(getattr(module, function or "main")(args[1:]) or 0)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,12 @@ fsynced and moved into place with ``os.replace`` (atomic on one file system), pr
 before the result, so a result file exists only when everything of that task is complete.
 On resume, a result file that does not parse (written by another tool) is moved aside to
 ``<Task>.json.corrupt`` and the task is run again.
+
+Many writers: several processes or SLURM jobs may share one results folder. Each
+(model, revision, task) is evaluated under its lock (:mod:`analysis.runs.locks`): a second
+worker waits, then finds the result and reports it ``cached``. Staging folders are named
+``<pid>-<random>-<host>``, so a worker only cleans up staging folders of dead processes of
+its own host (and those of other hosts after :data:`FOREIGN_STAGING_AGE` seconds).
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ import functools
 import logging
 import os
 import shutil
+import socket
 import sys
+import time
 import traceback
 import uuid
 from collections.abc import Iterable, Sequence
@@ -39,7 +47,9 @@ from tqdm.auto import tqdm
 
 from .. import compat
 from ..errors import UnknownTaskError, close_names
+from ..io import atomic_write_bytes
 from .local_tasks import discover_local_tasks, load_local_task
+from .locks import FileLock, lock_path, pid_alive, task_lock
 from .models import load_model
 
 if TYPE_CHECKING:
@@ -53,6 +63,8 @@ OVERWRITE_STRATEGIES: tuple[str, ...] = ("only-missing", "always", "never")
 SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
 STAGING = ".staging"
 PREDICTIONS = "predictions"
+#: Staging folders of other hosts older than this (seconds) belong to dead runs.
+FOREIGN_STAGING_AGE = 24 * 3600.0
 #: mteb's stand-ins for a missing model name / revision (ModelMeta.create_empty).
 PLACEHOLDERS = frozenset({None, "no_model_name/available", "no_revision_available"})
 
@@ -230,7 +242,8 @@ def run_evaluation(
 
     Returns:
         One row per (model, task): model, revision, task, status (``ran``, ``cached``,
-        ``skipped`` or ``failed``), main_score and error. Failures are also logged at the end.
+        ``skipped`` or ``failed``), main_score and error. Failures are also logged at the end;
+        ``summary.attrs["tracebacks"]`` maps ``(model, task)`` of each failure to its traceback.
 
     Raises:
         ValueError: If ``overwrite`` or ``batch_size`` is invalid.
@@ -257,6 +270,9 @@ def run_evaluation(
         rows.extend(_run_model(model_like, task_list, results_dir, pairs, **options))
     pairs.close()
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    summary.attrs["tracebacks"] = {
+        (row["model"], row["task"]): row["traceback"] for row in rows if row.get("traceback")
+    }
     _report_failures(summary)
     return summary
 
@@ -332,29 +348,31 @@ def _run_one(
 
     if public_only and not task.metadata.is_public:
         return row("skipped", error="private task skipped (public_only=True)")
-    existing = read_valid_result(result_path(results_dir, meta, name))
-    if existing is not None and overwrite != "always":
-        if overwrite == "never" or not existing.get_missing_evaluations(task):
-            return row("cached", _main_score(existing, task))
-    staging = results_dir / STAGING / f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    try:
-        result = _evaluate_staged(
-            model,
-            meta,
-            task,
-            results_dir,
-            staging,
-            batch_size=batch_size,
-            overwrite=overwrite,
-            save_predictions=save_predictions,
-            show_progress=show_progress,
-        )
-        return row("ran", _main_score(result, task))
-    except Exception as err:
-        logger.debug("Task %s failed for %s:\n%s", name, meta.name, traceback.format_exc())
-        return row("failed", error=f"{type(err).__name__}: {err}")
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with task_lock(results_dir, meta, name):
+        existing = read_valid_result(result_path(results_dir, meta, name))
+        if existing is not None and overwrite != "always":
+            if overwrite == "never" or not existing.get_missing_evaluations(task):
+                return row("cached", _main_score(existing, task))
+        staging = results_dir / STAGING / f"{os.getpid()}-{uuid.uuid4().hex[:8]}-{_host()}"
+        try:
+            result = _evaluate_staged(
+                model,
+                meta,
+                task,
+                results_dir,
+                staging,
+                batch_size=batch_size,
+                overwrite=overwrite,
+                save_predictions=save_predictions,
+                show_progress=show_progress,
+            )
+            return row("ran", _main_score(result, task))
+        except Exception as err:
+            trace = traceback.format_exc()
+            logger.debug("Task %s failed for %s:\n%s", name, meta.name, trace)
+            return {**row("failed", error=f"{type(err).__name__}: {err}"), "traceback": trace}
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def _evaluate_staged(
@@ -395,21 +413,35 @@ def _evaluate_staged(
         staged_predictions = prediction_folder / task.prediction_file_name
         if staged_predictions.is_file():
             _publish(staged_predictions, predictions_path(results_dir, meta, name))
-    for extra in ("model_meta.json", "run_settings.jsonl"):
-        if (staged_result.parent / extra).is_file():
-            _publish(staged_result.parent / extra, final_result.parent / extra)
+    if (staged_result.parent / "model_meta.json").is_file():
+        _publish(staged_result.parent / "model_meta.json", final_result.parent / "model_meta.json")
+    staged_settings = staged_result.parent / "run_settings.jsonl"
+    if staged_settings.is_file():
+        with FileLock(lock_path(results_dir, meta, "run_settings.jsonl")):
+            _append_lines(staged_settings, final_result.parent / "run_settings.jsonl")
     _publish(staged_result, final_result)  # last: its presence means the task is complete
     return TaskResult.from_disk(final_result)
 
 
 def _sidecars(final_result: Path, staged_result: Path) -> list[tuple[Path, Path]]:
-    """Existing files mteb merges into (result and run settings), to copy into staging."""
+    """The existing result file mteb merges missing splits into, to copy into staging.
+
+    ``run_settings.jsonl`` is not copied: mteb appends to it, and the new lines are
+    appended to the shared file under a per-model lock (:func:`_append_lines`), so workers
+    running other tasks of the same model concurrently do not overwrite each other's lines.
+    """
     staged_result.parent.mkdir(parents=True, exist_ok=True)
-    pairs = []
-    for name in (final_result.name, "run_settings.jsonl"):
-        if (final_result.parent / name).is_file():
-            pairs.append((final_result.parent / name, staged_result.parent / name))
-    return pairs
+    if (final_result.parent / final_result.name).is_file():
+        return [(final_result, staged_result)]
+    return []
+
+
+def _append_lines(source: Path, target: Path) -> None:
+    """Append the lines of ``source`` to ``target``, atomically (call under a lock)."""
+    old = target.read_bytes() if target.is_file() else b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    atomic_write_bytes(target, old + source.read_bytes())
 
 
 def _publish(source: Path, target: Path) -> None:
@@ -427,27 +459,31 @@ def _main_score(result: TaskResult, task: AbsTask) -> float | None:
     return float(result.get_score(splits=splits))
 
 
+def _host() -> str:
+    return socket.gethostname().replace("/", "_")
+
+
 def _clean_stale_staging(results_dir: Path) -> None:
-    """Remove staging folders left by runs that were killed (their process is gone)."""
+    """Remove staging folders left by killed runs.
+
+    A folder of this host goes when its process is gone; a folder of another host (whose
+    processes cannot be checked from here) when untouched for :data:`FOREIGN_STAGING_AGE`.
+    """
     root = results_dir / STAGING
     if not root.is_dir():
         return
     for folder in root.iterdir():
-        pid = folder.name.split("-", 1)[0]
-        if not (pid.isdigit() and _alive(int(pid))):
+        pid, _, rest = folder.name.partition("-")
+        host = rest.partition("-")[2] or _host()  # old names: <pid>-<random>
+        if host == _host():
+            stale = not (pid.isdigit() and (int(pid) == os.getpid() or pid_alive(int(pid))))
+        else:
+            try:
+                stale = time.time() - folder.stat().st_mtime > FOREIGN_STAGING_AGE
+            except FileNotFoundError:
+                continue
+        if stale:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _report_failures(summary: pd.DataFrame) -> None:

@@ -1,0 +1,317 @@
+"""One writer per (model, revision, task): lock files with stale-lock detection.
+
+Many workers (local processes, SLURM jobs on several nodes) share one results folder. Before
+a worker evaluates a task it takes the task's lock,
+``<results>/.locks/<org>__<model>/<revision>/<Task>.lock``, created with
+``O_CREAT | O_EXCL`` (atomic on local file systems and on NFSv3+). The file holds the
+holder's host, pid, the pid's start time and a random token; while held, a daemon thread
+touches it every ``heartbeat`` seconds.
+
+A lock is **stale**, and is broken, when
+
+* its holder ran on this host and that process is gone (or the pid now belongs to a
+  process that started later: pid reuse), or
+* its file has not been touched for ``stale_after`` seconds (a holder on another host that
+  died; a live holder refreshes the file every ``heartbeat`` seconds).
+
+Breaking is itself guarded by a short-lived ``<lock>.break`` file, and the stale lock is
+removed only if it still holds the token that was judged stale, so two workers that find
+the same stale lock cannot remove each other's fresh one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mteb.models import ModelMeta
+
+logger = logging.getLogger(__name__)
+
+LOCKS = ".locks"
+#: A lock untouched for this long is stale (seconds); holders refresh it every HEARTBEAT.
+STALE_AFTER = 300.0
+HEARTBEAT = 30.0
+#: A ``.break`` guard file older than this was left by a breaker that died (seconds).
+BREAK_GUARD_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class LockInfo:
+    """Who holds a lock.
+
+    Attributes:
+        host: Host name of the holder.
+        pid: Process id of the holder.
+        pid_start: Start time of that process (clock ticks since boot), or None.
+        started: When the lock was taken (Unix time).
+        token: Random token identifying this acquisition.
+    """
+
+    host: str
+    pid: int
+    pid_start: int | None
+    started: float
+    token: str
+
+
+def lock_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
+    """The lock file of one (model, revision, task) in a results folder.
+
+    Args:
+        results_dir: The results folder.
+        meta: The model's metadata (name and revision).
+        task_name: The mteb task name.
+
+    Returns:
+        ``<results_dir>/.locks/<org>__<model>/<revision>/<Task>.lock``.
+    """
+    folder = Path(results_dir) / LOCKS / meta.model_name_as_path() / str(meta.revision)
+    return folder / f"{task_name}.lock"
+
+
+def process_start(pid: int) -> int | None:
+    """Start time of process ``pid`` in clock ticks since boot (Linux), or None if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # the command name (field 2) is in parentheses and may hold spaces: split after it
+    fields = stat.rsplit(")", 1)[-1].split()
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+def pid_alive(pid: int, start: int | None = None) -> bool:
+    """Whether process ``pid`` runs on this host (and, when ``start`` is given, is the same one).
+
+    Args:
+        pid: Process id.
+        start: Expected start time (:func:`process_start`); a different one means pid reuse.
+
+    Returns:
+        True if the process exists (and started at ``start``).
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    if start is None:
+        return True
+    current = process_start(pid)
+    return current is None or current == start
+
+
+def read_lock(path: Path) -> LockInfo | None:
+    """The holder recorded in a lock file, or None if it is missing or not (yet) written."""
+    try:
+        data = json.loads(path.read_text())
+        return LockInfo(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+class FileLock:
+    """An exclusive lock file with heartbeat and stale-lock breaking.
+
+    Use as a context manager (blocks until acquired) or with :meth:`acquire` /
+    :meth:`release`.
+
+    Args:
+        path: The lock file.
+        stale_after: Seconds without a heartbeat after which a lock counts as stale.
+        heartbeat: Seconds between refreshes of a held lock (must be < ``stale_after``).
+        poll: Seconds between attempts while waiting.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        stale_after: float = STALE_AFTER,
+        heartbeat: float = HEARTBEAT,
+        poll: float = 0.5,
+    ) -> None:
+        if not 0 < heartbeat < stale_after:
+            raise ValueError(
+                f"heartbeat must be positive and below stale_after, got heartbeat={heartbeat}, "
+                f"stale_after={stale_after}."
+            )
+        if poll <= 0:
+            raise ValueError(f"poll must be positive, got {poll}.")
+        self.path = Path(path)
+        self.stale_after = stale_after
+        self.heartbeat = heartbeat
+        self.poll = poll
+        self.info: LockInfo | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # ----------------------------------------------------------------- acquire/release
+
+    def acquire(self, *, blocking: bool = True, timeout: float | None = None) -> bool:
+        """Take the lock, breaking it if stale.
+
+        Args:
+            blocking: Wait while another live holder has it; else return False at once.
+            timeout: Give up after this many seconds (None: wait as long as it takes).
+
+        Returns:
+            True when acquired, False when not (non-blocking or timed out).
+
+        Raises:
+            RuntimeError: If this object already holds the lock.
+        """
+        if self.info is not None:
+            raise RuntimeError(f"{self.path} is already held by this FileLock.")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        announced = False
+        while True:
+            if self._try_create():
+                return True
+            holder = read_lock(self.path)
+            if self.is_stale(holder):
+                self._break(holder)
+                continue
+            if not blocking or (deadline is not None and time.monotonic() >= deadline):
+                return False
+            if not announced and holder is not None:
+                logger.info(
+                    "%s is held by pid %d on %s; waiting.", self.path.name, holder.pid, holder.host
+                )
+                announced = True
+            time.sleep(self.poll)
+
+    def release(self) -> None:
+        """Give the lock back (removes the file if it is still ours)."""
+        if self.info is None:
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        current = read_lock(self.path)
+        if current is not None and current.token == self.info.token:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+        self.info = None
+
+    def __enter__(self) -> FileLock:
+        """Acquire (blocking)."""
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Release."""
+        self.release()
+
+    # ----------------------------------------------------------------- internals
+
+    def is_stale(self, holder: LockInfo | None) -> bool:
+        """Whether the lock file, recorded as held by ``holder``, may be broken.
+
+        Args:
+            holder: What the file records (None: unreadable or not yet written).
+
+        Returns:
+            True if the holder is a dead process of this host, or the file is older than
+            ``stale_after`` seconds.
+        """
+        if (
+            holder is not None
+            and holder.host == socket.gethostname()
+            and not pid_alive(holder.pid, holder.pid_start)
+        ):
+            return True
+        try:
+            age = time.time() - self.path.stat().st_mtime
+        except FileNotFoundError:
+            return False  # released meanwhile: the next attempt takes it
+        return age > self.stale_after
+
+    def _try_create(self) -> bool:
+        try:
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        info = LockInfo(
+            host=socket.gethostname(),
+            pid=os.getpid(),
+            pid_start=process_start(os.getpid()),
+            started=time.time(),
+            token=uuid.uuid4().hex,
+        )
+        with os.fdopen(fd, "w") as handle:
+            json.dump(asdict(info), handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.info = info
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"lock {self.path}", daemon=True)
+        self._thread.start()
+        return True
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat):
+            with contextlib.suppress(FileNotFoundError):
+                os.utime(self.path)
+
+    def _break(self, holder: LockInfo | None) -> None:
+        guard = self.path.with_name(self.path.name + ".break")
+        try:
+            fd = os.open(guard, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            with contextlib.suppress(FileNotFoundError):
+                if time.time() - guard.stat().st_mtime > BREAK_GUARD_TIMEOUT:
+                    guard.unlink()
+            time.sleep(self.poll)
+            return
+        os.close(fd)
+        try:
+            current = read_lock(self.path)
+            same = (current is None and holder is None) or (
+                current is not None and holder is not None and current.token == holder.token
+            )
+            if same and self.is_stale(current):
+                logger.warning(
+                    "Breaking stale lock %s (held by %s).",
+                    self.path,
+                    f"pid {holder.pid} on {holder.host}" if holder else "an unknown process",
+                )
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                guard.unlink()
+
+
+@contextlib.contextmanager
+def task_lock(
+    results_dir: str | Path, meta: ModelMeta, task_name: str, **options: float
+) -> Iterator[FileLock]:
+    """Hold the lock of one (model, revision, task) while the block runs (waits for it).
+
+    Args:
+        results_dir: The results folder.
+        meta: The model's metadata.
+        task_name: The mteb task name.
+        **options: ``stale_after``, ``heartbeat``, ``poll`` (see :class:`FileLock`).
+
+    Yields:
+        The held lock.
+    """
+    lock = FileLock(lock_path(results_dir, meta, task_name), **options)
+    with lock:
+        yield lock

@@ -1,0 +1,375 @@
+"""A run plan: models x tasks expanded into independent jobs, written as JSON lines.
+
+``static-rteb plan -m ... -t ... -o plan.jsonl`` writes one header line and one line per
+job. A job evaluates one model on one or more tasks (``tasks_per_job`` groups small tasks,
+since a static model loads in a second) and knows where its results land. Its id is a hash
+of the model name, revision and tasks, so planning again gives the same ids. Jobs whose
+results are already complete are written with ``"done": true`` and never queued.
+
+The header pins the results folder and every job pins its model's revision; for a local
+model folder that is the content hash of :func:`analysis.runs.models.content_revision`.
+:func:`check_plan` refuses a plan used with another results folder or a local model whose
+files changed since planning (:class:`PlanMismatchError` names the mismatch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..io import atomic_write_text
+
+if TYPE_CHECKING:
+    from mteb.abstasks.abstask import AbsTask
+
+PLAN_VERSION = 1
+
+
+class PlanError(ValueError):
+    """A plan file cannot be read or a plan cannot be made; the message says why."""
+
+
+class PlanMismatchError(PlanError):
+    """A plan does not fit what it is run against (results folder, model content)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of work: one model on one or more tasks.
+
+    Attributes:
+        job_id: Stable id (hash of name, revision and tasks).
+        model: Model source: hub id or absolute local folder.
+        name: Name the results are filed under (``org/name``).
+        revision: Revision the results are filed under.
+        content: Content hash of a local model folder at planning time (re-checked before
+            running), or None for a hub model.
+        name_override: The ``--name`` given for a local folder, or None.
+        tasks: mteb task names, in run order.
+        results_dir: Absolute results folder.
+        local_tasks_dir: Absolute folder of local task folders, or None.
+        public_only: Skip private tasks.
+        done: Whether every task's result was complete when the plan was written.
+    """
+
+    job_id: str
+    model: str
+    name: str
+    revision: str
+    content: str | None
+    name_override: str | None
+    tasks: tuple[str, ...]
+    results_dir: str
+    local_tasks_dir: str | None = None
+    public_only: bool = False
+    done: bool = False
+
+    def result_files(self) -> list[Path]:
+        """Where this job's result files land (``<results>/results/<org>__<name>/<rev>/``)."""
+        from ..errors import model_folder_name
+
+        folder = Path(self.results_dir) / "results" / model_folder_name(self.name) / self.revision
+        return [folder / f"{task}.json" for task in self.tasks]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run plan: its results folder and jobs.
+
+    Attributes:
+        results_dir: Absolute results folder every job writes to.
+        jobs: The jobs, in plan order.
+        created: When the plan was made (Unix time).
+        path: The file the plan was read from or written to, if any.
+    """
+
+    results_dir: str
+    jobs: tuple[Job, ...]
+    created: float = field(default_factory=time.time)
+    path: str | None = None
+
+    @property
+    def pending(self) -> list[Job]:
+        """Jobs not marked done at planning time."""
+        return [job for job in self.jobs if not job.done]
+
+    @property
+    def logs_dir(self) -> Path:
+        """``<results>/logs``: SLURM logs, job records and the submission log."""
+        return Path(self.results_dir) / "logs"
+
+    def job(self, job_id: str) -> Job:
+        """The job with id ``job_id``.
+
+        Raises:
+            KeyError: If no job has that id.
+        """
+        for job in self.jobs:
+            if job.job_id == job_id:
+                return job
+        raise KeyError(f"no job {job_id!r} in the plan")
+
+
+# --------------------------------------------------------------------------- making a plan
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """A model's source, result name and revision, found without loading its weights."""
+
+    source: str
+    name: str
+    revision: str
+    content: str | None
+    name_override: str | None
+
+
+def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdentity:
+    """Name and revision a model's results are filed under, as :func:`load_model` decides.
+
+    A local folder gets its registered metadata (``name`` registered in mteb) or
+    ``name``/``local/<folder>`` with its content revision; a hub id registered in mteb gets
+    the registered revision. Only an unregistered hub id is loaded to learn its revision.
+
+    Args:
+        source: Hub id or local model folder.
+        name: Result name for a local folder.
+
+    Returns:
+        The identity.
+
+    Raises:
+        ModelLoadError: If the model cannot be found.
+    """
+    from .models import (
+        LOCAL_ORG,
+        _safe_name,
+        content_revision,
+        detect_model_kind,
+        load_model,
+        registered_meta,
+    )
+
+    path = Path(str(source)).expanduser()
+    if path.is_dir():
+        folder = path.resolve()
+        detect_model_kind(folder)  # a clear error for a folder that is not a model
+        content = content_revision(folder)
+        registered = registered_meta(name) if name else None
+        if registered is not None:
+            return ModelIdentity(
+                str(folder), str(registered.name), str(registered.revision), content, name
+            )
+        result_name = name or f"{LOCAL_ORG}/{_safe_name(folder.name)}"
+        return ModelIdentity(str(folder), result_name, content, content, name)
+    registered = registered_meta(str(source))
+    if registered is not None and registered.revision:
+        return ModelIdentity(str(source), str(registered.name), registered.revision, None, None)
+    meta = load_model(source, name=name).mteb_model_meta
+    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None)
+
+
+def job_id(name: str, revision: str, tasks: Sequence[str]) -> str:
+    """Stable id of a job: the first 12 hex digits of a hash of name, revision and tasks."""
+    payload = json.dumps([name, revision, list(tasks)]).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()[:12]
+
+
+def make_plan(
+    models: Sequence[str | Path],
+    tasks: Sequence[str],
+    *,
+    results_dir: str | Path,
+    names: Sequence[str | None] | None = None,
+    local_tasks_dir: str | Path | None = None,
+    public_only: bool = False,
+    tasks_per_job: int = 1,
+) -> Plan:
+    """Expand models x tasks into jobs; mark those whose results are complete as done.
+
+    Args:
+        models: Hub ids or local model folders.
+        tasks: Task or benchmark names (benchmarks expand to their tasks).
+        results_dir: The results folder every job writes to.
+        names: Result name per model (local folders only), None for the default.
+        local_tasks_dir: Folder of local task folders (tasks found there run offline).
+        public_only: Leave private tasks out of the plan.
+        tasks_per_job: Group this many tasks of one model into one job.
+
+    Returns:
+        The plan (not yet written; see :func:`write_plan`).
+
+    Raises:
+        ValueError: If ``tasks_per_job`` is not positive or ``names`` is longer than ``models``.
+        UnknownTaskError: If a task name is unknown.
+        ModelLoadError: If a model cannot be found.
+    """
+    from .runner import resolve_tasks
+
+    if tasks_per_job <= 0:
+        raise ValueError(f"tasks_per_job must be positive, got {tasks_per_job}.")
+    names = list(names or [])
+    if len(names) > len(models):
+        raise ValueError(f"{len(names)} names for {len(models)} models; give one per model.")
+    names += [None] * (len(models) - len(names))
+    results = str(Path(results_dir).expanduser().resolve())
+    local = str(Path(local_tasks_dir).expanduser().resolve()) if local_tasks_dir else None
+    task_objects = resolve_tasks(tasks, local)
+    if public_only:
+        task_objects = [task for task in task_objects if task.metadata.is_public]
+    by_name = {task.metadata.name: task for task in task_objects}
+    jobs: list[Job] = []
+    for source, name in zip(models, names, strict=True):
+        identity = model_identity(source, name=name)
+        for group in _chunks(list(by_name), tasks_per_job):
+            job = Job(
+                job_id=job_id(identity.name, identity.revision, group),
+                model=identity.source,
+                name=identity.name,
+                revision=identity.revision,
+                content=identity.content,
+                name_override=identity.name_override,
+                tasks=tuple(group),
+                results_dir=results,
+                local_tasks_dir=local,
+                public_only=public_only,
+            )
+            jobs.append(replace(job, done=job_complete(job, [by_name[t] for t in group])))
+    return Plan(results_dir=results, jobs=tuple(jobs))
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
+    """Whether every task of ``job`` has a complete result file (all splits and subsets).
+
+    Args:
+        job: The job.
+        tasks: Its task objects (resolved from ``job.tasks`` when None).
+
+    Returns:
+        True when nothing is left to run.
+    """
+    from .runner import read_valid_result, resolve_tasks
+
+    if not all(path.is_file() for path in job.result_files()):
+        return False
+    if tasks is None:
+        tasks = resolve_tasks(job.tasks, job.local_tasks_dir)
+    for task, path in zip(tasks, job.result_files(), strict=True):
+        result = read_valid_result(path)
+        if result is None or result.get_missing_evaluations(task):
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- reading/writing
+
+
+def write_plan(plan: Plan, path: str | Path) -> Plan:
+    """Write ``plan`` as JSON lines (a header line, then one line per job), atomically.
+
+    Args:
+        plan: The plan.
+        path: The file to write (e.g. ``plan.jsonl``).
+
+    Returns:
+        The plan, with ``path`` set.
+    """
+    path = Path(path)
+    header = {"plan": PLAN_VERSION, "results_dir": plan.results_dir, "created": plan.created}
+    lines = [json.dumps(header)]
+    lines += [json.dumps({**asdict(job), "tasks": list(job.tasks)}) for job in plan.jobs]
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return replace(plan, path=str(path.resolve()))
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Read a plan written by :func:`write_plan`.
+
+    Args:
+        path: The plan file.
+
+    Returns:
+        The plan.
+
+    Raises:
+        PlanError: If the file is missing or not a plan.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise PlanError(f"Plan file {path} does not exist; make one with `static-rteb plan`.")
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        header = json.loads(lines[0]) if lines else {}
+        if header.get("plan") != PLAN_VERSION:
+            raise PlanError(
+                f"{path} is not a plan (version {PLAN_VERSION}) written by static-rteb."
+            )
+        jobs = tuple(_job(json.loads(line)) for line in lines[1:])
+    except (ValueError, TypeError, KeyError) as err:
+        if isinstance(err, PlanError):
+            raise
+        raise PlanError(f"{path} is not a valid plan file ({err}); make it again.") from err
+    return Plan(
+        results_dir=header["results_dir"],
+        jobs=jobs,
+        created=float(header.get("created", 0.0)),
+        path=str(path.resolve()),
+    )
+
+
+def _job(data: dict[str, Any]) -> Job:
+    return Job(**{**data, "tasks": tuple(data["tasks"])})
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
+    """Refuse a plan that does not fit: another results folder, or changed local models.
+
+    Args:
+        plan: The plan.
+        results_dir: The results folder the caller means to use (None: the plan's own).
+
+    Raises:
+        PlanMismatchError: Naming the mismatch (folder, or model with planned and current
+            revision) and how to fix it.
+    """
+    if results_dir is not None:
+        wanted = Path(results_dir).expanduser().resolve()
+        if wanted != Path(plan.results_dir):
+            raise PlanMismatchError(
+                f"The plan {plan.path or ''} was written for the results folder "
+                f"{plan.results_dir}, not {wanted}. Make a new plan with "
+                f"`static-rteb plan ... --results {wanted}`."
+            )
+    from .models import content_revision
+
+    current: dict[str, str] = {}
+    for job in plan.jobs:
+        if job.content is None:
+            continue
+        if job.model not in current:
+            if not Path(job.model).is_dir():
+                raise PlanMismatchError(
+                    f"The model folder {job.model} of job {job.job_id} no longer exists; "
+                    "restore it or make a new plan."
+                )
+            current[job.model] = content_revision(job.model)
+        if current[job.model] != job.content:
+            raise PlanMismatchError(
+                f"The local model {job.model} ({job.name}) changed since planning: its content "
+                f"hash was {job.content} and is now {current[job.model]}. Make a new plan with "
+                "`static-rteb plan` (a changed static model files its results under a new "
+                "revision)."
+            )

@@ -1,0 +1,245 @@
+"""What became of a plan's jobs: done, running, failed (with the error) or pending.
+
+:func:`plan_status` reads, for every job of a plan,
+
+* the results folder: a job is **done** when all its result files are complete;
+* the submission log (``<results>/logs/submissions.jsonl``): a job never submitted is
+  **pending**; a job whose submission SLURM rejected is **failed** with SLURM's message;
+* SLURM's queue (``squeue``): a queued job is **pending** (with SLURM's reason), a started
+  one **running**;
+* the job's record (``<results>/logs/jobs/<id>.json``) and submitit's logs
+  (``<results>/logs/<slurm id>_0_log.err`` and ``..._result.pkl``): a job that left the
+  queue unfinished is **failed**, with its error and traceback, or SLURM's own message
+  (cancelled, time limit, out of memory) from the log;
+* for the local executor, the worker's pid: a record ``running`` whose process is gone
+  is **failed**.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .executors import (
+    ACTIVE_STATES,
+    _array_pending,
+    read_record,
+    read_submissions,
+    slurm_queue,
+)
+from .locks import pid_alive
+from .plan import Job, Plan, job_complete
+
+STATES = ("done", "running", "failed", "pending")
+STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "detail"]
+#: Lines of a SLURM log worth showing when a job died without a traceback.
+SLURM_MARKERS = ("slurmstepd", "CANCELLED", "DUE TO TIME LIMIT", "oom", "error", "Error", "Killed")
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """The state of one job.
+
+    Attributes:
+        job_id: The job.
+        model: Its model's result name.
+        tasks: Its tasks.
+        state: ``done``, ``running``, ``failed`` or ``pending``.
+        detail: A short explanation (SLURM's reason, the error's first line).
+        executor: ``local`` or ``slurm`` (last submission), or None.
+        slurm_id: ``<array>_<index>`` of the last SLURM submission, or None.
+        error: The error of a failed job (SLURM's message or the exception).
+        traceback: The traceback of a failed job, when one was recorded.
+    """
+
+    job_id: str
+    model: str
+    tasks: tuple[str, ...]
+    state: str
+    detail: str = ""
+    executor: str | None = None
+    slurm_id: str | None = None
+    error: str | None = None
+    traceback: str | None = None
+
+
+def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
+    """The state of every job of ``plan``.
+
+    Args:
+        plan: The plan.
+        queue: SLURM's queue (:func:`analysis.runs.executors.slurm_queue`); read when None
+            and some job was submitted to SLURM.
+
+    Returns:
+        One :class:`JobStatus` per job, in plan order.
+    """
+    last: dict[str, dict[str, Any]] = {}
+    for entry in read_submissions(plan):
+        for job_id in entry.get("jobs", {}):
+            last[job_id] = entry
+    if queue is None:
+        queue = slurm_queue() if any(e["executor"] == "slurm" for e in last.values()) else {}
+    return [_status(plan, job, last.get(job.job_id), queue) for job in plan.jobs]
+
+
+def _status(
+    plan: Plan, job: Job, entry: dict[str, Any] | None, queue: dict[str, tuple[str, str]]
+) -> JobStatus:
+    base = {"job_id": job.job_id, "model": job.name, "tasks": job.tasks}
+    if job_complete(job):
+        return JobStatus(**base, state="done", executor=entry and entry["executor"])
+    if entry is None:
+        return JobStatus(**base, state="pending", detail="not submitted")
+    executor = entry["executor"]
+    if entry.get("error"):
+        return _failed(base, executor, None, entry["error"], None, prefix="submission rejected")
+    record = read_record(plan, job.job_id)
+    if record is not None and record.get("started", 0) < entry["time"] - 1:
+        record = None  # from an earlier attempt
+    if executor == "slurm":
+        return _slurm_status(plan, base, entry["jobs"][job.job_id], record, queue)
+    return _local_status(base, entry, record)
+
+
+def _failed(
+    base: dict[str, Any],
+    executor: str,
+    slurm_id: str | None,
+    error: str,
+    trace: str | None,
+    *,
+    prefix: str = "",
+) -> JobStatus:
+    first = error.strip().splitlines()[0] if error.strip() else "failed"
+    detail = f"{prefix}: {first}" if prefix else first
+    return JobStatus(
+        **base,
+        state="failed",
+        detail=detail[:120],
+        executor=executor,
+        slurm_id=slurm_id,
+        error=error,
+        traceback=trace,
+    )
+
+
+def _slurm_status(
+    plan: Plan,
+    base: dict[str, Any],
+    slurm_id: str,
+    record: dict[str, Any] | None,
+    queue: dict[str, tuple[str, str]],
+) -> JobStatus:
+    state, reason = queue.get(slurm_id, ("", ""))
+    if state == "PENDING" or (not state and _array_pending(slurm_id, queue)):
+        detail = f"queued in SLURM ({reason})" if reason and reason != "None" else "queued in SLURM"
+        return JobStatus(
+            **base, state="pending", detail=detail, executor="slurm", slurm_id=slurm_id
+        )
+    if state in ACTIVE_STATES:
+        return JobStatus(
+            **base, state="running", detail=state.lower(), executor="slurm", slurm_id=slurm_id
+        )
+    if record is not None and record.get("state") == "failed":
+        return _failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
+    error, trace = _submitit_error(plan.logs_dir, slurm_id)
+    if state:
+        error = (
+            f"SLURM state {state}"
+            + (f" ({reason})" if reason and reason != "None" else "")
+            + (f": {error}" if error else "")
+        )
+    if not error:
+        error = "the job left SLURM's queue without finishing (killed, or its node failed)"
+    return _failed(base, "slurm", slurm_id, error, trace)
+
+
+def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
+    """The error of a SLURM job from submitit's files.
+
+    The traceback from its result pickle, else SLURM's own lines (cancelled, time limit,
+    out of memory) from its stderr log. Returns (error line, full text or None).
+    """
+    pickle = logs / f"{slurm_id}_0_result.pkl"
+    if pickle.is_file():
+        from submitit.core.utils import pickle_load
+
+        try:
+            outcome, value = pickle_load(pickle)
+        except Exception:  # a pickle cut by the kill: fall back to the log
+            outcome, value = "", None
+        if outcome == "error":
+            text = str(value).strip()
+            return text.splitlines()[-1] if text else "the job raised", text
+    log = logs / f"{slurm_id}_0_log.err"
+    if not log.is_file():
+        return "", None
+    lines = log.read_text(errors="replace").splitlines()
+    marked = [line.strip() for line in lines if any(m in line for m in SLURM_MARKERS)]
+    tail = "\n".join(lines[-30:])
+    return (marked[-1] if marked else ""), tail or None
+
+
+def _local_status(
+    base: dict[str, Any], entry: dict[str, Any], record: dict[str, Any] | None
+) -> JobStatus:
+    here = socket.gethostname()
+    if record is None:
+        coordinator_alive = entry.get("host") == here and pid_alive(
+            int(entry.get("pid", 0)), entry.get("pid_start")
+        )
+        detail = "queued for a local worker" if coordinator_alive else "not run (the run ended)"
+        return JobStatus(**base, state="pending", detail=detail, executor="local")
+    if record.get("state") == "failed":
+        return _failed(base, "local", None, record["error"], record.get("traceback"))
+    if record.get("state") == "running":
+        if record.get("host") != here or pid_alive(int(record["pid"]), record.get("pid_start")):
+            detail = f"pid {record['pid']} on {record.get('host')}"
+            return JobStatus(**base, state="running", detail=detail, executor="local")
+        return _failed(
+            base,
+            "local",
+            None,
+            f"worker pid {record['pid']} on {record.get('host')} died before finishing",
+            None,
+        )
+    # a "done" record with incomplete results: files were removed since
+    return JobStatus(**base, state="pending", detail="results missing; run again", executor="local")
+
+
+def status_table(statuses: Sequence[JobStatus]) -> pd.DataFrame:
+    """A table of job states: job, model, tasks, state, executor, slurm_id, detail.
+
+    Args:
+        statuses: From :func:`plan_status`.
+
+    Returns:
+        One row per job.
+    """
+    rows = [
+        [
+            s.job_id,
+            s.model,
+            ",".join(s.tasks),
+            s.state,
+            s.executor or "",
+            s.slurm_id or "",
+            s.detail,
+        ]
+        for s in statuses
+    ]
+    return pd.DataFrame(rows, columns=STATUS_COLUMNS)
+
+
+def state_counts(statuses: Sequence[JobStatus]) -> dict[str, int]:
+    """How many jobs are in each state (every state listed, zeros included)."""
+    counts = dict.fromkeys(STATES, 0)
+    for status in statuses:
+        counts[status.state] += 1
+    return counts
