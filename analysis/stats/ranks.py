@@ -1,0 +1,504 @@
+"""Rank intervals for a leaderboard: which ranks are real.
+
+:func:`rank_intervals` takes a tasks x models table and answers, per model: its rank,
+an interval for that rank, and which models it cannot be told apart from.
+
+**Method: ranks from pairwise comparisons.** For every pair of models (i, j) the
+hypothesis "i and j are equally good" is tested with a paired sign-flip permutation
+test over the tasks (the test of :func:`analysis.stats.paired_bootstrap`,
+studentized), and all pairs are adjusted together with the Westfall-Young step-down
+max-T procedure, using the same sign patterns for every pair. A model's rank interval
+is then
+
+    [1 + number of models significantly better, K - number of models significantly worse]
+
+If the pairwise decisions make no false (or wrongly signed) claim, which the max-T
+adjustment guarantees with probability at least ``confidence_level``, *every* model's
+interval contains its true rank at the same time (simultaneous coverage; Klein, Wright
+and Wieczorek 2020; Mogstad, Romano, Shaikh and Wilhelm 2024). With
+``simultaneous=False`` each model's comparisons form their own family (K - 1
+hypotheses): each interval then covers its model's true rank with probability at
+least ``confidence_level`` (marginal coverage), and is narrower.
+
+Why not a percentile bootstrap of ranks (``interval="bootstrap"``, kept for
+comparison)? It is a marginal interval with no guarantee: when models are tied or
+nearly tied, the bootstrap distribution of a rank is centred on the observed rank,
+not on the true one, and it under-covers (measured: see below and
+``benchmarks/results/rank_validation.md``).
+
+**The null and the assumptions.**
+
+* Unit = task. Tasks are independent draws from a population of tasks, exchangeable;
+  the population quantity is a model's expected aggregate per task (its mean score,
+  or its expected Borda points).
+* The test of pair (i, j): under H0 the task-wise difference ``u_i - u_j`` is
+  symmetric about 0 (i and j exchangeable on every task). For the max-T adjustment
+  the differences of all truly tied pairs must be symmetric jointly, e.g. task
+  effect plus symmetric noise; under the global null with the Borda aggregate,
+  exchangeable models suffice (a uniformly random ranking is reversal-invariant).
+  With skewed noise the test is of symmetry, not of a zero mean (see
+  :func:`analysis.stats.paired_bootstrap`).
+* Decisions are directional: a rejected pair is ordered by the sign of its observed
+  difference.
+* Ties: tied scores within a task get average ranks (Borda); tied aggregates share
+  the best rank (pandas/mteb ``"min"``). A model whose true rank is shared (a tie in
+  the population) is "covered" when its interval contains every rank of its tie
+  group, i.e. when no tied model is declared better or worse.
+* Exact enumeration of all 2**n sign patterns when ``2**n <= n_resamples`` and
+  n <= 20 (n <= 13 at the default), otherwise Monte-Carlo with the
+  ``(b + 1)/(B + 1)`` convention. The smallest attainable adjusted p-value is
+  ``2 / 2**n`` (exact): 0.031 at n = 6, so with 5 tasks or fewer nothing is ever
+  separated at 0.05. Fewer than 3 tasks give no interval at all (``reason`` says why).
+
+**Measured behaviour** (``tests/test_stats_ranks.py``,
+``benchmarks/bench_rank_validation.py``): at the global null (all models tied) the
+probability that every interval is [1, K] equals one minus the attained level of the
+exact max-T test (1 - 2/64 = 0.969 at n = 6, 1 - 3/64 = 0.953 at n = 7, 0.950 at
+n = 13, 0.95 at n = 30 Monte-Carlo), within Monte-Carlo error, simultaneous or
+marginal. With distinct true effects the intervals are conservative by design
+(coverage above nominal). The percentile bootstrap of ranks covers well below
+nominal for tied or close models.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from ..errors import DroppedModelsWarning
+from ._checks import RngLike, _check_choice, _check_n_resamples, _check_open_unit, _check_rng
+from ._resampling import _bootstrap_index_blocks, _sign_flip_is_exact, _sign_patterns
+
+__all__ = ["RankIntervalsResult", "rank_intervals"]
+
+_AGGREGATES = ("mean", "borda")
+_INTERVALS = ("pairwise", "bootstrap")
+_BLOCK = 1 << 22  # elements of one temporary (reps x patterns x pairs) block
+_TOL = 1e-9  # relative and absolute tolerance on r in [0, 1] ("as extreme")
+_MIN_TASKS = 3
+
+
+@dataclass(frozen=True)
+class RankIntervalsResult:
+    """Result of :func:`rank_intervals`.
+
+    Attributes:
+        table: one row per kept model (index ``model``), sorted by ``rank`` then by
+            column order, with columns ``score`` (mean score, or Borda points = the
+            sum over tasks of ``n_models - rank in task``), ``rank`` (1 = best, ties
+            share the best rank), ``rank_low`` / ``rank_high`` (the interval; NaN when
+            there is none), ``n_better`` / ``n_worse`` (models significantly better /
+            worse at ``1 - confidence_level``) and ``tied_with_leader`` (the pair with
+            the rank-1 model is not rejected at ``alpha``; the leader itself is True).
+        pvalues: K x K adjusted p-values (row model vs column model, within the row
+            model's family; symmetric when simultaneous; NaN on the diagonal).
+        groups: for each of the ``top`` best models (in rank order), the models it
+            cannot be told apart from at ``alpha`` (itself included), in rank order.
+        aggregate: ``"mean"`` or ``"borda"``.
+        interval: ``"pairwise"`` or ``"bootstrap"``.
+        simultaneous: whether all pairs form one family (else one family per model).
+        n_tasks: tasks (units) used.
+        n_models: models kept.
+        confidence_level: confidence level of the rank intervals.
+        alpha: family-wise level of ``groups`` and ``tied_with_leader``.
+        n_resamples: sign patterns (Monte-Carlo) or bootstrap resamples requested.
+        exact: whether all 2**n sign patterns were enumerated.
+        n_patterns: sign patterns used (2**n when exact).
+        min_pvalue: smallest attainable adjusted p-value.
+        method: a sentence describing what was computed.
+        dropped: models left out (with missing scores) -> their missing tasks.
+        reason: why there is no interval (fewer than 3 tasks), else None.
+    """
+
+    table: pd.DataFrame
+    pvalues: pd.DataFrame
+    groups: dict[str, list[str]]
+    aggregate: str
+    interval: str
+    simultaneous: bool
+    n_tasks: int
+    n_models: int
+    confidence_level: float
+    alpha: float
+    n_resamples: int
+    exact: bool
+    n_patterns: int
+    min_pvalue: float
+    method: str
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+    reason: str | None = None
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def _task_values(X: np.ndarray, aggregate: str) -> np.ndarray:
+    """Per-task values whose mean over tasks is the aggregate: scores or Borda points.
+
+    ``X`` is (..., tasks, models). Borda points as mteb's leaderboard: per task, average
+    ranks (1 = best) and ``n_models - rank`` points.
+    """
+    if aggregate == "mean":
+        return X.astype(float, copy=True)
+    k = X.shape[-1]
+    return k - rankdata(-X, method="average", axis=-1)
+
+
+def _point_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks of the aggregates along the last axis: 1 = highest, ties share the best."""
+    return rankdata(-values, method="min", axis=-1).astype(np.int64)
+
+
+def _families(k: int, simultaneous: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (ia, ib), shape (families, hypotheses): all pairs, or each model's K - 1."""
+    if simultaneous:
+        ia, ib = np.triu_indices(k, 1)
+        return ia[None, :], ib[None, :]
+    others = np.array([[j for j in range(k) if j != i] for i in range(k)], dtype=np.intp)
+    return np.repeat(np.arange(k)[:, None], k - 1, axis=1), others.reshape(k, k - 1)
+
+
+def _pattern_blocks(
+    n: int, n_resamples: int, rng: np.random.Generator, rows: int
+) -> tuple[Iterator[np.ndarray], bool, int]:
+    """Sign patterns in blocks (rows x n, +-1) and whether they are exact, and how many.
+
+    Exact: the 2**(n-1) patterns that keep the last task's sign (s and -s give the same
+    two-sided statistic, so half the patterns count for all). Monte-Carlo:
+    ``n_resamples`` random patterns, ``rng.integers(0, 2, (rows, n))`` per block.
+    """
+    if _sign_flip_is_exact(n, n_resamples):
+        total = 2 ** (n - 1)
+
+        def exact() -> Iterator[np.ndarray]:
+            for start in range(0, total, rows):
+                yield _sign_patterns(n, start, min(start + rows, total))
+
+        return exact(), True, total
+
+    def monte_carlo() -> Iterator[np.ndarray]:
+        for start in range(0, n_resamples, rows):
+            bits = rng.integers(0, 2, size=(min(rows, n_resamples - start), n))
+            yield 1.0 - 2.0 * bits
+
+    return monte_carlo(), False, n_resamples
+
+
+def _maxt_pvalues(
+    U: np.ndarray, *, simultaneous: bool, n_resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, bool, int]:
+    """Step-down max-T adjusted p-values of all pairs, for a batch of data sets.
+
+    ``U`` is (reps, tasks, models) of per-task values. For pair (i, j) with task-wise
+    differences d, the statistic is ``r = (sum s*d)**2 / (n * sum d**2)`` in [0, 1], a
+    monotone function of the paired t statistic's absolute value under sign flips
+    (``t**2 = (n - 1) r / (1 - r)``), so max-T over pairs is max-|t|. Westfall-Young
+    free step-down: order a family's pairs by observed r (largest first); the p-value
+    of the k-th is the share of patterns whose maximum over pairs k, k+1, ... reaches
+    its observed r; then running maxima keep the order.
+
+    Returns (P of shape (reps, models, models) with NaN diagonal, exact, patterns).
+    """
+    reps, n, k = U.shape
+    U = U - U.mean(axis=2, keepdims=True)  # task effects cancel in differences
+    ia, ib = _families(k, simultaneous)
+    n_fam, m = ia.shape
+    d = U[:, :, ia] - U[:, :, ib]  # (reps, n, F, m)
+    q = np.einsum("rnfm,rnfm->rfm", d, d)
+    inv = np.divide(1.0, n * q, out=np.zeros_like(q), where=q > 0)
+    observed = d.sum(axis=1) ** 2 * inv  # (reps, F, m)
+    order = np.argsort(-observed, axis=2, kind="stable")
+    sa = np.take_along_axis(np.broadcast_to(ia, (reps, n_fam, m)), order, axis=2)
+    sb = np.take_along_axis(np.broadcast_to(ib, (reps, n_fam, m)), order, axis=2)
+    threshold = np.take_along_axis(observed, order, axis=2) * (1.0 - _TOL) - _TOL
+    # Pair differences in the fixed pair order (one index for all data sets), then each
+    # data set's pairs reordered by its observed statistic (one gather).
+    flat_order = (order + (np.arange(n_fam) * m)[None, :, None]).reshape(reps, 1, n_fam * m)
+    inv_flat = inv.reshape(reps, 1, n_fam * m)
+    ia_flat, ib_flat = ia.ravel(), ib.ravel()
+    rows = max(1, _BLOCK // max(reps * n_fam * m, 1))
+    blocks, exact, total = _pattern_blocks(n, n_resamples, rng, rows)
+    count = np.zeros((reps, n_fam, m), dtype=np.int64)
+    for flips in blocks:
+        sums = np.matmul(flips, U)  # (reps, b, models)
+        diff = sums[:, :, ia_flat] - sums[:, :, ib_flat]
+        diff *= diff
+        diff *= inv_flat
+        stat = np.take_along_axis(diff, flat_order, axis=2).reshape(reps, -1, n_fam, m)
+        tail_max = np.maximum.accumulate(stat[..., ::-1], axis=3)[..., ::-1]
+        count += (tail_max >= threshold[:, None]).sum(axis=1)
+    raw = count / total if exact else (count + 1.0) / (total + 1.0)
+    adjusted = np.minimum(np.maximum.accumulate(raw, axis=2), 1.0)
+    P = np.full((reps, k, k), np.nan)
+    r_idx = np.arange(reps)[:, None, None]
+    P[r_idx, sa, sb] = adjusted
+    if simultaneous:
+        P[r_idx, sb, sa] = adjusted
+    return P, exact, total
+
+
+def _pairwise_intervals(
+    P: np.ndarray, values: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rank intervals from pairwise decisions at ``level``.
+
+    ``P`` (reps, K, K) adjusted p-values, ``values`` (reps, K) aggregates. Row i's
+    decisions use P[i, :] (model i's family). Returns (low, high, n_better, n_worse).
+    """
+    k = values.shape[-1]
+    reject = np.nan_to_num(P, nan=1.0) <= level
+    better = reject & (values[:, None, :] > values[:, :, None])  # column j better than i
+    worse = reject & (values[:, None, :] < values[:, :, None])
+    n_better, n_worse = better.sum(axis=2), worse.sum(axis=2)
+    return 1 + n_better, k - n_worse, n_better, n_worse
+
+
+def _min_ranks(values: np.ndarray) -> np.ndarray:
+    """Like :func:`_point_ranks` (1 + number of strictly larger values), fast for few models."""
+    if values.shape[-1] > 64:
+        return _point_ranks(values)
+    larger = values[..., None, :] > values[..., :, None]
+    return 1 + larger.sum(axis=-1, dtype=np.int64)
+
+
+def _bootstrap_rank_intervals(
+    U: np.ndarray, *, n_resamples: int, confidence_level: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap intervals of ranks (tasks resampled), for a batch of data sets.
+
+    Every data set shares the resamples. Returns (low, high), each (reps, models): the
+    lower / upper ``(1 - confidence_level)/2`` quantiles of the resampled ranks, as
+    ``np.quantile(..., method="lower")`` / ``"higher"`` (so the ends are ranks), read
+    off a histogram of the ranks 1..K.
+    """
+    reps, n, k = U.shape
+    tail = (1.0 - confidence_level) / 2.0
+    hist = np.zeros(reps * k * k, dtype=np.int64)
+    cell = (np.arange(reps)[:, None, None] * k + np.arange(k)[None, None, :]) * k
+    for idx in _bootstrap_index_blocks(n, n_resamples, rng):
+        rows = idx.shape[0]
+        flat = (idx + (np.arange(rows) * n)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
+        ranks = _min_ranks(np.matmul(counts, U))  # (reps, rows, models)
+        hist += np.bincount((cell + ranks - 1).ravel(), minlength=hist.size)
+    cum = np.cumsum(hist.reshape(reps, k, k), axis=2)
+    lo_pos = math.floor(tail * (n_resamples - 1))
+    hi_pos = math.ceil((1.0 - tail) * (n_resamples - 1))
+    low = 1 + (cum <= lo_pos).sum(axis=2)
+    high = 1 + (cum <= hi_pos).sum(axis=2)
+    return low.astype(float), high.astype(float)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def _check_scores(scores: Any) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """The complete models of ``scores`` (tasks x models), and the dropped ones."""
+    if not isinstance(scores, pd.DataFrame):
+        raise ValueError(
+            "`scores` must be a pandas DataFrame (rows = tasks, columns = models), "
+            f"got {type(scores).__name__}"
+        )
+    if scores.columns.duplicated().any():
+        dup = sorted({str(c) for c in scores.columns[scores.columns.duplicated()]})
+        raise ValueError(f"`scores` has duplicate model columns: {dup}")
+    bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+    if bad:
+        raise ValueError(f"`scores` has non-numeric columns: {bad}")
+    X = scores.to_numpy(dtype=float, na_value=np.nan)
+    inf_cols = [scores.columns[j] for j in np.flatnonzero(np.isinf(X).any(axis=0))]
+    if inf_cols:
+        raise ValueError(f"`scores` has infinite values in columns {inf_cols}")
+    missing = np.isnan(X)
+    dropped = {
+        str(scores.columns[j]): [str(t) for t in scores.index[missing[:, j]]]
+        for j in np.flatnonzero(missing.any(axis=0))
+    }
+    if dropped:
+        detail = "; ".join(f"{m!r} misses {', '.join(t)}" for m, t in dropped.items())
+        warnings.warn(
+            f"rank_intervals: left out {len(dropped)} model(s) without a score on every one "
+            f"of the {len(scores)} tasks: {detail}",
+            DroppedModelsWarning,
+            stacklevel=3,
+        )
+    kept = scores.loc[:, ~missing.any(axis=0)]
+    if kept.shape[1] < 2:
+        raise ValueError(
+            f"`scores` needs at least 2 models with a score on every task, got {kept.shape[1]}; "
+            "drop tasks that few models have (rows) first"
+        )
+    return kept, dropped
+
+
+def rank_intervals(
+    scores: pd.DataFrame,
+    *,
+    aggregate: Literal["mean", "borda"] = "mean",
+    interval: Literal["pairwise", "bootstrap"] = "pairwise",
+    simultaneous: bool = True,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    top: int = 10,
+    rng: RngLike = None,
+) -> RankIntervalsResult:
+    """Rank of every model on a leaderboard, with a confidence interval for the rank.
+
+    See the module docstring for the method, the null hypothesis, the assumptions and
+    the measured behaviour. In short: pairwise sign-flip tests over tasks, adjusted
+    together (Westfall-Young step-down max-T); a model's interval runs from 1 + the
+    number of models significantly better to K - the number significantly worse, and
+    covers the true ranks of all models at once with probability at least
+    ``confidence_level`` (``simultaneous=True``) or each model's separately
+    (``simultaneous=False``).
+
+    Missing values: a model (column) with any NaN is left out with a
+    :class:`~analysis.errors.DroppedModelsWarning` naming it and its missing tasks
+    (listed in ``dropped``); a mean over a partial task set is never used. With fewer
+    than 3 tasks the ranks are reported without intervals (``reason`` says why).
+
+    Draws from ``rng``: Monte-Carlo sign patterns ``rng.integers(0, 2, (rows, n))`` per
+    block (none when exact), then, for ``interval="bootstrap"``, bootstrap indices.
+
+    Args:
+        scores: rows = tasks (the unit), columns = models, higher is better.
+        aggregate: ``"mean"`` (Mean (Task)) or ``"borda"`` (mteb's Borda count, the
+            ranks computed among the kept models).
+        interval: ``"pairwise"`` (default, valid; see above) or ``"bootstrap"`` (the
+            percentile bootstrap of ranks over resampled tasks; marginal, no
+            guarantee, under-covers for close models; kept for comparison).
+        simultaneous: one family of all pairs (True) or one per model (False).
+        n_resamples: Monte-Carlo sign patterns (when not exact) and bootstrap resamples.
+        confidence_level: coverage of the rank intervals, in (0, 1).
+        alpha: family-wise level for ``groups`` and ``tied_with_leader``, in (0, 1).
+        top: how many of the best models get a group in ``groups``.
+        rng: seed or Generator.
+
+    Returns:
+        RankIntervalsResult (see there).
+
+    Raises:
+        ValueError: ``scores`` is not a DataFrame, has duplicate, non-numeric or
+            infinite columns, or fewer than 2 complete models; or an option is invalid.
+    """
+    aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
+    interval = _check_choice(interval, "interval", _INTERVALS)
+    if not isinstance(simultaneous, bool):
+        raise ValueError(f"`simultaneous` must be True or False, got {simultaneous!r}")
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    alpha = _check_open_unit(alpha, "alpha")
+    top = _check_n_resamples(top, "top")
+    gen = _check_rng(rng)
+    kept, dropped = _check_scores(scores)
+    names = [str(c) for c in kept.columns]
+    X = kept.to_numpy(dtype=float)
+    n, k = X.shape
+    U = _task_values(X, aggregate)
+    value = U.sum(axis=0) if aggregate == "borda" else U.mean(axis=0)
+    rank = _point_ranks(value)
+    table = pd.DataFrame({"score": value, "rank": rank}, index=pd.Index(names, name="model"))
+    agg = "Borda points" if aggregate == "borda" else "mean score"
+    common: dict[str, Any] = dict(
+        aggregate=aggregate,
+        interval=interval,
+        simultaneous=simultaneous,
+        n_tasks=n,
+        n_models=k,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        dropped=dropped,
+    )
+    if n < _MIN_TASKS:
+        for col in ("rank_low", "rank_high", "n_better", "n_worse"):
+            table[col] = np.nan
+        table["tied_with_leader"] = pd.array([pd.NA] * k, dtype="boolean")
+        reason = (
+            f"only {n} task(s): fewer than {_MIN_TASKS} tasks give no interval (a sign-flip "
+            f"test over {n} tasks can never reject, and a resample of {n} carries almost no "
+            "information)"
+        )
+        return RankIntervalsResult(
+            table=table.sort_values("rank", kind="stable"),
+            pvalues=pd.DataFrame(np.nan, index=names, columns=names),
+            groups={},
+            exact=False,
+            n_patterns=0,
+            min_pvalue=float("nan"),
+            method=f"ranks by {agg} over {n} task(s); no interval",
+            reason=reason,
+            **common,
+        )
+    P, exact, total = _maxt_pvalues(
+        U[None], simultaneous=simultaneous, n_resamples=n_resamples, rng=gen
+    )
+    low, high, n_better, n_worse = _pairwise_intervals(P, value[None], 1.0 - confidence_level)
+    if interval == "bootstrap":
+        low, high = _bootstrap_rank_intervals(
+            U[None], n_resamples=n_resamples, confidence_level=confidence_level, rng=gen
+        )
+    table["rank_low"], table["rank_high"] = low[0], high[0]
+    table["n_better"], table["n_worse"] = n_better[0], n_worse[0]
+    pvalues = pd.DataFrame(P[0], index=names, columns=names)
+    order = np.argsort(rank, kind="stable")
+    leader = order[0]
+    indistinct = np.nan_to_num(P[0], nan=1.0) > alpha
+    np.fill_diagonal(indistinct, True)
+    table["tied_with_leader"] = indistinct[leader]
+    groups = {names[i]: [names[j] for j in order if indistinct[i, j]] for i in order[:top]}
+    family = "all pairs, one family" if simultaneous else "one family per model (its K - 1 pairs)"
+    patterns = (
+        f"exact sign flips (2^{n}={2 * total} patterns)"
+        if exact
+        else f"{total} Monte-Carlo sign patterns"
+    )
+    how = (
+        "pairwise decisions"
+        if interval == "pairwise"
+        else f"percentile bootstrap of ranks ({n_resamples} resamples of {n} tasks)"
+    )
+    method = (
+        f"ranks by {agg} over {n} tasks; paired studentized sign-flip tests, Westfall-Young "
+        f"step-down max-T ({family}; {patterns}); rank intervals from {how}"
+    )
+    min_p = 1.0 / total if exact else 1.0 / (total + 1.0)
+    return RankIntervalsResult(
+        table=table.iloc[order],
+        pvalues=pvalues,
+        groups=groups,
+        exact=exact,
+        n_patterns=2 * total if exact else total,
+        min_pvalue=min_p,
+        method=method,
+        **common,
+    )
+
+
+def attained_level(n: int, level: float) -> float:
+    """Largest rejection probability <= ``level`` of an exact two-sided sign-flip test.
+
+    Under a continuous null the exact max-T (or single) sign-flip test over n units
+    rejects with probability ``floor(level * 2**(n-1)) / 2**(n-1)``: the statistic's
+    rank among the 2**(n-1) distinct values of a sign-flip orbit is uniform. Beyond
+    n = 20 (Monte-Carlo) this returns ``level``.
+
+    Args:
+        n: number of units (tasks).
+        level: nominal level, in (0, 1).
+
+    Returns:
+        The attained level.
+    """
+    if n > 20:
+        return float(level)
+    half = 2 ** (n - 1)
+    return math.floor(level * half + 1e-12) / half
