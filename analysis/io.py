@@ -86,11 +86,11 @@ def results_display(results: str | Path) -> str:
     """
     from .paths import repo_root
 
-    path = Path(results).expanduser().resolve()
-    root = repo_root().resolve()
+    path = Path(os.path.abspath(Path(results).expanduser()))  # symlinks kept, as given
+    root = repo_root()
     if path == root or root in path.parents or root.parent in path.parents:
         return os.path.relpath(path, root)
-    home = Path.home().resolve()
+    home = Path.home()
     if home in path.parents:
         return "~/" + path.relative_to(home).as_posix()
     return path.as_posix()

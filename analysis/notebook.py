@@ -199,12 +199,14 @@ def resolve_results(results_dir: str | Path | None) -> str | None:
 
     given = results_location(results_dir)
     if given is not None:
-        return str(resolve_results_dir(given, download=False))
+        resolve_results_dir(given, download=False)  # checks it holds results
+        return given  # absolute, symlinks kept: headers name the folder as given
     import mteb
 
-    default = Path(mteb.ResultCache().cache_path)
+    default = Path(os.path.abspath(mteb.ResultCache().cache_path))
     if (default / "remote" / "results").is_dir():
-        return str(resolve_results_dir(default, download=False))
+        resolve_results_dir(default, download=False)
+        return str(default)
     if not _offline():
         return None  # the loader downloads mteb's results repository into ``default``
     folder = _suggested_results()
@@ -324,15 +326,18 @@ class NotebookContext:
         floatfmt: str = ".2f",
         pvalue_columns: Sequence[str] = (),
         index: bool = False,
-    ) -> Any:
-        """Display ``frame`` rounded (a pandas Styler), p-values as ``"<0.001"``; returns it."""
+    ) -> None:
+        """Display ``frame`` rounded (a pandas Styler), p-values as ``"<0.001"``.
+
+        Returns None, so a call ending a cell does not show the table twice; use
+        :func:`styled` for the Styler itself.
+        """
         _check_columns(frame, pvalue_columns)
         styler = styled(frame, floatfmt=floatfmt, pvalue_columns=pvalue_columns, index=index)
         if self.in_kernel:
             from IPython.display import display
 
             display(styler)
-        return styler
 
     def md(self, text: str) -> None:
         """Display Markdown (prose with numbers rendered from variables)."""

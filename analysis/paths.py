@@ -18,9 +18,13 @@ def repo_root() -> Path:
 
 
 def from_root(path: str | Path) -> Path:
-    """Resolve a relative path against the repository root (notebooks run from anywhere)."""
+    """Resolve a relative path against the repository root (notebooks run from anywhere).
+
+    The result is absolute and normalized, but symlinks are kept (``../shared`` may be
+    a link), so headers name a folder the way it was given.
+    """
     path = Path(path).expanduser()
-    return path if path.is_absolute() else (repo_root() / path).resolve()
+    return Path(os.path.abspath(path if path.is_absolute() else repo_root() / path))
 
 
 def results_location(results_dir: str | Path | None) -> str | None:

@@ -39,29 +39,25 @@ output_dir: str = "figures"  # where tables and figures go, relative to the repo
 cache_dir: str = ""  # parquet cache of parsed results; empty: $STATIC_RTEB_CACHE or ~/.cache/static-rteb
 
 # %%
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Markdown, display
 
-from analysis.io import save_figure, write_markdown_table
-from analysis.paths import from_root, results_location
+from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.paths import from_root
 from analysis.results import blog as blogmod
 from analysis.results.leaderboard import load_leaderboards
 
-NOTEBOOK = "blog_tables.py"
-results = results_location(results_dir)
-out = from_root(output_dir)
+nb = setup(
+    "blog_tables.py",
+    parameters={"results_dir": results_dir, "include_tasks": include_tasks, "exclude_tasks": exclude_tasks},
+    output_dir=output_dir,
+)
 post = blogmod.parse_blog_tables(from_root(blog_path))
 benchmarks = sorted(set(mteb_benchmarks.values()) | set(rteb_benchmarks.values()))
-params = {
-    "results_dir": results_dir or "(env/default)",
-    "include_tasks": include_tasks,
-    "exclude_tasks": exclude_tasks,
-}
-display(post.mteb, post.rteb)
+palette = model_palette(post.rteb["model"])
+nb.md("The post's tables, as read from the post:")
+nb.show(post.mteb[["model", "name", "mteb_avg", "subset"]])
+nb.show(post.rteb[["model", "name", "public", "private"]])
 
 # %% [markdown]
 # ## Load every benchmark under each task-list definition
@@ -72,7 +68,7 @@ display(post.mteb, post.rteb)
 boards = {
     pin: load_leaderboards(
         benchmarks,
-        results=results,
+        results=nb.results,
         pin=pin,
         include_tasks=include_tasks or None,
         exclude_tasks=exclude_tasks or None,
@@ -81,41 +77,42 @@ boards = {
     for pin in pins
 }
 first = boards[pins[0]][benchmarks[0]].provenance
-display(Markdown(
+nb.md(
     f"Results: `{first['results_dir']}` (git commit: {first['results_git_commit'] or 'not a git checkout'}; "
-    f"content fingerprint `{first['results_fingerprint']}`, {first['n_result_files']} files); "
+    f"fingerprint `{first['results_fingerprint']}`, {first['n_result_files']} files); "
     f"mteb {first['mteb_version']}."
+)
+nb.show(pd.DataFrame(
+    [
+        {"task list": pin, "benchmark": name, "source": lb.spec.source, "tasks": len(lb.spec.tasks)}
+        for pin in pins
+        for name, lb in boards[pin].items()
+    ]
 ))
-for pin in pins:
-    for name, lb in boards[pin].items():
-        print(f"{pin:>11} | {name:<24} | {lb.spec.source:<32} | {len(lb.spec.tasks):>3} tasks")
 
 # %% [markdown]
 # ## The tables
 
 # %%
 checks = {}
+note = (
+    "Scores ×100. MTEB avg = Mean (Task); RTEB = Mean (Public), Mean (Private). "
+    "— = the model misses a task of that benchmark under this task list (no partial means)."
+)
 for pin in pins:
     mteb_table, rteb_table = blogmod.regenerate(
         post, boards[pin], mteb_benchmarks=mteb_benchmarks, rteb_benchmarks=rteb_benchmarks
     )
-    table_params = {**params, "pin": pin}
-    note = (
-        "Scores ×100. MTEB avg = Mean (Task); RTEB = Mean (Public), Mean (Private). "
-        "— = the model misses a task of that benchmark under this task list (no partial means)."
+    nb.md(f"### Task lists `{pin}`")
+    nb.table(
+        mteb_table[["Name", "MTEB avg score", "MTEB subset"]], f"blog_mteb_table.{pin}",
+        note=note, parameters={"pin": pin},
     )
-    write_markdown_table(
-        out / f"blog_mteb_table.{pin}.md",
-        mteb_table[["Name", "MTEB avg score", "MTEB subset"]],
-        notebook=NOTEBOOK, parameters=table_params, note=note,
-    )
-    write_markdown_table(
-        out / f"blog_rteb_table.{pin}.md",
-        rteb_table[["Name", "RTEB public score", "RTEB private score"]],
-        notebook=NOTEBOOK, parameters=table_params, note=note,
+    nb.table(
+        rteb_table[["Name", "RTEB public score", "RTEB private score"]], f"blog_rteb_table.{pin}",
+        note=note, parameters={"pin": pin},
     )
     checks[pin] = blogmod.compare_cells(post, mteb_table, rteb_table)
-    display(Markdown(f"### Task lists `{pin}`"), mteb_table, rteb_table)
 
 # %% [markdown]
 # ## The 12 cells: post vs data
@@ -129,14 +126,12 @@ summary = summary.reset_index().merge(
 )
 ordered = ["model", "cell", "blog"] + [f"regenerated ({p})" for p in pins] + [f"match ({p})" for p in pins]
 summary = summary[ordered]
-write_markdown_table(
-    out / "blog_cells_check.md", summary, notebook=NOTEBOOK,
-    parameters={**params, "pins": pins},
+nb.table(
+    summary, "blog_cells_check", parameters={"pins": pins},
     note="A cell matches when the regenerated value, rounded to the decimals the post printed, equals it.",
 )
 n_match = {p: int(checks[p]["match"].sum()) for p in pins}
-display(summary)
-display(Markdown(", ".join(f"`{p}`: **{n_match[p]} of {len(checks[p])}** cells reproduced" for p in pins) + "."))
+nb.md(", ".join(f"`{p}`: **{n_match[p]} of {len(checks[p])}** cells reproduced" for p in pins) + ".")
 
 # %% [markdown]
 # ## Why a cell differs
@@ -150,7 +145,7 @@ for pin in pins:
     for cell in checks[pin][~checks[pin]["match"]].to_dict("records"):
         lb = boards[pin][cell["benchmark"]]
         ref = boards[other][cell["benchmark"]] if other else None
-        display(Markdown(f"`{pin}` — " + blogmod.explain_cell(pd.Series(cell), lb, reference=ref)))
+        nb.md(f"`{pin}` — " + blogmod.explain_cell(pd.Series(cell), lb, reference=ref))
 
 # %% [markdown]
 # What the results folder itself says about the tasks that are missing:
@@ -163,35 +158,41 @@ absent = {
     for task in boards[pin][cell["benchmark"]].missing.query("model == @cell['model']")["task"]
 }
 for line in blogmod.readme_mentions(first["results_dir"], absent):
-    display(Markdown(f"> {line}"))
+    nb.md(f"> {line}")
 
 # %% [markdown]
 # ## RTEB public vs private
-# The post's four models on their RTEB benchmark, over every leaderboard model that has
-# both sides complete on that benchmark (grey). Points above the line score higher on
-# the private (held-out) datasets than on the public ones.
+# The post's models on their RTEB benchmark (colored, the same colors in every notebook),
+# over every other leaderboard model that has both sides complete on that benchmark
+# (grey). Points above the line score higher on the private (held-out) datasets than on
+# the public ones. A post model missing a task of the benchmark has no point; its legend
+# entry says how many tasks it misses.
 
 # %%
+highlighted = set(post.rteb["model"])
 for pin in pins:
-    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharex=False, sharey=False)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 6))
     for ax, subset in zip(axes, ["english", "multilingual"], strict=True):
         lb = boards[pin][rteb_benchmarks[subset]]
         s = lb.summary
-        both = s[s["complete_public"] & s["complete_private"]]
+        both = s[s["complete_public"] & s["complete_private"] & ~s.index.isin(highlighted)]
         if all_models_in_figure and len(both):
-            ax.scatter(both["mean_public"] * 100, both["mean_private"] * 100, s=12, color="0.75",
-                       label=f"leaderboard models (n={len(both)})")
-        mine = post.mteb[post.mteb["subset"] == subset]
-        for row in mine.itertuples():
-            if row.model in s.index:
-                x, y = s.loc[row.model, "mean_public"] * 100, s.loc[row.model, "mean_private"] * 100
-                ax.scatter([x], [y], s=40)
-                ax.annotate(row.name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
-        lims = [0, 100 * max(0.01, float(pd.concat([s["mean_public"], s["mean_private"]]).max()))]
-        ax.plot(lims, lims, ls="--", color="0.4", lw=0.8, label="y = x")
-        ax.set(title=f"{lb.name} — task list {pin}", xlabel="Mean (Public) ×100", ylabel="Mean (Private) ×100")
-        ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, out / f"rteb_public_vs_private.{pin}")
-    plt.show()
-    plt.close(fig)
+            ax.scatter(both["mean_public"] * 100, both["mean_private"] * 100, s=14, color=OTHER_COLOR,
+                       label=f"other leaderboard models (n={len(both)})")
+        for model in post.mteb.loc[post.mteb["subset"] == subset, "model"]:
+            row = s.loc[model] if model in s.index else None
+            if row is not None and row["complete_public"] and row["complete_private"]:
+                ax.scatter([row["mean_public"] * 100], [row["mean_private"] * 100], s=70, zorder=3,
+                           color=palette[model], edgecolor="black", linewidth=0.6, label=short_name(model))
+            else:
+                n_missing = 0 if row is None else int(row["n_expected"] - row["n_tasks"])
+                why = "no results" if row is None else f"misses {n_missing} task{'s' * (n_missing != 1)}"
+                ax.scatter([], [], s=70, facecolor="none", edgecolor=palette[model],
+                           label=f"{short_name(model)} ({why}, not shown)")
+        top = 100 * max(0.01, float(pd.concat([s["mean_public"], s["mean_private"]]).max()))
+        ax.axline((0, 0), slope=1, ls="--", color="0.4", lw=0.8, label="y = x")
+        ax.set(xlim=(0, top * 1.05), ylim=(0, top * 1.05), title=lb.name,
+               xlabel="Mean (Public) ×100", ylabel="Mean (Private) ×100")
+        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.13))  # below the axes: never over points
+    fig.suptitle(f"RTEB public vs private means, task list {pin}")
+    nb.figure(fig, f"rteb_public_vs_private.{pin}")
