@@ -16,6 +16,7 @@ from analysis.stats import (
     RankCorrelationResult,
     UnknownModelError,
     adjust_pvalues,
+    group_contrast,
     paired_bootstrap,
     pairwise_significance,
     public_private_gap,
@@ -236,6 +237,27 @@ def test_rank_bad_options(kwargs, name):
 # --------------------------------------------------------------------------- paired_bootstrap
 
 
+def subset_means(d):
+    """All 2**n - 1 nonempty subset means, by brute force (reference for the inversion)."""
+    n = len(d)
+    return np.array(
+        [np.mean(d[list(c)]) for r in range(1, n + 1) for c in itertools.combinations(range(n), r)]
+    )
+
+
+def brute_pvalue(d, shift=0.0, alternative="two-sided"):
+    """Sign-flip p-value of mean(d - shift) over all 2**n patterns, by brute force."""
+    y = np.asarray(d, float) - shift
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(y))))
+    sums, obs = signs @ y, y.sum()
+    eps = 1e-9
+    if alternative == "greater":
+        return np.mean(sums >= obs - eps)
+    if alternative == "less":
+        return np.mean(sums <= obs + eps)
+    return np.mean(np.abs(sums) >= abs(obs) - eps)
+
+
 def test_paired_hand_computed_n3():
     # d = (1, 2, 3): the 8 sign patterns give sums +-6, +-4, +-2, 0, 0.
     a, b = np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0])
@@ -245,7 +267,9 @@ def test_paired_hand_computed_n3():
     assert two.min_pvalue == pytest.approx(2 / 8)
     assert paired_bootstrap(a, b, alternative="greater", rng=0).pvalue == pytest.approx(1 / 8)
     assert paired_bootstrap(a, b, alternative="less", rng=0).pvalue == pytest.approx(1.0)
-    assert "exact sign-flip permutation (2^3=8 sign patterns)" in two.method
+    assert "exact sign-flip test (2^3=8 sign patterns)" in two.method
+    # 3 units can never reject at 0.05: the inverted interval is the whole line
+    assert two.confidence_interval == (-np.inf, np.inf)
 
 
 def test_paired_hand_computed_n4_mixed_signs():
@@ -258,6 +282,36 @@ def test_paired_hand_computed_n4_mixed_signs():
     assert res.pvalue == pytest.approx(6 / 16)
     # one-sided: sum >= 6 iff sum(F) <= 2: 3 of 16
     assert paired_bootstrap(d, np.zeros(4), alternative="greater").pvalue == pytest.approx(3 / 16)
+
+
+def test_paired_inversion_hand_computed_n6():
+    # n=6, alpha=0.05: k = ceil(0.05 * 2**5) - 1 = 1, so the ends are the smallest and
+    # the largest subset mean, i.e. min(d) and max(d): p(d) at d = min is 2/64 * 2.
+    d = np.array([0.3, -0.1, 0.5, 0.9, 0.2, 0.4])
+    res = paired_bootstrap(d, np.zeros(6), rng=0)
+    assert res.confidence_interval == pytest.approx((-0.1, 0.9), abs=1e-8)
+    # n=8, confidence 0.9: k = ceil(0.1 * 128) - 1 = 12: the 12th smallest subset mean
+    d8 = np.array([0.3, -0.1, 0.5, 0.9, 0.2, 0.4, -0.6, 1.3])
+    res8 = paired_bootstrap(d8, np.zeros(8), confidence_level=0.9)
+    ref = np.sort(subset_means(d8))
+    assert res8.confidence_interval == pytest.approx((ref[11], ref[-12]), abs=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_paired_inversion_matches_brute_force_p_of_shift(seed):
+    # The interval is {d : p(d) >= alpha}: check it on a grid against brute force.
+    rng = np.random.default_rng(seed)
+    n = 7 + seed % 3
+    d = np.round(rng.normal(0.3, 1.0, size=n), 1)  # rounded: ties between subset means
+    for alternative in ("two-sided", "greater", "less"):
+        res = paired_bootstrap(d, np.zeros(n), alternative=alternative, confidence_level=0.9)
+        lo, hi = res.confidence_interval
+        assert res.pvalue == pytest.approx(brute_pvalue(d, 0.0, alternative), abs=1e-12)
+        for shift in np.linspace(d.min() - 0.5, d.max() + 0.5, 61):
+            if min(abs(shift - lo), abs(shift - hi)) < 1e-7:
+                continue
+            inside = lo <= shift <= hi
+            assert inside == (brute_pvalue(d, shift, alternative) >= 0.1), (alternative, shift)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
@@ -273,7 +327,19 @@ def test_paired_exact_equals_scipy_permutation_test(alternative):
         alternative=alternative,
     )
     res = paired_bootstrap(a, b, alternative=alternative, rng=0)
-    assert "exact" in res.method
+    assert res.exact
+    assert res.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
+
+
+def test_paired_exact_up_to_20_units():
+    # 2**16 patterns (more than n_resamples): still exact, equal to scipy's exact count.
+    rng = np.random.default_rng(16)
+    a, b = rng.normal(size=16), rng.normal(size=16) + 0.3
+    res = paired_bootstrap(a, b, n_resamples=1000)
+    ref = st.permutation_test(
+        (a, b), mean_diff, permutation_type="samples", vectorized=True, n_resamples=np.inf
+    )
+    assert res.exact and "2^16=65536" in res.method
     assert res.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
 
 
@@ -292,14 +358,37 @@ def test_paired_monte_carlo_pvalue_agrees_with_scipy(alternative):
         rng=1,
     )
     res = paired_bootstrap(a, b, alternative=alternative, rng=2)
-    assert res.method.startswith("Monte-Carlo sign-flip permutation, 10000 draws")
+    assert res.method.startswith("Monte-Carlo sign-flip test (10000 random sign patterns)")
+    assert not res.exact
     assert res.min_pvalue == pytest.approx(1 / 10_001)
     assert 0.01 < ref.pvalue < 0.99  # a p-value where the comparison means something
     assert abs(res.pvalue - ref.pvalue) < mc_tol(ref.pvalue, 10_000)
 
 
+def test_paired_monte_carlo_draws_are_the_documented_bytes():
+    # The docstring: random bytes rng.integers(0, 256, (B, ceil(n/8)), uint8), unpacked.
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.2, 1, size=23)
+    res = paired_bootstrap(d, np.zeros(23), n_resamples=400, rng=11)
+    packed = np.random.default_rng(11).integers(0, 256, size=(400, 3), dtype=np.uint8)
+    signs = 1.0 - 2.0 * np.unpackbits(packed, axis=1, count=23)
+    count = (np.abs(signs @ d) >= abs(d.sum()) - 1e-9).sum()
+    assert res.pvalue == pytest.approx((count + 1) / 401)
+
+
+def test_paired_ttest_and_effect_size_match_scipy():
+    rng = np.random.default_rng(12)
+    a, b = rng.normal(size=11), rng.normal(size=11) + 0.5
+    for alternative in ("two-sided", "greater", "less"):
+        res = paired_bootstrap(a, b, alternative=alternative, rng=0)
+        ref = st.ttest_rel(a, b, alternative=alternative)
+        assert res.ttest_pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+    d = a - b
+    assert res.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+
+
 @pytest.mark.parametrize(("n", "alternative"), [(7, "two-sided"), (40, "greater"), (12, "less")])
-def test_paired_ci_same_draws_as_scipy(n, alternative):
+def test_paired_percentile_ci_same_draws_as_scipy(n, alternative):
     # Same Generator state -> scipy draws the same resampling indices as we do.
     rng = np.random.default_rng(n)
     a, b = rng.normal(size=n), rng.normal(size=n) + 0.3
@@ -313,30 +402,14 @@ def test_paired_ci_same_draws_as_scipy(n, alternative):
         n_resamples=5000,
         rng=np.random.default_rng(99),
     )
-    res = paired_bootstrap(a, b, alternative=alternative, n_resamples=5000, rng=99)
-    # Equal up to float32 rounding of the centred bootstrap means (spread ~0.5 here,
-    # rounding ~3e-8); different draws would differ by ~1e-2.
-    assert res.confidence_interval == pytest.approx(tuple(ref.confidence_interval), abs=1e-6)
+    res = paired_bootstrap(
+        a, b, alternative=alternative, n_resamples=5000, rng=99, method="percentile"
+    )
+    assert res.interval_method == "percentile"
+    assert res.confidence_interval == pytest.approx(tuple(ref.confidence_interval), abs=1e-9)
 
 
-@pytest.mark.parametrize("n", [7, 25])
-def test_paired_ci_agrees_with_scipy_within_mc_error(n):
-    # Independent seeds. A percentile endpoint from B=10,000 resamples has a Monte-Carlo
-    # SE of about sqrt(q(1-q)/B)/f(z_q) = 0.027 bootstrap SEs (q=0.025, normal shape);
-    # the difference of two independent estimates has SE 0.038. Tolerance: 0.2 bootstrap
-    # SEs (> 5 SE of the difference). A wrong percentile level (e.g. 5%/95% instead of
-    # 2.5%/97.5%) moves an endpoint by about 0.3 bootstrap SEs.
-    rng = np.random.default_rng(100 + n)
-    a = rng.normal(size=n)
-    b = a + rng.exponential(size=n)
-    ref = st.bootstrap((a, b), mean_diff, paired=True, vectorized=True, method="percentile", rng=1)
-    res = paired_bootstrap(a, b, rng=2)
-    tol = 0.2 * ref.standard_error
-    assert res.confidence_interval.low == pytest.approx(ref.confidence_interval.low, abs=tol)
-    assert res.confidence_interval.high == pytest.approx(ref.confidence_interval.high, abs=tol)
-
-
-@pytest.mark.parametrize("n", [6, 40])
+@pytest.mark.parametrize("n", [6, 25])
 def test_paired_swap_flips_sign(n):
     rng = np.random.default_rng(n)
     a, b = rng.normal(size=n), rng.normal(size=n)
@@ -344,30 +417,42 @@ def test_paired_swap_flips_sign(n):
     ba = paired_bootstrap(b, a, rng=3)
     assert ba.statistic == pytest.approx(-ab.statistic, abs=1e-15)
     assert ba.pvalue == ab.pvalue
-    assert ba.confidence_interval.low == pytest.approx(-ab.confidence_interval.high, abs=1e-12)
-    assert ba.confidence_interval.high == pytest.approx(-ab.confidence_interval.low, abs=1e-12)
+    assert ba.confidence_interval.low == pytest.approx(-ab.confidence_interval.high, abs=1e-9)
+    assert ba.confidence_interval.high == pytest.approx(-ab.confidence_interval.low, abs=1e-9)
     g = paired_bootstrap(a, b, alternative="greater", rng=3)
     assert paired_bootstrap(b, a, alternative="less", rng=3).pvalue == g.pvalue
 
 
-def test_paired_ci_is_translation_equivariant():
-    # Shifting a by c shifts every bootstrap mean by c: coverage does not depend on the
-    # true difference (used by the coverage simulation).
+@pytest.mark.parametrize("n", [9, 24])
+def test_paired_ci_is_translation_equivariant(n):
     rng = np.random.default_rng(8)
-    a, b = rng.normal(size=20), rng.normal(size=20)
+    a, b = rng.normal(size=n), rng.normal(size=n)
     base = paired_bootstrap(a, b, rng=4).confidence_interval
     shifted = paired_bootstrap(a + 0.75, b, rng=4).confidence_interval
-    assert shifted.low == pytest.approx(base.low + 0.75, abs=1e-9)
-    assert shifted.high == pytest.approx(base.high + 0.75, abs=1e-9)
+    assert shifted.low == pytest.approx(base.low + 0.75, abs=1e-7)
+    assert shifted.high == pytest.approx(base.high + 0.75, abs=1e-7)
 
 
-@pytest.mark.parametrize("n", [5, 30])
+@pytest.mark.parametrize("n", [5, 8, 30])
 def test_paired_all_zero_differences(n):
     a = np.linspace(0.2, 0.8, n)
     res = paired_bootstrap(a, a.copy(), rng=0)
     assert res.statistic == 0.0
     assert res.pvalue == 1.0
-    assert res.confidence_interval == (0.0, 0.0)
+    lo, hi = res.confidence_interval
+    assert (lo <= 0 <= hi) and (n < 6 or hi - lo < 1e-8)
+    assert np.isnan(res.effect_size) and np.isnan(res.ttest_pvalue)
+
+
+@pytest.mark.parametrize("n", [6, 13, 25])
+def test_paired_constant_differences(n):
+    # All differences equal c: the only shift the test cannot reject is c itself.
+    a = np.linspace(0.2, 0.8, n)
+    res = paired_bootstrap(a + 0.05, a, rng=0)
+    assert res.statistic == pytest.approx(0.05)
+    assert res.confidence_interval == pytest.approx((0.05, 0.05), abs=1e-8)
+    assert res.pvalue == pytest.approx(res.min_pvalue)
+    assert res.pvalue < 0.05 and res.confidence_interval.low > 0
 
 
 def test_paired_min_pvalue_is_attained_and_documented():
@@ -378,9 +463,9 @@ def test_paired_min_pvalue_is_attained_and_documented():
     one = paired_bootstrap(a, np.zeros(7), alternative="greater", rng=0)
     assert one.pvalue == one.min_pvalue == pytest.approx(1 / 128)
     assert one.confidence_interval.high == np.inf
-    # 2**20 > 100 resamples: Monte-Carlo; a random pattern is as extreme as all-positive
-    # differences only if it is all +1 or all -1 (chance 2/2**20 per draw)
-    mc = paired_bootstrap(np.arange(20.0) + 1, np.zeros(20), n_resamples=100, rng=0)
+    # 21 units: Monte-Carlo; a random pattern is as extreme as all-positive
+    # differences only if it is all +1 or all -1 (chance 2/2**21 per draw)
+    mc = paired_bootstrap(np.arange(21.0) + 1, np.zeros(21), n_resamples=100, rng=0)
     assert mc.pvalue == mc.min_pvalue == pytest.approx(1 / 101)
 
 
@@ -403,7 +488,7 @@ def test_paired_result_type_and_reproducibility():
         ([1, 2, 3, 4], [1, 2, 3], {}, "`a` and `b` must have the same length"),
         ([1, np.nan, 3], [1, 2, 3], {}, "`a` contains NaN"),
         ([1, 2, 3], [1, 2, np.inf], {}, "`b` contains NaN or inf"),
-        ([1, 2], [2, 1], {}, "`a` and `b` need at least 3"),
+        ([1], [2], {}, "`a` and `b` need at least 2"),
         ([1, 2, 3], [3, 2, 1], {"n_resamples": 2.5}, "`n_resamples` must be a positive integer"),
         ([1, 2, 3], [3, 2, 1], {"n_resamples": 0}, "`n_resamples`"),
         ([1, 2, 3], [3, 2, 1], {"n_resamples": "100"}, "`n_resamples`"),
@@ -411,6 +496,7 @@ def test_paired_result_type_and_reproducibility():
         ([1, 2, 3], [3, 2, 1], {"confidence_level": 1.2}, "`confidence_level`"),
         ([1, 2, 3], [3, 2, 1], {"confidence_level": np.nan}, "`confidence_level`"),
         ([1, 2, 3], [3, 2, 1], {"alternative": "two_sided"}, "`alternative`"),
+        ([1, 2, 3], [3, 2, 1], {"method": "bca"}, "`method`"),
         ([1, 2, 3], [3, 2, 1], {"rng": 1.5}, "`rng`"),
     ],
 )
@@ -440,11 +526,19 @@ def test_holm_known_values():
     assert adjust_pvalues([0.01, 0.2], method="none") == pytest.approx([0.01, 0.2])
 
 
+def test_bh_hand_computed_and_scipy():
+    # m=4, sorted 0.005, 0.01, 0.03, 0.04: 4p/i = 0.02, 0.02, 0.04, 0.04 (running min from top)
+    p = np.array([0.01, 0.04, 0.03, 0.005])
+    assert adjust_pvalues(p, method="bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    q = np.random.default_rng(1).uniform(size=40) ** 2
+    assert adjust_pvalues(q, method="bh") == pytest.approx(st.false_discovery_control(q))
+
+
 def test_holm_bad_input():
     with pytest.raises(ValueError, match="`pvalues`"):
         adjust_pvalues([0.1, 1.2])
     with pytest.raises(ValueError, match="`method`"):
-        adjust_pvalues([0.1], method="bh")
+        adjust_pvalues([0.1], method="fdr")
 
 
 # --------------------------------------------------------------------------- pairwise_significance
@@ -455,119 +549,169 @@ def _scores(n_units, n_models, seed=0):
     task = rng.uniform(0.3, 0.7, size=(n_units, 1))
     skill = np.linspace(0, 0.1, n_models)
     values = task + skill + 0.03 * rng.normal(size=(n_units, n_models))
-    return pd.DataFrame(values, columns=[f"model-{k}" for k in range(n_models)])
+    return pd.DataFrame(
+        values,
+        columns=[f"model-{k}" for k in range(n_models)],
+        index=[f"task-{i}" for i in range(n_units)],
+    )
+
+
+PAIRWISE_COLUMNS = [
+    "model_a",
+    "model_b",
+    "n",
+    "difference",
+    "d_z",
+    "wins",
+    "ties",
+    "losses",
+    "pvalue",
+    "ttest_pvalue",
+    "pvalue_maxT",
+    "pvalue_holm",
+    "pvalue_bh",
+    "pvalue_adjusted",
+    "significant",
+    "ci_low",
+    "ci_high",
+]
 
 
 @pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
 def test_pairwise_shape_and_order():
     scores = _scores(8, 5)
+    scores.iloc[0, 1] = scores.iloc[0, 0]  # one tie
     out = pairwise_significance(scores, n_resamples=500, rng=0)
     assert len(out) == 5 * 4 // 2
-    assert list(out.columns) == [
-        "model_a",
-        "model_b",
-        "difference",
-        "ci_low",
-        "ci_high",
-        "pvalue",
-        "pvalue_adjusted",
-        "significant",
-        "n",
-    ]
+    assert list(out.columns) == PAIRWISE_COLUMNS
     order = {m: k for k, m in enumerate(scores.columns)}
     assert all(order[a] < order[b] for a, b in zip(out.model_a, out.model_b, strict=True))
-    assert len(set(zip(out.model_a, out.model_b, strict=True))) == len(out)
     assert (out["n"] == 8).all()
     assert out.attrs["min_pvalue"] == pytest.approx(2 / 256)
+    assert (out["wins"] + out["ties"] + out["losses"] == 8).all()
+    first = out.iloc[0]
+    d = scores["model-0"] - scores["model-1"]
+    assert (first.wins, first.ties, first.losses) == ((d > 0).sum(), 1, (d < 0).sum())
+    assert first.d_z == pytest.approx(d.mean() / d.std(ddof=1))
+    assert first.ttest_pvalue == pytest.approx(
+        st.ttest_rel(scores["model-0"], scores["model-1"]).pvalue
+    )
 
 
 @pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
-@pytest.mark.parametrize(("n_units", "n_resamples"), [(6, 10_000), (25, 2000)])
-def test_pairwise_matches_paired_bootstrap(n_units, n_resamples):
+@pytest.mark.parametrize(("n_units", "n_resamples"), [(6, 10_000), (23, 2000)])
+def test_pairwise_unadjusted_matches_paired_bootstrap(n_units, n_resamples):
     scores = _scores(n_units, 6, seed=n_units)
-    out = pairwise_significance(scores, n_resamples=n_resamples, rng=42)
+    out = pairwise_significance(scores, n_resamples=n_resamples, adjustment="none", rng=42)
     for row in out.itertuples():
         ref = paired_bootstrap(
             scores[row.model_a], scores[row.model_b], n_resamples=n_resamples, rng=42
         )
         assert row.difference == pytest.approx(ref.statistic, abs=1e-15)
-        assert row.pvalue == ref.pvalue
-        assert (row.ci_low, row.ci_high) == pytest.approx(tuple(ref.confidence_interval), abs=1e-12)
+        assert row.pvalue == pytest.approx(ref.pvalue, abs=1e-15)
+        assert (row.ci_low, row.ci_high) == pytest.approx(tuple(ref.confidence_interval), abs=1e-9)
     assert ("exact" in out.attrs["method"]) == (n_units == 6)
 
 
+def maxt_by_hand(X, alpha=0.05):
+    """Single-step max-T over all 2**n patterns by brute force (paired |t| statistics)."""
+    n, m = X.shape
+    pairs = list(itertools.combinations(range(m), 2))
+    D = np.column_stack([X[:, i] - X[:, j] for i, j in pairs])
+    t_obs = np.abs(D.mean(0)) / (D.std(0, ddof=1) / np.sqrt(n))
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=n)))
+    maxima = []
+    for s in signs:
+        Ds = D * s[:, None]
+        maxima.append(np.max(np.abs(Ds.mean(0)) / (Ds.std(0, ddof=1) / np.sqrt(n))))
+    maxima = np.array(maxima)
+    return np.array([np.mean(maxima >= t - 1e-9) for t in t_obs])
+
+
+def test_pairwise_maxt_matches_brute_force_t_statistics():
+    scores = _scores(8, 4, seed=2)
+    out = pairwise_significance(scores, adjustment="maxT")
+    assert out["pvalue_maxT"].to_numpy() == pytest.approx(maxt_by_hand(scores.to_numpy()))
+    assert (out["pvalue_adjusted"] == out["pvalue_maxT"]).all()
+    # max-T is never above Bonferroni (it uses the dependence between pairs)
+    assert (out["pvalue_maxT"] <= np.minimum(1, len(out) * out["pvalue"]) + 1e-12).all()
+
+
+@pytest.mark.parametrize("adjustment", ["maxT", "holm", "bonferroni", "bh", "none"])
+@pytest.mark.parametrize(("n_units", "seed"), [(7, 0), (13, 1), (13, 2), (24, 3)])
+def test_pairwise_interval_excludes_zero_iff_significant(adjustment, n_units, seed):
+    scores = _scores(n_units, 8, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = pairwise_significance(scores, adjustment=adjustment, n_resamples=2000, rng=seed)
+    excludes = (out["ci_low"] > 0) | (out["ci_high"] < 0)
+    assert (excludes == out["significant"]).all()
+    assert (out["significant"] == (out["pvalue_adjusted"] < 0.05)).all()
+    assert (out["ci_low"] <= out["difference"]).all() and (
+        out["difference"] <= out["ci_high"]
+    ).all()
+
+
 @pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
-def test_pairwise_adjustment_and_significance():
+def test_pairwise_adjustments_by_hand():
     scores = _scores(13, 6, seed=3)
-    holm = pairwise_significance(scores, n_resamples=2000, rng=1)
-    bonf = pairwise_significance(scores, n_resamples=2000, rng=1, correction="bonferroni")
-    none = pairwise_significance(scores, n_resamples=2000, rng=1, correction="none", alpha=0.01)
-    m = len(holm)
-    p = holm["pvalue"].to_numpy()
+    out = pairwise_significance(scores, adjustment="holm", rng=1)
+    m = len(out)
+    p = out["pvalue"].to_numpy()
     order = np.argsort(p, kind="stable")
     expected = np.empty(m)
     running = 0.0
     for rank, k in enumerate(order):  # Holm by hand, as a loop
         running = max(running, min(1.0, (m - rank) * p[k]))
         expected[k] = running
-    assert holm["pvalue_adjusted"].to_numpy() == pytest.approx(expected)
-    assert bonf["pvalue_adjusted"].to_numpy() == pytest.approx(np.minimum(1, m * p))
-    assert (none["pvalue_adjusted"] == none["pvalue"]).all()
-    assert (holm["significant"] == (holm["pvalue_adjusted"] <= 0.05)).all()
-    assert (none["significant"] == (none["pvalue"] <= 0.01)).all()
+    assert out["pvalue_holm"].to_numpy() == pytest.approx(expected)
+    assert out["pvalue_adjusted"].to_numpy() == pytest.approx(expected)
+    assert out["pvalue_bh"].to_numpy() == pytest.approx(st.false_discovery_control(p))
+    rejected = int((expected < 0.05).sum())
+    assert out.attrs["interval_level"] == pytest.approx(0.05 / (m - rejected))
     # the best vs the worst model differ clearly (0.1 on 13 tasks, noise 0.03)
-    extreme = holm[(holm.model_a == "model-0") & (holm.model_b == "model-5")].iloc[0]
+    extreme = out[(out.model_a == "model-0") & (out.model_b == "model-5")].iloc[0]
     assert extreme.significant and extreme.difference < 0 and extreme.ci_high < 0
 
 
 def test_pairwise_warns_when_nothing_can_be_significant():
     # 6 units: min p = 2/64; 15 pairs x 2/64 > 0.05 under Holm -> a warning
     with pytest.warns(UserWarning, match=r"no pair can be significant.*15 pairs"):
-        out = pairwise_significance(_scores(6, 6), n_resamples=100, rng=0)
+        out = pairwise_significance(_scores(6, 6), adjustment="holm", rng=0)
     assert not out["significant"].any()
-    # 13 units, 5 models: 10 x 2/8192 < 0.05 -> no warning
+    assert np.isinf(out["ci_low"]).all()
+    # max-T does not multiply the floor: 13 units, 80 models, no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pairwise_significance(_scores(13, 5), n_resamples=10_000, rng=0)
-    # without correction only the floor itself matters: 2/16 > 0.05 at 4 units
+        pairwise_significance(_scores(13, 12), rng=0)
     with pytest.warns(UserWarning, match="smallest attainable p-value is 0.125"):
-        pairwise_significance(_scores(4, 3), correction="none", rng=0)
+        pairwise_significance(_scores(4, 3), adjustment="none", rng=0)
 
 
-@pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
 def test_pairwise_reversed_columns_mirror():
     scores = _scores(10, 4, seed=5)
-    fwd = pairwise_significance(scores, n_resamples=3000, rng=7).set_index(["model_a", "model_b"])
-    rev = pairwise_significance(scores[scores.columns[::-1]], n_resamples=3000, rng=7)
+    fwd = pairwise_significance(scores, rng=7).set_index(["model_a", "model_b"])
+    rev = pairwise_significance(scores[scores.columns[::-1]], rng=7)
     rev = rev.set_index(["model_b", "model_a"]).reindex(fwd.index)
     assert rev["difference"].to_numpy() == pytest.approx(-fwd["difference"].to_numpy(), abs=1e-15)
-    assert (rev["pvalue"] == fwd["pvalue"]).all()
-    assert rev["ci_low"].to_numpy() == pytest.approx(-fwd["ci_high"].to_numpy(), abs=1e-12)
+    assert rev["pvalue"].to_numpy() == pytest.approx(fwd["pvalue"].to_numpy(), abs=1e-15)
+    assert rev["pvalue_maxT"].to_numpy() == pytest.approx(fwd["pvalue_maxT"].to_numpy())
+    assert rev["ci_low"].to_numpy() == pytest.approx(-fwd["ci_high"].to_numpy(), abs=1e-9)
 
 
-@pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
-def test_pairwise_threads_do_not_change_results(monkeypatch):
-    # 40 models: enough work for the thread pool; chunks draw no random numbers.
-    import analysis.stats._resampling as stats_module
-
-    scores = _scores(9, 40, seed=9)
-    monkeypatch.setattr(stats_module, "_N_WORKERS", 1)
-    serial = pairwise_significance(scores, n_resamples=10_000, rng=3)
-    monkeypatch.setattr(stats_module, "_N_WORKERS", 3)
-    monkeypatch.setattr(stats_module, "_PARALLEL_MIN_WORK", 0)
-    threaded = pairwise_significance(scores, n_resamples=10_000, rng=3)
-    pd.testing.assert_frame_equal(serial, threaded)
+def test_pairwise_drops_model_with_missing_tasks():
+    scores = _scores(9, 4)
+    scores.iloc[2, 1] = np.nan
+    scores.iloc[5, 1] = np.nan
+    with pytest.warns(DroppedModelsWarning, match=r"'model-1' lacks \['task-2', 'task-5'\]"):
+        out = pairwise_significance(scores, rng=0)
+    assert "model-1" not in set(out.model_a) | set(out.model_b)
+    assert out.attrs["dropped_models"] == {"model-1": ["task-2", "task-5"]}
+    assert len(out) == 3
 
 
 def test_pairwise_bad_input():
     scores = _scores(6, 4)
-    holey = scores.copy()
-    holey.iloc[2, 1] = np.nan
-    holey.iloc[0, 3] = np.nan
-    with pytest.raises(ValueError, match=r"`scores` has missing values in columns \['model-1', "):
-        pairwise_significance(holey)
-    with pytest.raises(ValueError, match="drop incomplete models"):
-        pairwise_significance(holey)
     inf = scores.copy()
     inf.iloc[0, 0] = np.inf
     with pytest.raises(ValueError, match=r"`scores` has infinite values in columns \['model-0'\]"):
@@ -576,8 +720,8 @@ def test_pairwise_bad_input():
         pairwise_significance(scores.to_numpy())
     with pytest.raises(ValueError, match="`scores` needs at least 2 model"):
         pairwise_significance(scores[["model-0"]])
-    with pytest.raises(ValueError, match="`scores` needs at least 3 units"):
-        pairwise_significance(scores.head(2))
+    with pytest.raises(ValueError, match="`scores` needs at least 2 units"):
+        pairwise_significance(scores.head(1))
     dup = scores.rename(columns={"model-1": "model-0"})
     with pytest.raises(ValueError, match="`scores` has duplicate"):
         pairwise_significance(dup)
@@ -585,14 +729,77 @@ def test_pairwise_bad_input():
     with pytest.raises(ValueError, match=r"non-numeric columns: \['model-2'\]"):
         pairwise_significance(text)
     for kwargs, name in [
-        ({"correction": "fdr"}, "correction"),
+        ({"adjustment": "fdr"}, "adjustment"),
         ({"alpha": 0}, "alpha"),
         ({"n_resamples": -3}, "n_resamples"),
-        ({"confidence_level": 2}, "confidence_level"),
         ({"rng": object()}, "rng"),
     ]:
         with pytest.raises(ValueError, match=f"`{name}`"):
             pairwise_significance(scores, **kwargs)
+
+
+# --------------------------------------------------------------------------- group_contrast
+
+
+def brute_group_p(a, b, shift=0.0):
+    z = np.concatenate([np.asarray(a, float) - shift, b])
+    observed = abs(z[: len(a)].mean() - z[len(a) :].mean())
+    hits = []
+    for chosen in itertools.combinations(range(len(z)), len(a)):
+        mask = np.zeros(len(z), bool)
+        mask[list(chosen)] = True
+        hits.append(abs(z[mask].mean() - z[~mask].mean()) >= observed - 1e-9)
+    return np.mean(hits)
+
+
+def test_group_contrast_hand_computed():
+    # a = (3, 4), b = (0, 1, 2): C(5, 2) = 10 arrangements; |mean_a - mean_b| >= 2.5 for
+    # a = {3, 4} (3.5 - 1) and a = {0, 1} (0.5 - 3) only: p = 2/10.
+    res = group_contrast([3, 0, 4, 1, 2], ["a", "b", "a", "b", "b"], group_a="a", group_b="b")
+    assert res.statistic == pytest.approx(2.5)
+    assert res.pvalue == pytest.approx(0.2)
+    assert res.exact and res.n_arrangements == 10
+    assert np.isnan(res.confidence_interval.low)
+    assert "fewer than 3" in res.note
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_group_contrast_matches_brute_force_and_inversion(seed):
+    rng = np.random.default_rng(seed)
+    n_a, n_b = 3 + seed % 3, 4 + seed % 2
+    a, b = np.round(rng.normal(0.8, 1, n_a), 1), np.round(rng.normal(0, 1, n_b), 1)
+    res = group_contrast(
+        np.r_[a, b], ["x"] * n_a + ["y"] * n_b, group_a="x", group_b="y", confidence_level=0.9
+    )
+    assert res.pvalue == pytest.approx(brute_group_p(a, b), abs=1e-12)
+    lo, hi = res.confidence_interval
+    assert (res.pvalue < 0.1) == (not lo <= 0 <= hi)
+    for shift in np.linspace(lo - 1, hi + 1, 41):
+        if min(abs(shift - lo), abs(shift - hi)) > 1e-7:
+            assert (lo <= shift <= hi) == (brute_group_p(a, b, shift) >= 0.1)
+
+
+def test_group_contrast_monte_carlo_and_bad_input():
+    rng = np.random.default_rng(4)
+    values = np.r_[rng.normal(0.5, 1, 10), rng.normal(0, 1, 40)]
+    labels = ["s"] * 10 + ["t"] * 40
+    res = group_contrast(values, labels, group_a="s", group_b="t", n_resamples=3000, rng=1)
+    ref = st.permutation_test(
+        (values[:10], values[10:]),
+        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
+        vectorized=True,
+        n_resamples=3000,
+        rng=2,
+    )
+    assert not res.exact
+    assert abs(res.pvalue - ref.pvalue) < mc_tol(ref.pvalue, 3000)
+    assert res.confidence_interval.low < res.statistic < res.confidence_interval.high
+    with pytest.raises(ValueError, match="`values` and `groups` must have the same length"):
+        group_contrast([1, 2], ["a"], group_a="a", group_b="b")
+    with pytest.raises(ValueError, match="`group_b`: no model has the label 'z'"):
+        group_contrast(values, labels, group_a="s", group_b="z")
+    with pytest.raises(ValueError, match="`values` has NaN"):
+        group_contrast(np.r_[np.nan, values[1:]], labels, group_a="s", group_b="t")
 
 
 # --------------------------------------------------------------------------- public_private_gap
@@ -610,77 +817,88 @@ def _long(table, public):
 HAND = {
     "A": {"P1": 0.5, "P2": 0.7, "Q1": 0.4, "Q2": 0.6},
     "B": {"P1": 0.4, "P2": 0.6, "Q1": 0.7, "Q2": 0.9},
+    "C": {"P1": 0.3, "P2": 0.5, "Q1": 0.3, "Q2": 0.3},
 }
+PUB, PRIV = ["P1", "P2"], ["Q1", "Q2"]
 
 
 def test_gap_hand_computed():
-    # A: public mean 0.6, private 0.5 -> gap -0.1; B: 0.5, 0.8 -> gap +0.3.
-    # With 2 tasks per side a bootstrap side mean is x1, the mean or x2 with
-    # probabilities 1/4, 1/2, 1/4, so the gap's extremes have probability 1/16 > 2.5%:
-    # A's 95% interval is (0.4 - 0.7, 0.6 - 0.5) = (-0.3, 0.1); B's is (0.1, 0.5).
-    out = public_private_gap(_long(HAND, {"P1", "P2"}), n_resamples=4000, rng=0)
+    # gaps: A 0.5 - 0.6 = -0.1, B 0.8 - 0.5 = +0.3, C 0.3 - 0.4 = -0.1.
+    # relative: A -0.1 - mean(0.3, -0.1) = -0.2; B 0.3 - (-0.1) = 0.4; C -0.2.
+    out = public_private_gap(_long(HAND, set(PUB)), public_tasks=PUB, private_tasks=PRIV, rng=0)
     out = out.set_index("model")
-    assert out.loc["A", "mean_public"] == pytest.approx(0.6)
-    assert out.loc["A", "mean_private"] == pytest.approx(0.5)
     assert out.loc["A", "gap"] == pytest.approx(-0.1)
     assert out.loc["B", "gap"] == pytest.approx(0.3)
-    assert (out.loc["A", "gap_ci_low"], out.loc["A", "gap_ci_high"]) == pytest.approx((-0.3, 0.1))
-    assert (out.loc["B", "gap_ci_low"], out.loc["B", "gap_ci_high"]) == pytest.approx((0.1, 0.5))
-    assert out.loc["A", ["rank_public", "rank_private", "rank_shift"]].tolist() == [1, 2, -1]
-    assert out.loc["B", ["rank_public", "rank_private", "rank_shift"]].tolist() == [2, 1, 1]
-    assert (out["n_public"] == 2).all() and (out["n_private"] == 2).all()
+    assert out["relative_gap"].to_dict() == pytest.approx({"A": -0.2, "B": 0.4, "C": -0.2})
+    # A: y = x - mean(others): public (0.5-0.35, 0.7-0.55) = (0.15, 0.15),
+    # private (0.4-0.5, 0.6-0.6) = (-0.1, 0): Welch se = sqrt(0 + 0.005/2) = 0.05, df = 1
+    assert out.loc["A", "relative_gap_se"] == pytest.approx(0.05)
+    assert out.loc["A", "relative_gap_df"] == pytest.approx(1.0)
+    t = st.t.ppf(0.975, 1)
+    assert out.loc["A", "relative_gap_ci_low"] == pytest.approx(-0.2 - t * 0.05)
+    # average ranks: public means A .6, B .5, C .4; private A .5, B .8, C .3
+    assert out["rank_public"].to_dict() == {"A": 1.0, "B": 2.0, "C": 3.0}
+    assert out["rank_shift"].to_dict() == {"A": -1.0, "B": 1.0, "C": 0.0}
 
 
-def test_gap_stratified_bootstrap_by_hand():
+def test_gap_welch_matches_scipy():
     rng = np.random.default_rng(3)
-    public, private = ["p1", "p2", "p3"], ["q1", "q2", "q3", "q4"]
-    table = {m: {t: rng.uniform() for t in public + private} for m in ["x", "y", "z"]}
-    out = public_private_gap(_long(table, set(public)), n_resamples=300, rng=9)
-    gen = np.random.default_rng(9)
-    i_pub = gen.integers(0, 3, size=(300, 3))  # public side first, then private
-    i_priv = gen.integers(0, 4, size=(300, 4))
+    public, private = [f"p{i}" for i in range(7)], [f"q{i}" for i in range(6)]
+    table = {m: {t: rng.uniform() for t in public + private} for m in "vwxyz"}
+    out = public_private_gap(
+        _long(table, set(public)), public_tasks=public, private_tasks=private, rng=0
+    )
+    wide = pd.DataFrame(table)
     for row in out.itertuples():
-        pub = np.array([table[row.model][t] for t in public])
-        priv = np.array([table[row.model][t] for t in private])
-        gaps = priv[i_priv].mean(axis=1) - pub[i_pub].mean(axis=1)
-        lo, hi = np.quantile(gaps, [0.025, 0.975])
-        assert (row.gap_ci_low, row.gap_ci_high) == pytest.approx((lo, hi), abs=1e-12)
+        others = wide.drop(columns=row.model).mean(axis=1)
+        y = wide[row.model] - others
+        ref = st.ttest_ind(y[private], y[public], equal_var=False)
+        assert row.relative_gap_pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+        ci = ref.confidence_interval(0.95)
+        assert (row.relative_gap_ci_low, row.relative_gap_ci_high) == pytest.approx(tuple(ci))
 
 
-def test_gap_rank_ties_use_min():
+def test_gap_rank_ties_use_average_and_shift_interval():
     table = {
         "A": {"P1": 0.5, "P2": 0.7, "Q1": 0.4, "Q2": 0.6},
         "B": {"P1": 0.7, "P2": 0.5, "Q1": 0.5, "Q2": 0.5},  # same public mean as A
         "C": {"P1": 0.1, "P2": 0.2, "Q1": 0.9, "Q2": 0.9},
     }
-    out = public_private_gap(_long(table, {"P1", "P2"}), n_resamples=50, rng=0)
+    out = public_private_gap(
+        _long(table, set(PUB)), public_tasks=PUB, private_tasks=PRIV, n_resamples=500, rng=0
+    )
     ranks = out.set_index("model")[["rank_public", "rank_private", "rank_shift"]]
-    assert ranks.loc["A"].tolist() == [1, 2, -1]
-    assert ranks.loc["B"].tolist() == [1, 2, -1]  # A and B tie on both sides
-    assert ranks.loc["C"].tolist() == [3, 1, 2]
-    assert out["model"].tolist() == ["A", "B", "C"]
+    assert ranks.loc["A"].tolist() == [1.5, 2.5, -1.0]
+    assert ranks.loc["B"].tolist() == [1.5, 2.5, -1.0]
+    assert ranks.loc["C"].tolist() == [3.0, 1.0, 2.0]
+    assert (out["rank_shift_ci_low"] <= out["rank_shift"]).all()
+    assert (out["rank_shift"] <= out["rank_shift_ci_high"]).all()
 
 
-def test_gap_drops_incomplete_models_with_warning():
+def test_gap_task_set_comes_from_the_benchmark_list():
+    # A task no model has still counts: every model lacks it, so nobody is complete.
     table = {k: dict(v) for k, v in HAND.items()}
-    table["C"] = {"P1": 0.1, "P2": 0.2, "Q1": 0.3}  # no Q2
-    table["D"] = {"P1": 0.1, "P2": np.nan, "Q1": 0.3, "Q2": 0.3}  # NaN counts as missing
-    with pytest.warns(DroppedModelsWarning, match=r"'C' \(1 missing\), 'D' \(1 missing\)"):
-        out = public_private_gap(_long(table, {"P1", "P2"}), n_resamples=50, rng=0)
-    assert sorted(out["model"]) == ["A", "B"]
-    assert out.attrs["dropped_models"] == ["C", "D"]
-    assert out.attrs["public_tasks"] == ["P1", "P2"]
+    table["D"] = {"P1": 0.1, "P2": 0.2, "Q1": 0.3}  # no Q2
+    table["E"] = {"P1": 0.1, "P2": np.nan, "Q1": 0.3, "Q2": 0.3}  # NaN counts as missing
+    with pytest.warns(DroppedModelsWarning, match=r"'D' lacks \['Q2'\]; 'E' lacks \['P2'\]"):
+        out = public_private_gap(
+            _long(table, set(PUB)), public_tasks=PUB, private_tasks=PRIV, rng=0
+        )
+    assert sorted(out["model"]) == ["A", "B", "C"]
+    assert out.attrs["dropped_models"] == {"D": ["Q2"], "E": ["P2"]}
+    with (
+        pytest.warns(DroppedModelsWarning, match="'Q3'"),
+        pytest.raises(ValueError, match="the relative gap needs at least 3"),
+    ):
+        public_private_gap(
+            _long(HAND, set(PUB)), public_tasks=PUB, private_tasks=[*PRIV, "Q3"], rng=0
+        )
 
 
 def test_gap_models_argument_and_close_names():
-    long = _long(HAND, {"P1", "P2"})
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        out = public_private_gap(long, models=["B"], n_resamples=50, rng=0)
-    assert out["model"].tolist() == ["B"]
-    assert out.loc[0, "rank_public"] == 1
+    long = _long(HAND, set(PUB))
     with pytest.raises(UnknownModelError, match=r"`models`: unknown model\(s\) 'b '.*'B'"):
-        public_private_gap(long, models=["b "])
+        public_private_gap(long, public_tasks=PUB, private_tasks=PRIV, models=["b "])
 
 
 def test_check_models_helper():
@@ -699,32 +917,26 @@ def test_check_models_helper():
 
 
 def test_gap_bad_input():
-    long = _long(HAND, {"P1", "P2"})
+    long = _long(HAND, set(PUB))
+    kw = {"public_tasks": PUB, "private_tasks": PRIV}
     with pytest.raises(ValueError, match=r"`scores` lacks the column\(s\) \['is_public'\]"):
-        public_private_gap(long.drop(columns="is_public"))
+        public_private_gap(long.drop(columns="is_public"), **kw)
     with pytest.raises(ValueError, match="repeated"):
-        public_private_gap(pd.concat([long, long.head(1)]))
-    one_public = long[long.task != "P2"]
-    with pytest.raises(ValueError, match="at least 2 public and 2 private tasks, got 1 public"):
-        public_private_gap(one_public)
+        public_private_gap(pd.concat([long, long.head(1)]), **kw)
+    with pytest.raises(ValueError, match="`public_tasks` needs at least 2 tasks, got 1"):
+        public_private_gap(long, public_tasks=["P1"], private_tasks=PRIV)
+    with pytest.raises(ValueError, match="`private_tasks` must be a list"):
+        public_private_gap(long, public_tasks=PUB, private_tasks="Q1")
+    with pytest.raises(ValueError, match=r"share tasks \['P2'\]"):
+        public_private_gap(long, public_tasks=PUB, private_tasks=[*PRIV, "P2"])
     mixed = long.copy()
     mixed.loc[(mixed.model == "B") & (mixed.task == "Q1"), "is_public"] = True
-    with pytest.raises(ValueError, match=r"both public and private: \['Q1'\]"):
-        public_private_gap(mixed)
+    with pytest.raises(ValueError, match=r"marks tasks \['Q1'\] on the other side"):
+        public_private_gap(mixed, **kw)
     bad = long.assign(main_score=long.main_score.where(long.task != "Q1", np.inf))
     with pytest.raises(ValueError, match="'main_score' contains inf"):
-        public_private_gap(bad)
-    with pytest.raises(ValueError, match="'is_public' must hold only True/False"):
-        public_private_gap(long.assign(is_public="yes"))
+        public_private_gap(bad, **kw)
     with pytest.raises(ValueError, match="`n_resamples`"):
-        public_private_gap(long, n_resamples=1.0)
+        public_private_gap(long, n_resamples=1.0, **kw)
     with pytest.raises(ValueError, match="`scores` must be a pandas DataFrame"):
-        public_private_gap(long.to_dict())
-    all_holey = _long(
-        {"A": {"P1": 0.1, "P2": 0.2, "Q1": 0.3}, "B": {"P1": 0.1, "Q1": 0.3, "Q2": 1}}, {"P1", "P2"}
-    )
-    with (
-        pytest.warns(DroppedModelsWarning),
-        pytest.raises(ValueError, match="no model has a score"),
-    ):
-        public_private_gap(all_holey)
+        public_private_gap(long.to_dict(), **kw)

@@ -8,7 +8,9 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
   exact sign-flip counts, quantiles, pair chunking);
 * :mod:`._ranks`: rank kernels (Spearman/Kendall of many rows, permutation tests);
 * :mod:`._results`: shared result types;
-* public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.correlation`, :mod:`.gap`.
+* :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
+* public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.contrast`, :mod:`.correlation`,
+  :mod:`.gap`.
 
 Every function here follows the same conventions (scipy.stats-like):
 
@@ -25,28 +27,28 @@ the tasks of a benchmark (one score per task and model) or the queries of one ta
 Units are assumed independent and exchangeable; scores of different models on the
 same unit may be arbitrarily correlated (that is what pairing handles).
 
-**Two resampling schemes, two questions.**
+**Tests and the intervals that match them.**
 
-* p-values come from *permutation* tests, which are valid at any n (6 or 13 tasks):
-  a sign-flip test of the mean paired difference, a "permute y against x" test of
-  a rank correlation. Exact enumeration is used when it is no more work than the
-  requested number of resamples, otherwise Monte-Carlo with the ``(b+1)/(B+1)``
-  convention. The smallest attainable p-value is reported on every result.
-* confidence intervals are *percentile bootstrap* intervals (units resampled with
-  replacement). They are approximate: at small n they are too narrow. Measured
-  coverage of the nominal 95% interval of a mean difference (normal differences,
-  10,000 resamples, ``tests/test_stats_simulation.py``): 0.877 at n=7 units, 0.937
-  at n=30, 0.946 at n=300 (theory for this interval: 0.880, 0.936, 0.949). Read a CI
-  over 6-13 tasks as a rough range, and use the p-value for the decision. Measured
-  type-I error of the p-values at alpha=0.05: 0.044 (n=7), 0.048 (n=30), 0.050
-  (n=300) for the paired test; 0.053 (n=7) and 0.050 (n=30) for Spearman, 0.049
-  (n=30) for Kendall.
+* p-values come from *permutation* tests, valid at any n (6 or 13 tasks): a
+  sign-flip test of the mean paired difference (null: each difference symmetric
+  about 0), a permutation test over group labels for group contrasts, a "permute y
+  against x" test of a rank correlation. Exact enumeration while cheap, otherwise
+  Monte-Carlo with the ``(b+1)/(B+1)`` convention. The smallest attainable p-value is
+  reported on every result.
+* paired and group intervals *invert the test*: the shifts the test does not reject.
+  So an interval excludes 0 exactly when p < alpha, and coverage is exact under the
+  test's null model. Pairwise tables use intervals that match their multiplicity
+  adjustment (simultaneous max-T by default). The percentile bootstrap remains an
+  option (``paired_bootstrap(method="percentile")``) for many units; it under-covers
+  at small n. Every measured number (coverage, type-I error, family-wise error) is in
+  ``benchmarks/README_stats.md``, written by ``benchmarks/bench_stats_validation.py``.
 """
 
 from __future__ import annotations
 
 from ..errors import DroppedModelsWarning, UnknownModelError
 from ._results import ConfidenceInterval
+from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
 from .gap import public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
@@ -56,11 +58,13 @@ from .ranks import RankIntervalsResult, rank_intervals
 __all__ = [
     "ConfidenceInterval",
     "DroppedModelsWarning",
+    "GroupContrastResult",
     "PairedTestResult",
     "RankCorrelationResult",
     "RankIntervalsResult",
     "UnknownModelError",
     "adjust_pvalues",
+    "group_contrast",
     "paired_bootstrap",
     "pairwise_significance",
     "public_private_gap",

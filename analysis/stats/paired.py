@@ -1,12 +1,13 @@
-"""Paired comparison of two models: sign-flip test and interval."""
+"""Paired comparison of two models: sign-flip test, the interval that inverts it, t, d_z."""
 
 from __future__ import annotations
 
-import threading
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from scipy.stats import t as t_dist
 
 from ._checks import (
     _ALTERNATIVES,
@@ -18,23 +19,11 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
 )
-from ._resampling import (
-    _PAIR_BLOCK,
-    _REL_TOL,
-    _bootstrap_means,
-    _count_as_extreme,
-    _exact_sign_flip_count,
-    _min_pvalue,
-    _pair_chunks,
-    _pair_differences,
-    _percentile_interval,
-    _pvalue,
-    _rows_per_block,
-    _run_parallel,
-    _sign_flip_is_exact,
-    _sign_flip_means,
-)
+from ._inversion import exact_inversion, mc_inversion, random_sign_bits
+from ._resampling import _MAX_EXACT_SIGN_FLIP_N, _REL_TOL, _bootstrap_means, _percentile_interval
 from ._results import ConfidenceInterval
+
+_INTERVALS = ("inversion", "percentile")
 
 
 @dataclass(frozen=True)
@@ -44,14 +33,22 @@ class PairedTestResult:
     Attributes:
         statistic: mean of ``a - b`` over the units.
         pvalue: sign-flip permutation p-value for ``alternative``.
-        confidence_interval: percentile bootstrap interval of the mean difference
-            (one-sided for a one-sided ``alternative``, like scipy).
+        confidence_interval: by default the inversion of the sign-flip test (it
+            excludes 0 exactly when ``pvalue < 1 - confidence_level``); with
+            ``method="percentile"`` the percentile bootstrap interval. One-sided for
+            a one-sided ``alternative``.
         n: number of paired units.
-        method: what was done, e.g. ``"exact sign-flip permutation (2^7=128 sign
-            patterns); percentile bootstrap CI (10000 resamples of 7 units)"``.
-        min_pvalue: smallest p-value this n, method and alternative can return.
-        n_resamples: bootstrap resamples (and Monte-Carlo sign patterns) requested.
+        method: what was done, e.g. ``"exact sign-flip test (2^7=128 sign patterns);
+            interval by inverting it"``.
+        min_pvalue: smallest p-value this n, test and alternative can return.
+        n_resamples: Monte-Carlo sign patterns (and bootstrap resamples) requested.
         alternative: the alternative hypothesis tested.
+        interval_method: ``"inversion"`` or ``"percentile"``.
+        exact: whether the sign-flip test enumerated all ``2**n`` patterns.
+        ttest_pvalue: paired t-test p-value (``scipy.stats.ttest_rel``), for
+            reference; NaN when the differences are constant.
+        effect_size: Cohen's d_z, mean difference / standard deviation of the
+            differences (ddof=1); NaN when the differences are constant.
     """
 
     statistic: float
@@ -62,6 +59,10 @@ class PairedTestResult:
     min_pvalue: float
     n_resamples: int
     alternative: str
+    interval_method: str = "inversion"
+    exact: bool = True
+    ttest_pvalue: float = math.nan
+    effect_size: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -76,68 +77,58 @@ class _PairedArrays:
     min_pvalue: float
 
 
+def _tolerance(D: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """Per-column tolerance for float ties: 1e-9 of the mean absolute value."""
+    base = np.mean(np.abs(D), axis=0) if scale is None else scale
+    return _REL_TOL * base
+
+
+def _sign_flip_min_pvalue(n: int, exact: bool, n_patterns: int, alternative: str) -> float:
+    if not exact:
+        return 1.0 / (n_patterns + 1.0)
+    return (2.0 if alternative == "two-sided" else 1.0) / 2**n
+
+
 def _paired_tests(
-    X: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
+    D: np.ndarray,
     *,
     n_resamples: int,
     confidence_level: float,
     alternative: str,
     rng: np.random.Generator,
+    interval: str = "inversion",
+    tol: np.ndarray | None = None,
+    exact: bool | None = None,
 ) -> _PairedArrays:
-    """Paired sign-flip tests and bootstrap CIs of ``mean(X[:, ia] - X[:, ib])``.
+    """Sign-flip tests and intervals of ``mean(D[:, j])`` for every column j of D.
 
-    The one implementation behind :func:`paired_bootstrap` (one pair) and
-    :func:`pairwise_significance` (all pairs). Draw order from ``rng``: the bootstrap
-    indices (``_bootstrap_means``), then the Monte-Carlo sign patterns
-    (``_sign_flip_means``; nothing is drawn when the test is exact, where all 2**n
-    patterns are counted by ``_exact_sign_flip_count``). Every pair shares both, so a
-    pair's result does not depend on which other columns are in ``X``.
+    The one implementation behind :func:`paired_bootstrap` (one column) and the
+    simulations (many columns, one shared plan). Draw order from ``rng``: bootstrap
+    indices (``interval="percentile"`` only), then the Monte-Carlo sign patterns
+    (only when not exact). Every column shares both.
     """
-    n = X.shape[0]
-    # Bootstrap means centred on each column's mean, in float32: the pair's
-    # distribution is (C[a] - C[b]) + (mean[a] - mean[b]), and float32 halves the
-    # memory traffic and doubles the SIMD width of the partition (4x faster). The
-    # centring keeps the rounding tiny: about 6e-8 of the bootstrap spread.
-    means = X.mean(axis=0)
-    boot = _bootstrap_means(X, n_resamples, rng)
-    boot -= means[:, None]
-    boot = boot.astype(np.float32)
-    exact = _sign_flip_is_exact(n, n_resamples)
-    null = None if exact else _sign_flip_means(X, n_resamples, rng)
-    n_patterns = 2**n if exact else n_resamples
-    statistic = np.mean(X[:, ia] - X[:, ib], axis=0)
-    # Values within float rounding of the observed one count as "as extreme".
-    tol = _REL_TOL * (np.mean(np.abs(X[:, ia]), axis=0) + np.mean(np.abs(X[:, ib]), axis=0))
-    k = len(ia)
-    pvalue, low, high = np.empty(k), np.empty(k), np.empty(k)
-    step = _rows_per_block(max(n_resamples, n_patterns), k, _PAIR_BLOCK)
-    local = threading.local()
-
-    def work(sl: slice) -> None:
-        if not hasattr(local, "boot"):  # per-thread buffers: no page faults per chunk
-            local.boot = np.empty((step, n_resamples), dtype=np.float32)
-            local.null = None if exact else np.empty((step, n_resamples))
-        rows = sl.stop - sl.start
-        dist = _pair_differences(boot, ia[sl], ib[sl], local.boot[:rows])
-        shift = means[ia[sl]] - means[ib[sl]]
-        lo, hi = _percentile_interval(dist, confidence_level, alternative)
-        low[sl], high[sl] = lo + shift, hi + shift
-        if exact:
-            diffs = X[:, ia[sl]] - X[:, ib[sl]]
-            count = _exact_sign_flip_count(diffs, n * tol[sl], alternative)
-        else:
-            diff = _pair_differences(null, ia[sl], ib[sl], local.null[:rows])
-            count = _count_as_extreme(diff, statistic[sl], tol[sl], alternative)
-        pvalue[sl] = _pvalue(count, n_patterns, exact)
-
-    _run_parallel(work, _pair_chunks(ia, ib, step), k * (n_resamples + n_patterns))
+    n = D.shape[0]
+    alpha = 1.0 - confidence_level
+    tol = _tolerance(D) if tol is None else tol
+    statistic = D.mean(axis=0)
+    boot = _bootstrap_means(D, n_resamples, rng) if interval == "percentile" else None
+    if exact is None:
+        exact = n <= _MAX_EXACT_SIGN_FLIP_N
+    invert = interval == "inversion"
     if exact:
-        perm = f"exact sign-flip permutation (2^{n}={n_patterns} sign patterns)"
+        pvalue, low, high = exact_inversion(D, tol, alpha, alternative, interval=invert)
+        n_patterns = 2**n
+        test = f"exact sign-flip test (2^{n}={n_patterns} sign patterns)"
     else:
-        perm = f"Monte-Carlo sign-flip permutation, {n_patterns} draws"
-    method = f"{perm}; percentile bootstrap CI ({n_resamples} resamples of {n} units)"
+        bits = random_sign_bits(n, n_resamples, rng)
+        pvalue, low, high = mc_inversion(D, bits, tol, alpha, alternative, interval=invert)
+        n_patterns = n_resamples
+        test = f"Monte-Carlo sign-flip test ({n_patterns} random sign patterns)"
+    if boot is not None:
+        low, high = _percentile_interval(boot, confidence_level, alternative)
+        how = f"percentile bootstrap interval ({n_resamples} resamples of {n} units)"
+    else:
+        how = "interval by inverting that test"
     return _PairedArrays(
         statistic=statistic,
         pvalue=pvalue,
@@ -145,9 +136,26 @@ def _paired_tests(
         high=high,
         exact=exact,
         n_patterns=n_patterns,
-        method=method,
-        min_pvalue=_min_pvalue(n_patterns, exact, alternative == "two-sided"),
+        method=f"{test}; {how}",
+        min_pvalue=_sign_flip_min_pvalue(n, exact, n_patterns, alternative),
     )
+
+
+def _ttest_and_dz(D: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t p-value and Cohen's d_z per column of D; NaN where sd == 0."""
+    n = D.shape[0]
+    mean = D.mean(axis=0)
+    sd = D.std(axis=0, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dz = np.where(sd > 0, mean / sd, np.nan)
+        t = dz * math.sqrt(n)
+    if alternative == "two-sided":
+        p = 2.0 * t_dist.sf(np.abs(t), n - 1)
+    elif alternative == "greater":
+        p = t_dist.sf(t, n - 1)
+    else:
+        p = t_dist.cdf(t, n - 1)
+    return np.minimum(p, 1.0), dz
 
 
 def paired_bootstrap(
@@ -156,69 +164,86 @@ def paired_bootstrap(
     *,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
+    method: Literal["inversion", "percentile"] = "inversion",
     alternative: Alternative = "two-sided",
     rng: RngLike = None,
 ) -> PairedTestResult:
-    """Paired comparison of two models: mean difference, sign-flip p-value, bootstrap CI.
+    """Paired comparison of two models: mean difference, sign-flip test, matching interval.
 
     ``a[i]`` and ``b[i]`` are the scores of two models on the same unit i.
+
+    **Null hypothesis.** The test is of *exchangeability*: within each unit the two
+    scores could have been swapped, i.e. every difference ``a[i] - b[i]`` is
+    symmetric about 0. That is stronger than "the mean difference is 0": a skewed
+    distribution of differences with mean 0 is *not* the null, and the test can
+    reject it. Measured type-I error at alpha = 0.05 when the differences are
+    centred-exponential (mean 0, skewness 2): see ``benchmarks/README_stats.md``
+    (written by ``benchmarks/bench_stats_validation.py``); it is near alpha at n = 6
+    and 7 (the exact test is discrete) and grows above it by n = 13 to 30, because
+    the test then detects the asymmetry rather than a shift of the mean. With
+    symmetric differences (normal, t3) it is at most alpha at every n.
 
     Assumptions and conventions:
 
     * **Unit**: whatever a and b are aligned on (the tasks of a benchmark, the
-      queries of a task). Units are assumed independent; the CI and the p-value
-      are statements about the population the units stand for.
+      queries of a task). Units are assumed independent; nothing is assumed about
+      the joint distribution of a[i] and b[i] beyond the null above.
     * **Missing values**: none allowed (NaN or inf raise); drop incomplete units
       first, for both models alike.
     * **Statistic**: the mean of ``a - b``.
-    * **p-value**: paired sign-flip permutation test. Under the null hypothesis the
-      two scores of a unit are exchangeable, i.e. each difference is symmetric
-      about 0, so its sign can be flipped. The test statistic is the mean
-      difference (|mean| for two-sided); the p-value is the fraction of sign
-      patterns whose statistic is at least as extreme as the observed one (within
-      float rounding). When ``2**n <= n_resamples`` (n <= 13 at the default) all
-      ``2**n`` patterns are enumerated: an exact test, valid at any n. Otherwise
-      ``n_resamples`` random patterns with the ``(b+1)/(n_resamples+1)``
-      convention. Ties (zero differences) are harmless: their sign does not matter.
-      All-zero differences give statistic 0 and p-value 1.
-    * **Smallest attainable p-value** (``min_pvalue``): exact: ``2/2**n`` two-sided,
-      ``1/2**n`` one-sided (zero differences make it larger). So with 5 units or
-      fewer no two-sided p-value is below 0.05 (2/32 = 0.0625), 6 units give
-      0.03125. Monte-Carlo: ``1/(n_resamples+1)``.
-    * **CI**: percentile bootstrap of the mean difference, units resampled with
-      replacement; the same as ``scipy.stats.bootstrap((a, b), ..., paired=True,
-      method="percentile")``: for n*n_resamples <= 2**22 the same draws from the
-      same Generator, so the same interval up to float32 rounding (the bootstrap
-      means are held centred in float32 for speed: an error near 1e-7 of their
-      spread, far below the Monte-Carlo error). It is too narrow at small n:
-      measured coverage of the 95% interval (normal differences) is 0.877 at n=7,
-      0.937 at n=30, 0.946 at n=300. For a one-sided alternative the interval is
-      one-sided, like scipy's.
+    * **p-value**: the fraction of the ``2**n`` sign patterns whose signed mean is at
+      least as extreme as the observed one (within float rounding). All patterns are
+      enumerated when n <= 20 (exact; the counts come from subset means, see below),
+      otherwise ``n_resamples`` random patterns with the ``(b+1)/(n_resamples+1)``
+      convention. Zero differences are harmless; all-zero differences give p = 1.
+      Rejecting means ``pvalue < 1 - confidence_level``.
+    * **Smallest attainable p-value** (``min_pvalue``): exact two-sided ``2/2**n``
+      (one-sided ``1/2**n``): with 5 units or fewer no two-sided p-value is below
+      0.05 and the 95% interval is the whole line; 6 units give 0.03125.
+    * **Interval, ``method="inversion"`` (default)**: the set of shifts d for which
+      the same test applied to ``a - b - d`` does not reject at
+      ``1 - confidence_level``. It is exact (coverage at least the nominal level
+      whenever the differences are symmetric about their mean, at any n) and it
+      excludes 0 exactly when ``pvalue < 1 - confidence_level``. Its ends are order
+      statistics of the means of subsets of the differences (the k-th smallest
+      and largest of the ``2**n - 1`` subset means, ``k = ceil(alpha * 2**(n-1)) -
+      1``); beyond n = 20, of the subset means the random patterns flip. Constant
+      differences c give the point interval [c, c].
+    * **Interval, ``method="percentile"``**: percentile bootstrap of the mean, units
+      resampled with replacement (``scipy.stats.bootstrap(..., paired=True,
+      method="percentile")``, same draws from the same Generator). It does not match
+      the test and is too narrow at small n (measured coverage of the 95% interval
+      with normal differences: 0.86 at n=6, 0.88 at n=7, 0.91 at n=13, 0.94 at n=30);
+      use it only with many units (hundreds of queries), where it is cheap and fine.
+    * **Paired t and d_z**: ``ttest_pvalue`` is the paired t-test
+      (``scipy.stats.ttest_rel``) for reference; ``effect_size`` is Cohen's d_z.
 
-    Draws from ``rng``: bootstrap indices ``rng.integers(0, n, (n_resamples, n))``,
-    then (Monte-Carlo only) sign patterns ``rng.integers(0, 2, (n_resamples, n))``
-    (each in row blocks when n * n_resamples > 2**22).
-    :func:`pairwise_significance` draws exactly the same, so a pair gets the same
-    p-value and CI there as here with the same seed.
+    Draws from ``rng``: with ``method="percentile"`` the bootstrap indices
+    ``rng.integers(0, n, (rows, n))`` (in row blocks of 2**22 elements); then, only
+    when the test is Monte-Carlo (n > 20), the sign patterns as random bytes
+    ``rng.integers(0, 256, (n_resamples, ceil(n/8)), dtype=uint8)`` unpacked to bits.
+    An exact test draws nothing.
 
     Args:
         a: scores of the first model, one per unit.
         b: scores of the second model on the same units.
-        n_resamples: bootstrap resamples, and sign patterns when not exact.
+        n_resamples: Monte-Carlo sign patterns (n > 20) and bootstrap resamples
+            (percentile interval).
         confidence_level: confidence level of the interval, in (0, 1).
+        method: ``"inversion"`` (default) or ``"percentile"``.
         alternative: ``"two-sided"``, ``"greater"`` (mean of a - b > 0) or ``"less"``.
         rng: seed or Generator for the resampling.
 
     Returns:
-        PairedTestResult with ``statistic``, ``pvalue``, ``confidence_interval``,
-        ``n``, ``method``, ``min_pvalue``, ``n_resamples`` and ``alternative``.
+        PairedTestResult.
 
     Raises:
-        ValueError: a and b differ in length, hold NaN or inf or have fewer than 3
-            units; or an option is invalid.
+        ValueError: a and b differ in length, hold NaN or inf or have fewer than 2
+            units; or an option is invalid. The message names the argument.
     """
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    method = _check_choice(method, "method", _INTERVALS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     gen = _check_rng(rng)
     av, bv = _as_vector(a, "a"), _as_vector(b, "b")
@@ -229,17 +254,20 @@ def paired_bootstrap(
             raise ValueError(
                 f"`{name}` contains NaN or inf; drop incomplete units from both a and b first"
             )
-    if len(av) < 3:
-        raise ValueError(f"`a` and `b` need at least 3 paired units, got {len(av)}")
+    if len(av) < 2:
+        raise ValueError(f"`a` and `b` need at least 2 paired units, got {len(av)}")
+    D = (av - bv)[:, None]
+    tol = _tolerance(D, np.array([np.mean(np.abs(av)) + np.mean(np.abs(bv))]))
     res = _paired_tests(
-        np.column_stack([av, bv]),
-        np.array([0]),
-        np.array([1]),
+        D,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
         alternative=alternative,
         rng=gen,
+        interval=method,
+        tol=tol,
     )
+    tp, dz = _ttest_and_dz(D, alternative)
     return PairedTestResult(
         statistic=float(res.statistic[0]),
         pvalue=float(res.pvalue[0]),
@@ -249,4 +277,8 @@ def paired_bootstrap(
         min_pvalue=res.min_pvalue,
         n_resamples=n_resamples,
         alternative=alternative,
+        interval_method=method,
+        exact=res.exact,
+        ttest_pvalue=float(tp[0]),
+        effect_size=float(dz[0]),
     )

@@ -1,13 +1,15 @@
-"""All pairs of models: paired tests sharing one resampling plan, multiplicity adjustment."""
+"""All pairs of models: sign-flip tests on one plan, max-T/Holm/BH, matching intervals."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from ..errors import DroppedModelsWarning
 from ._checks import (
     RngLike,
     _as_vector,
@@ -16,24 +18,33 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
 )
-from .paired import _paired_tests
+from ._inversion import exact_inversion, mc_inversion, random_sign_bits
+from ._resampling import _MAX_EXACT_SIGN_FLIP_N, _REL_TOL, _sign_patterns
+from .paired import _sign_flip_min_pvalue, _ttest_and_dz
 
-_CORRECTIONS = ("holm", "bonferroni", "none")
+_CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+_ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
+_EXACT_WORK = 1 << 27  # pairs * 2**n: above this the pairwise tests are Monte-Carlo
+_PATTERN_BLOCK = 1 << 12  # sign patterns per block of the max-T null
 
 
 def adjust_pvalues(
-    pvalues: Any, *, method: Literal["holm", "bonferroni", "none"] = "holm"
+    pvalues: Any, *, method: Literal["holm", "bonferroni", "bh", "none"] = "holm"
 ) -> np.ndarray:
-    """Adjust p-values for multiple comparisons (family-wise error rate).
+    """Adjust p-values for multiple comparisons.
 
-    Holm's step-down: sort the m p-values ascending, multiply the i-th smallest
-    (i = 1..m) by ``m - i + 1``, take the running maximum and cap at 1. It controls
-    the family-wise error rate under any dependence and is uniformly more powerful
-    than Bonferroni (``min(1, m * p)``). ``"none"`` returns the p-values unchanged.
+    * ``"holm"``: Holm's step-down (family-wise error rate, any dependence): sort
+      ascending, multiply the i-th smallest (i = 1..m) by ``m - i + 1``, running
+      maximum, cap at 1. Uniformly more powerful than Bonferroni.
+    * ``"bonferroni"``: ``min(1, m * p)``.
+    * ``"bh"``: Benjamini-Hochberg step-up (false discovery rate, for screening;
+      valid under independence or positive dependence): ``m * p_(i) / i``, running
+      minimum from the largest, cap at 1 (as ``statsmodels`` ``fdr_bh``).
+    * ``"none"``: unchanged.
 
     Args:
         pvalues: p-values (1-D, in [0, 1]).
-        method: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        method: ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``.
 
     Returns:
         Adjusted p-values, in the input order.
@@ -51,142 +62,318 @@ def adjust_pvalues(
     if method == "bonferroni":
         return np.minimum(1.0, p * m)
     order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    if method == "holm":
+        stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    else:
+        stepped = np.minimum.accumulate((m * p[order] / np.arange(1, m + 1))[::-1])[::-1]
     out = np.empty(m)
     out[order] = np.minimum(1.0, stepped)
     return out
 
 
+def complete_score_matrix(
+    scores: Any,
+    *,
+    argname: str = "scores",
+    caller: str = "pairwise_significance",
+    min_units: int = 2,
+) -> tuple[np.ndarray, list[Any], dict[Any, list[Any]]]:
+    """Validate a units x models table; drop models with missing units, with a warning.
+
+    Returns the complete float matrix, the kept model names and ``{dropped model:
+    [its missing units]}``. A :class:`DroppedModelsWarning` names every dropped model
+    and the units (tasks) it lacks.
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise ValueError(
+            f"`{argname}` must be a pandas DataFrame (rows = units, columns = models), "
+            f"got {type(scores).__name__}"
+        )
+    if scores.columns.duplicated().any():
+        dup = sorted({str(c) for c in scores.columns[scores.columns.duplicated()]})
+        raise ValueError(f"`{argname}` has duplicate model columns: {dup}")
+    bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+    if bad:
+        raise ValueError(f"`{argname}` has non-numeric columns: {bad}")
+    if len(scores) < min_units:
+        raise ValueError(f"`{argname}` needs at least {min_units} units (rows), got {len(scores)}")
+    X = scores.to_numpy(dtype=float, na_value=np.nan)
+    inf_cols = [scores.columns[k] for k in np.flatnonzero(np.isinf(X).any(axis=0))]
+    if inf_cols:
+        raise ValueError(f"`{argname}` has infinite values in columns {inf_cols}")
+    holes = np.isnan(X)
+    dropped = {
+        scores.columns[k]: list(scores.index[holes[:, k]]) for k in np.flatnonzero(holes.any(0))
+    }
+    if dropped:
+        detail = "; ".join(f"{m!r} lacks {units}" for m, units in dropped.items())
+        warnings.warn(
+            f"{caller}: dropped {len(dropped)} model(s) without a score on every unit of "
+            f"`{argname}` (never averaged over a partial set): {detail}",
+            DroppedModelsWarning,
+            stacklevel=3,
+        )
+    keep = ~holes.any(axis=0)
+    return X[:, keep], [c for c, k in zip(scores.columns, keep, strict=True) if k], dropped
+
+
+def _maxt_null(
+    X: np.ndarray, ia: np.ndarray, ib: np.ndarray, inv_norm: np.ndarray, signs: np.ndarray
+) -> np.ndarray:
+    """Max over pairs of |s . (X[:, a] - X[:, b])| * inv_norm, per sign pattern (row of signs)."""
+    pattern_sums = signs @ X  # (patterns, models)
+    out = np.zeros(signs.shape[0])
+    for a in np.unique(ia):
+        sel = np.flatnonzero(ia == a)
+        diff = np.abs(pattern_sums[:, [a]] - pattern_sums[:, ib[sel]])
+        diff *= inv_norm[sel]
+        np.maximum(out, diff.max(axis=1), out=out)
+    return out
+
+
+def _maxt(
+    X: np.ndarray,
+    D: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    *,
+    exact: bool,
+    bits: np.ndarray | None,
+    alpha: float,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Single-step Westfall-Young max-T: adjusted p-values, standardized statistics, critical value.
+
+    Statistic of a pair: rho = |sum(s * d)| / (sqrt(n) * ||d||) in [0, 1], a monotone
+    function of the paired |t| under sign flips. Null: the largest rho over all pairs
+    under the same sign pattern applied to every pair (all 2**n patterns, or ``bits``).
+    Reject when p_maxT < alpha, i.e. when rho > c; c is returned with the tolerance.
+    """
+    n = X.shape[0]
+    norm = np.sqrt((D**2).sum(axis=0))
+    inv_norm = np.where(norm > 0, 1.0 / np.where(norm > 0, norm, 1.0), 0.0) / math.sqrt(n)
+    rho = np.abs(D.sum(axis=0)) * inv_norm
+    if exact:  # s and -s give the same maximum: half of the patterns suffice
+        half = 2 ** (n - 1)
+        null = np.concatenate(
+            [
+                _maxt_null(X, ia, ib, inv_norm, _sign_patterns(n, s, min(s + _PATTERN_BLOCK, half)))
+                for s in range(0, half, _PATTERN_BLOCK)
+            ]
+        )
+        rank = math.ceil(alpha * half)
+        denom, add = float(half), 0.0
+    else:
+        assert bits is not None
+        signs = 1.0 - 2.0 * bits
+        null = np.concatenate(
+            [
+                _maxt_null(X, ia, ib, inv_norm, signs[s : s + _PATTERN_BLOCK])
+                for s in range(0, len(signs), _PATTERN_BLOCK)
+            ]
+        )
+        rank = math.ceil(alpha * (len(null) + 1)) - 1
+        denom, add = len(null) + 1.0, 1.0
+    tol = _REL_TOL
+    null.sort()
+    count = len(null) - np.searchsorted(null, rho - tol, side="left")  # null >= rho - tol
+    pvalue = np.minimum((count + add) / denom, 1.0)
+    crit = float(null[len(null) - rank]) + tol if 1 <= rank <= len(null) else math.inf
+    return pvalue, rho, crit
+
+
+def _maxt_intervals(D: np.ndarray, crit: float) -> tuple[np.ndarray, np.ndarray]:
+    """{delta : rho(d - delta) <= crit}: mean +- crit * sqrt(v / (1 - crit^2)), v = mean sq. dev."""
+    m = D.mean(axis=0)
+    if crit >= 1.0:
+        inf = np.full(len(m), math.inf)
+        return -inf, inf
+    v = ((D - m) ** 2).mean(axis=0)
+    half = crit * np.sqrt(v / (1.0 - crit**2))
+    return m - half, m + half
+
+
+def _interval_level(adjustment: str, alpha: float, adjusted: np.ndarray) -> float:
+    """The per-pair level whose inverted intervals agree with the adjustment's decisions."""
+    k = len(adjusted)
+    rejected = int((adjusted < alpha).sum())
+    if adjustment == "none":
+        return alpha
+    if adjustment == "bonferroni":
+        return alpha / k
+    if adjustment == "holm":
+        return alpha / (k - rejected) if rejected < k else alpha
+    return rejected * alpha / k if rejected else alpha / k  # bh: FCR-adjusted (BY 2005)
+
+
+_INTERVAL_DOC = {
+    "maxT": "simultaneous: inverts the single-step max-T critical value (t-type, all pairs)",
+    "bonferroni": "simultaneous: each pair's sign-flip test inverted at alpha/m",
+    "holm": "Holm-compatible: each pair's test inverted at alpha/(m-R), R = Holm rejections",
+    "bh": "FCR-adjusted (Benjamini-Yekutieli): each pair's test inverted at R*alpha/m",
+    "none": "unadjusted: each pair's sign-flip test inverted at alpha",
+}
+
+
 def pairwise_significance(
     scores: pd.DataFrame,
     *,
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    correction: Literal["holm", "bonferroni", "none"] = "holm",
+    adjustment: Literal["maxT", "holm", "bonferroni", "bh", "none"] = "maxT",
     alpha: float = 0.05,
+    n_resamples: int = 10_000,
     rng: RngLike = None,
 ) -> pd.DataFrame:
-    """Paired tests for every pair of models, sharing one resampling plan.
+    """Paired sign-flip tests for every pair of models, with intervals matching the adjustment.
 
-    For each unordered pair (a, b) of columns, with a before b in column order,
-    this is :func:`paired_bootstrap` of ``scores[a]`` vs ``scores[b]``: same
-    statistic, sign-flip p-value and percentile bootstrap CI, with the same
-    assumptions (see there). All pairs share the same bootstrap resamples of the
-    units and the same sign patterns, drawn once, exactly as ``paired_bootstrap``
-    draws them; so a pair's p-value and CI equal ``paired_bootstrap`` with the same
-    seed, and intervals of different pairs are mutually consistent. The work is a
-    few matrix products (per-model resampled means, ``counts @ scores``) plus one
-    row of differences per pair, chunked over pairs (and spread over a few threads
-    when large): memory stays near 8 * n_models * n_resamples bytes (twice that for
-    a Monte-Carlo p-value) plus a few MiB. The exact p-value counts the 2**n sign
-    patterns by meeting in the middle (two halves of 2**(n/2) sums), not one by one.
-    80 models x 13 tasks x 10,000 resamples (3,160 pairs) take about 0.2 s on 2
-    cores (``benchmarks/bench_pairwise.py``).
+    For each unordered pair (a, b) of columns (a before b in column order) the unit
+    differences ``d = a - b`` are tested as in :func:`paired_bootstrap` (null: every
+    difference symmetric about 0; p-value exact over the 2**n sign patterns when
+    ``n_pairs * 2**n <= 2**27`` and n <= 20, else Monte-Carlo over ``n_resamples``
+    patterns shared by all pairs). Every column of the table tells the same story:
+    ``significant`` is ``pvalue_adjusted < alpha`` and the interval ``[ci_low,
+    ci_high]`` excludes 0 exactly when ``significant`` (tested on simulated data).
 
-    ``significant`` is ``pvalue_adjusted <= alpha``. With Holm or Bonferroni the
-    adjustment is over all m = n_models*(n_models-1)/2 pairs, and the smallest
-    adjusted p-value is at least ``m * min_pvalue`` (``attrs["min_pvalue"]``):
-    ``2/2**n`` for the exact test over n units, ``1/(n_resamples+1)`` for
-    Monte-Carlo. When that exceeds ``alpha`` no pair can be significant, whatever
-    the data, and a warning says so. Example: 13 tasks give 2/8192, so Holm at 0.05
-    can flag pairs only among at most 204 pairs (e.g. 20 models, or each of 80
-    models against one reference): with 80 models (3,160 pairs) nothing can pass.
+    Adjustments (all reported; ``adjustment`` picks ``pvalue_adjusted``, the
+    decision and the interval):
+
+    * ``"maxT"`` (default): single-step Westfall-Young max-T. The statistic of a pair
+      is its paired |t| (through the equivalent ``rho = |sum d| / (sqrt(n) ||d||)``);
+      the null distribution is the largest statistic over *all* pairs under one sign
+      pattern applied to every pair at once, so it uses the correlation between pairs
+      (no Bonferroni-type loss). Joint null: each unit's vector of pairwise
+      differences is symmetric about 0 (e.g. model scores in a unit = unit effect +
+      symmetric noise). The intervals ``mean +- c * sqrt(v / (1 - c^2))`` (v the mean
+      squared deviation, c the critical rho) invert its critical value: simultaneous
+      95% intervals under the joint null. Measured under the global null with 10
+      models x 13 tasks: family-wise error and the share of data sets with any
+      interval excluding 0 are at most alpha (``benchmarks/README_stats.md``).
+    * ``"holm"``: Holm's step-down on the per-pair p-values (any dependence). Interval:
+      each pair's test inverted at ``alpha / (m - R)`` (R = Holm rejections), which
+      agrees with Holm's decisions; for guaranteed joint coverage use "maxT" or
+      "bonferroni" (inverted at ``alpha / m``).
+    * ``"bh"``: Benjamini-Hochberg false discovery rate, for screening. Interval:
+      false-coverage-rate adjusted (inverted at ``R * alpha / m``), agreeing with BH.
+    * ``"none"``: no adjustment; intervals at ``alpha``.
+
+    Other columns: ``d_z`` (Cohen's d_z), ``ttest_pvalue`` (paired t, reference),
+    ``wins``/``ties``/``losses`` (units where a > b, a == b, a < b).
+
+    The smallest attainable p-value (``attrs["min_pvalue"]``) is ``2/2**n`` exact or
+    ``1/(n_resamples+1)``; Holm/Bonferroni multiply it by the number of pairs m, so
+    with 13 tasks and 80 models (3,160 pairs) nothing can pass Holm (a warning says
+    so), whereas max-T is not multiplied. Cost: 80 models x 13 tasks (exact, 8,192
+    patterns) in well under 2 s on 2 cores (``benchmarks/bench_pairwise.py``).
 
     Args:
-        scores: one row per unit (task or query), one column per model, no missing
-            values.
-        n_resamples: bootstrap resamples, and sign patterns when not exact.
-        confidence_level: confidence level of the intervals, in (0, 1).
-        correction: multiple-comparison adjustment, ``"holm"``, ``"bonferroni"`` or
-            ``"none"`` (see :func:`adjust_pvalues`).
-        alpha: significance level for the ``significant`` column, in (0, 1).
-        rng: seed or Generator for the resampling.
+        scores: one row per unit (task or query), one column per model. A model
+            with missing values is dropped with a :class:`DroppedModelsWarning`
+            naming it and its missing units (rows).
+        adjustment: ``"maxT"``, ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``.
+        alpha: level of the decisions; intervals have level ``1 - alpha``.
+        n_resamples: Monte-Carlo sign patterns when not exact.
+        rng: seed or Generator (draws the Monte-Carlo patterns only).
 
     Returns:
-        DataFrame with one row per pair and columns ``model_a``, ``model_b``,
-        ``difference`` (mean of a - b), ``ci_low``, ``ci_high``, ``pvalue``,
-        ``pvalue_adjusted``, ``significant``, ``n``. ``attrs`` holds ``method``,
-        ``min_pvalue``, ``n_resamples``, ``confidence_level``, ``correction`` and
-        ``alpha``.
+        DataFrame with one row per pair: ``model_a``, ``model_b``, ``n``,
+        ``difference`` (mean of a - b), ``d_z``, ``wins``, ``ties``, ``losses``,
+        ``pvalue``, ``ttest_pvalue``, ``pvalue_maxT``, ``pvalue_holm``,
+        ``pvalue_bh``, ``pvalue_adjusted``, ``significant``, ``ci_low``, ``ci_high``.
+        ``attrs`` holds ``method``, ``adjustment``, ``interval``, ``alpha``,
+        ``min_pvalue``, ``n_resamples``, ``critical_value`` (max-T rho),
+        ``interval_level`` and ``dropped_models``.
 
     Raises:
-        ValueError: ``scores`` is not a DataFrame, has fewer than 2 models or 3
-            units, duplicate or non-numeric columns, or missing/infinite values (the
-            message names the columns); or an option is invalid.
+        ValueError: ``scores`` is not a DataFrame, has fewer than 2 complete models or
+            2 units, duplicate, non-numeric or infinite columns; or an option is
+            invalid. The message names the argument.
     """
-    n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    correction = _check_choice(correction, "correction", _CORRECTIONS)
+    adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     alpha = _check_open_unit(alpha, "alpha")
+    n_resamples = _check_n_resamples(n_resamples)
     gen = _check_rng(rng)
-    if not isinstance(scores, pd.DataFrame):
-        raise ValueError(
-            f"`scores` must be a pandas DataFrame (rows = units, columns = models), "
-            f"got {type(scores).__name__}"
-        )
-    names = list(scores.columns)
-    if scores.columns.duplicated().any():
-        dup = sorted({str(c) for c in scores.columns[scores.columns.duplicated()]})
-        raise ValueError(f"`scores` has duplicate model columns: {dup}")
+    X, names, dropped = complete_score_matrix(scores)
     if len(names) < 2:
-        raise ValueError(f"`scores` needs at least 2 model columns, got {len(names)}")
-    if len(scores) < 3:
-        raise ValueError(f"`scores` needs at least 3 units (rows), got {len(scores)}")
-    bad = [c for c in names if not pd.api.types.is_numeric_dtype(scores[c])]
-    if bad:
-        raise ValueError(f"`scores` has non-numeric columns: {bad}")
-    X = scores.to_numpy(dtype=float, na_value=np.nan)
-    nan_cols = [names[k] for k in np.flatnonzero(np.isnan(X).any(axis=0))]
-    if nan_cols:
         raise ValueError(
-            f"`scores` has missing values in columns {nan_cols}; drop incomplete models "
-            "(columns) or tasks (rows) first, e.g. scores.dropna(axis=1)"
+            f"`scores` needs at least 2 models with a score on every unit, got {len(names)}"
         )
-    inf_cols = [names[k] for k in np.flatnonzero(np.isinf(X).any(axis=0))]
-    if inf_cols:
-        raise ValueError(f"`scores` has infinite values in columns {inf_cols}")
+    n = X.shape[0]
     ia, ib = np.triu_indices(len(names), 1)
-    res = _paired_tests(
-        X,
-        ia,
-        ib,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        alternative="two-sided",
-        rng=gen,
-    )
-    adjusted = adjust_pvalues(res.pvalue, method=correction)
-    family = 1 if correction == "none" else len(ia)
-    if family * res.min_pvalue > alpha:
-        more = "" if res.exact else ", more resamples"
+    k = len(ia)
+    D = X[:, ia] - X[:, ib]
+    tol = _REL_TOL * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib])
+    exact = n <= _MAX_EXACT_SIGN_FLIP_N and k * 2**n <= _EXACT_WORK
+    bits = None if exact else random_sign_bits(n, n_resamples, gen)
+    n_patterns = 2**n if exact else n_resamples
+
+    def invert(level: float, interval: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if exact:
+            return exact_inversion(D, tol, level, "two-sided", interval=interval)
+        assert bits is not None
+        return mc_inversion(D, bits, tol, level, "two-sided", interval=interval)
+
+    pvalue, _, _ = invert(alpha, False)
+    p_maxt, _, crit = _maxt(X, D, ia, ib, exact=exact, bits=bits, alpha=alpha)
+    adjusted_by = {
+        "maxT": p_maxt,
+        "holm": adjust_pvalues(pvalue, method="holm"),
+        "bonferroni": adjust_pvalues(pvalue, method="bonferroni"),
+        "bh": adjust_pvalues(pvalue, method="bh"),
+        "none": pvalue,
+    }
+    adjusted = adjusted_by[adjustment]
+    if adjustment == "maxT":
+        level = alpha
+        low, high = _maxt_intervals(D, crit)
+    else:
+        level = _interval_level(adjustment, alpha, adjusted)
+        _, low, high = invert(level, True)
+    min_p = _sign_flip_min_pvalue(n, exact, n_patterns, "two-sided")
+    family = k if adjustment in ("holm", "bonferroni") else 1
+    if family * min_p >= alpha:
         warnings.warn(
             f"pairwise_significance: no pair can be significant at alpha={alpha}: the "
-            f"smallest attainable p-value is {res.min_pvalue:.3g} ({res.method.split(';')[0]})"
-            + (f" and {correction} multiplies it by the {family} pairs" if family > 1 else "")
-            + f". Use more units{more} or fewer comparisons.",
+            f"smallest attainable p-value is {min_p:.3g}"
+            + (f" and {adjustment} multiplies it by the {family} pairs" if family > 1 else "")
+            + ". Use more units, fewer comparisons or adjustment='maxT'.",
             UserWarning,
             stacklevel=2,
         )
+    ttest_p, dz = _ttest_and_dz(D, "two-sided")
     col = np.array(names, dtype=object)
     out = pd.DataFrame(
         {
             "model_a": col[ia],
             "model_b": col[ib],
-            "difference": res.statistic,
-            "ci_low": res.low,
-            "ci_high": res.high,
-            "pvalue": res.pvalue,
+            "n": n,
+            "difference": D.mean(axis=0),
+            "d_z": dz,
+            "wins": (D > 0).sum(axis=0),
+            "ties": (D == 0).sum(axis=0),
+            "losses": (D < 0).sum(axis=0),
+            "pvalue": pvalue,
+            "ttest_pvalue": ttest_p,
+            "pvalue_maxT": p_maxt,
+            "pvalue_holm": adjusted_by["holm"],
+            "pvalue_bh": adjusted_by["bh"],
             "pvalue_adjusted": adjusted,
-            "significant": adjusted <= alpha,
-            "n": len(X),
+            "significant": adjusted < alpha,
+            "ci_low": low,
+            "ci_high": high,
         }
     )
+    test = (
+        f"exact sign-flip tests (2^{n}={n_patterns} patterns)"
+        if exact
+        else f"Monte-Carlo sign-flip tests ({n_patterns} random patterns shared by all pairs)"
+    )
     out.attrs.update(
-        method=res.method,
-        min_pvalue=res.min_pvalue,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        correction=correction,
+        method=test,
+        adjustment=adjustment,
+        interval=_INTERVAL_DOC[adjustment],
+        interval_level=level,
+        critical_value=crit,
         alpha=alpha,
+        min_pvalue=min_p,
+        n_resamples=n_resamples,
+        dropped_models=dropped,
     )
     return out
