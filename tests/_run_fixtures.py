@@ -65,3 +65,27 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         model = distill(model_name=str(minilm_dir()), pca_dims=128)
         model.save_pretrained(str(folder))
     return folder
+
+
+def truncated_static_model(source: Path, target: Path, dims: int) -> Path:
+    """A second static model: ``source``'s embeddings cut to their first ``dims`` PCA axes.
+
+    Costs a copy instead of another distillation (PCA axes come ordered by variance, so this
+    is the ``pca_dims=dims`` model up to the vocabulary weighting).
+    """
+    if not (target / "config.json").is_file():
+        from model2vec import StaticModel
+
+        model = StaticModel.from_pretrained(str(source))
+        cut = StaticModel(
+            vectors=model.embedding[:, :dims].copy(),
+            tokenizer=model.tokenizer,
+            config={**model.config, "hidden_dim": dims},
+            normalize=model.normalize,
+            base_model_name=model.base_model_name,
+            language=model.language,
+            weights=model.weights,
+            token_mapping=model.token_mapping,
+        )
+        cut.save_pretrained(str(target))
+    return target
