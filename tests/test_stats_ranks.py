@@ -135,7 +135,9 @@ def test_maxt_matches_brute_force_and_sits_between_raw_and_bonferroni():
     expected = brute_force_maxt(X)
     np.testing.assert_allclose(res.pvalues.to_numpy(), expected, rtol=1e-12)
     ia, ib = np.triu_indices(5, 1)
-    raw = np.array([paired_bootstrap(X[:, i], X[:, j], rng=0).pvalue for i, j in zip(ia, ib)])
+    raw = np.array(
+        [paired_bootstrap(X[:, i], X[:, j], rng=0).pvalue for i, j in zip(ia, ib, strict=True)]
+    )
     adjusted = res.pvalues.to_numpy()[ia, ib]
     assert (adjusted >= raw - 1e-12).all()
     assert (adjusted <= np.minimum(1, raw * len(raw)) + 1e-12).all()

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from ..errors import DroppedModelsWarning, UnknownModelError
 from ._results import ConfidenceInterval
+from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
 from .gap import public_private_gap
@@ -56,6 +57,7 @@ from .pairwise import adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
 
 __all__ = [
+    "BenchmarkAgreementResult",
     "ConfidenceInterval",
     "DroppedModelsWarning",
     "GroupContrastResult",
@@ -64,6 +66,7 @@ __all__ = [
     "RankIntervalsResult",
     "UnknownModelError",
     "adjust_pvalues",
+    "benchmark_agreement",
     "group_contrast",
     "paired_bootstrap",
     "pairwise_significance",

@@ -1,0 +1,219 @@
+"""Benchmark agreement where it matters: among the top models and over model subsets.
+
+A rank correlation computed over every model on a leaderboard mixes strong and weak
+models; the easy part of the ranking (a large model beats a tiny one on any
+benchmark) inflates it. Benchmark Agreement Testing (Perlitz et al. 2024,
+arXiv:2407.13696) shows that agreement depends on which models are compared and
+recommends reporting it over subsets of models. :func:`benchmark_agreement` does so:
+
+* **top k**: the rank correlation among the k best models by the reference benchmark
+  ``x`` (with :func:`analysis.stats.rank_correlation`'s permutation p-value and
+  interval, over those k models). Selecting on ``x`` restricts the range of ``x``,
+  which is exactly the question "do the benchmarks agree among the models people
+  choose between?";
+* **random subsets of k models** (drawn uniformly without replacement): the
+  distribution of the correlation over subsets, i.e. how much the agreement a user
+  sees depends on which k models happen to be compared. This is a descriptive
+  distribution over subsets (not a confidence interval); with k = all it is the one
+  overall value.
+
+Unit = model; the models are taken as given (the distribution over subsets is a
+property of this leaderboard, not of a population of models).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ._checks import (
+    RngLike,
+    _as_vector,
+    _check_choice,
+    _check_n_resamples,
+    _check_open_unit,
+    _check_rng,
+)
+from ._ranks import _rank_statistic
+from .correlation import RankCorrelationResult, rank_correlation
+
+__all__ = ["BenchmarkAgreementResult", "benchmark_agreement"]
+
+_METHODS = ("spearman", "kendall")
+_SUBSET_QUANTILES = (0.025, 0.5, 0.975)
+
+
+@dataclass(frozen=True)
+class BenchmarkAgreementResult:
+    """Result of :func:`benchmark_agreement`.
+
+    Attributes:
+        overall: the rank correlation over all models (:class:`RankCorrelationResult`).
+        top: one row per k in ``top_k``: ``k``, ``statistic``, ``ci_low``, ``ci_high``,
+            ``pvalue``, ``min_pvalue``, ``subset_percentile`` (share of random subsets
+            of the same size whose correlation is at most the top k's; NaN when that
+            size is not in ``subset_sizes``) and ``models`` (the k best by ``x``, best
+            first).
+        subsets: one row per subset size: ``k`` (``n`` for "all"), ``n_subsets``,
+            ``n_undefined`` (subsets where x or y was constant: no correlation),
+            ``mean``, ``sd``, ``q025``, ``median``, ``q975`` of the correlation over
+            random subsets, and ``share_below_overall`` (share of subsets whose
+            correlation is below the overall one).
+        distributions: subset size -> the correlations over the random subsets (NaN
+            dropped), for plots.
+        method: ``"spearman"`` or ``"kendall"``.
+        n: models used (pairs without NaN).
+    """
+
+    overall: RankCorrelationResult
+    top: pd.DataFrame
+    subsets: pd.DataFrame
+    distributions: dict[int, np.ndarray]
+    method: str
+    n: int
+
+
+def _check_sizes(values: Any, name: str, n: int, allow_all: bool) -> list[int | None]:
+    if isinstance(values, numbers.Integral) or values is None:
+        values = [values]
+    out: list[int | None] = []
+    for v in values:
+        if v is None and allow_all:
+            out.append(None)
+            continue
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 3 <= v <= n:
+            allowed = "an integer from 3 to the number of models" + (
+                " or None" if allow_all else ""
+            )
+            raise ValueError(f"`{name}` entries must be {allowed} ({n}), got {v!r}")
+        out.append(int(v))
+    return out
+
+
+def _aligned(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """X and y as float vectors over the same models (Series are aligned by index)."""
+    if isinstance(x, pd.Series) and isinstance(y, pd.Series):
+        if x.index.has_duplicates or y.index.has_duplicates:
+            raise ValueError("`x` and `y` must not have duplicate index labels (models)")
+        names = [m for m in x.index if m in y.index]
+        if not names:
+            raise ValueError("`x` and `y` share no index labels (models)")
+        x, y = x.loc[names], y.loc[names]
+    xv, yv = _as_vector(x, "x"), _as_vector(y, "y")
+    if xv.shape != yv.shape:
+        raise ValueError(f"`x` and `y` must have the same length, got {len(xv)} and {len(yv)}")
+    labels = list(x.index) if isinstance(x, pd.Series) else list(range(len(xv)))
+    keep = ~(np.isnan(xv) | np.isnan(yv))
+    return xv[keep], yv[keep], [m for m, k in zip(labels, keep, strict=True) if k]
+
+
+def benchmark_agreement(
+    x: Any,
+    y: Any,
+    *,
+    top_k: Sequence[int] | int = (10, 20),
+    subset_sizes: Sequence[int | None] | int | None = (10, 20, None),
+    n_subsets: int = 2000,
+    method: Literal["spearman", "kendall"] = "kendall",
+    n_resamples: int = 9999,
+    confidence_level: float = 0.95,
+    rng: RngLike = None,
+) -> BenchmarkAgreementResult:
+    """Agreement of two benchmarks among the top models and over random model subsets.
+
+    Args:
+        x: scores of the models on the reference benchmark (the "top" is taken on x).
+            A Series is aligned with ``y`` by index (model names); pairs with a NaN
+            are dropped.
+        y: scores of the same models on the other benchmark.
+        top_k: sizes of the top groups (each from 3 to the number of models).
+        subset_sizes: sizes of the random subsets; ``None`` means all models.
+        n_subsets: random subsets drawn per size.
+        method: ``"kendall"`` (tau-b, default, as in BAT) or ``"spearman"``.
+        n_resamples: permutation orderings and bootstrap resamples of
+            :func:`rank_correlation` (overall and top k).
+        confidence_level: confidence level of the intervals, in (0, 1).
+        rng: seed or Generator. Draws: the overall correlation, each top k (in
+            order), then per subset size ``rng.permuted`` orderings of the models.
+
+    Returns:
+        BenchmarkAgreementResult.
+
+    Raises:
+        ValueError: x and y differ in length or share no models, a size is out of
+            range, or an option is invalid (the message names the argument).
+    """
+    method = _check_choice(method, "method", _METHODS)
+    n_subsets = _check_n_resamples(n_subsets, "n_subsets")
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    gen = _check_rng(rng)
+    xv, yv, names = _aligned(x, y)
+    n = len(xv)
+    tops = _check_sizes(top_k, "top_k", n, allow_all=False)
+    sizes = _check_sizes(subset_sizes, "subset_sizes", n, allow_all=True)
+    corr = dict(method=method, n_resamples=n_resamples, confidence_level=confidence_level)
+    overall = rank_correlation(xv, yv, rng=gen, **corr)  # type: ignore[arg-type]
+    order = np.argsort(-xv, kind="stable")
+    top_rows = []
+    for k in tops:
+        sel = order[:k]
+        res = rank_correlation(xv[sel], yv[sel], rng=gen, **corr)  # type: ignore[arg-type]
+        top_rows.append(
+            {
+                "k": k,
+                "statistic": res.statistic,
+                "ci_low": res.confidence_interval.low,
+                "ci_high": res.confidence_interval.high,
+                "pvalue": res.pvalue,
+                "min_pvalue": res.min_pvalue,
+                "models": [names[i] for i in sel],
+            }
+        )
+    subset_rows, distributions = [], {}
+    for size in sizes:
+        k = n if size is None else size
+        if k == n:
+            values = np.array([overall.statistic])
+        else:
+            base = np.broadcast_to(np.arange(n), (n_subsets, n))
+            idx = gen.permuted(base, axis=1)[:, :k]
+            values = _rank_statistic(xv[idx], yv[idx], method)
+        defined = values[~np.isnan(values)]
+        distributions[k] = defined
+        q = np.quantile(defined, _SUBSET_QUANTILES) if defined.size else [np.nan] * 3
+        subset_rows.append(
+            {
+                "k": k,
+                "n_subsets": len(values),
+                "n_undefined": int(len(values) - defined.size),
+                "mean": float(defined.mean()) if defined.size else np.nan,
+                "sd": float(defined.std(ddof=1)) if defined.size > 1 else 0.0,
+                "q025": q[0],
+                "median": q[1],
+                "q975": q[2],
+                "share_below_overall": float((defined < overall.statistic - 1e-12).mean())
+                if defined.size
+                else np.nan,
+            }
+        )
+    for row in top_rows:
+        dist = distributions.get(row["k"])
+        ok = dist is not None and dist.size > 0 and row["k"] < n
+        row["subset_percentile"] = (
+            float((dist <= row["statistic"] + 1e-12).mean()) if ok else np.nan
+        )
+    columns = ["k", "statistic", "ci_low", "ci_high", "pvalue", "min_pvalue"]
+    return BenchmarkAgreementResult(
+        overall=overall,
+        top=pd.DataFrame(top_rows, columns=[*columns, "subset_percentile", "models"]),
+        subsets=pd.DataFrame(subset_rows),
+        distributions=distributions,
+        method=method,
+        n=n,
+    )
