@@ -49,3 +49,29 @@ def create_dataloader(*args: Any, **kwargs: Any) -> Any:
     from mteb._create_dataloaders import create_dataloader as _create
 
     return _create(*args, **kwargs)
+
+
+def parse_mteb_version_min(version: str | None) -> Any:
+    """The lowest mteb version of a stored ``mteb_version`` string (ranges allowed), or None.
+
+    Wraps ``TaskResult._parse_mteb_version_min``: the fast result reader must decide
+    exactly as ``TaskResult.from_disk`` does whether a file needs mteb's legacy
+    conversions.
+    """
+    from mteb.results import TaskResult
+
+    return TaskResult._parse_mteb_version_min(version)
+
+
+def legacy_task_type(task_name: str) -> str | None:
+    """The task type ``TaskResult.from_disk`` looks up for an old result file, or None.
+
+    ``from_disk`` fixes pair-classification scores of files written before mteb
+    1.12.48, finding the task in ``mteb.results.task_result.outdated_tasks`` or the
+    registry (and failing for unknown names). None means "unknown name".
+    """
+    from mteb.results import task_result
+
+    outdated = getattr(task_result, "outdated_tasks", {})
+    task = outdated.get(task_name) or task_registry().get(task_name)
+    return None if task is None else str(task.metadata.type)

@@ -1,82 +1,125 @@
-"""Loader speed: analysis.load_leaderboards vs mteb's ResultCache.load_results(...).to_dataframe().
+"""Loader speed: ``load_leaderboards`` vs mteb's ``ResultCache.load_results(...).to_dataframe()``.
 
-All models, benchmarks RTEB(beta), MTEB(eng, v2), MTEB(Multilingual, v2), in one process:
+All models, benchmarks RTEB(beta), MTEB(eng, v2), MTEB(Multilingual, v2), in one process
+and one run, side by side:
 
-1. mteb: for each benchmark, ``ResultCache(path).load_results(tasks=benchmark).to_dataframe()``;
-2. ours, cold: ``load_leaderboards([...])`` with an empty parquet cache (parses and writes it);
+1. mteb: per benchmark, ``ResultCache(path).load_results(tasks=benchmark).to_dataframe()``;
+2. ours, cold: ``load_leaderboards([...])`` with an empty parquet cache (fast parse with
+   orjson, proven equal to mteb's reader by tests/test_fastparse.py; writes the cache);
 3. ours, warm: the same call again (reads the parquet cache).
 
-Every result file is read once before timing so both sides start from the OS page
-cache. Writes a markdown table to benchmarks/results/loader.md.
+``--busy N`` starts N CPU-bound processes beside the measurement (a busy machine);
+``--repeat`` alternates the three runs and reports the median of each. Every result
+file is read once before timing so both sides start from the OS page cache. Writes a
+markdown table to benchmarks/results/loader.md (one section per --busy setting).
 
-    python benchmarks/bench_loader.py --results ../shared/mteb-cache
+    python benchmarks/bench_loader.py --results ../shared/mteb-cache --busy 0 2
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import multiprocessing as mp
+import os
 import platform
+import statistics
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
 BENCHMARKS = ["RTEB(beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)"]
+GOALS = {"cold": 3.0, "warm": 30.0}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--results", default="../shared/mteb-cache")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "loader.md"))
-    args = parser.parse_args()
-    warnings.filterwarnings("ignore")
-    logging.disable(logging.WARNING)
+def _spin(stop: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+    x = 0
+    while not stop.is_set():
+        for i in range(100_000):
+            x ^= i
+
+
+def _measure(root: Path, repeat: int) -> dict[str, float]:
     import mteb
 
     from analysis.results.leaderboard import load_leaderboards
 
+    times: dict[str, list[float]] = {"mteb": [], "cold": [], "warm": []}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        cache = mteb.ResultCache(root)
+        for b in BENCHMARKS:
+            cache.load_results(tasks=mteb.get_benchmark(b)).to_dataframe()
+        times["mteb"].append(time.perf_counter() - t0)
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
+            times["cold"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            warm = load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
+            times["warm"].append(time.perf_counter() - t0)
+        assert all(w.provenance["cache"] == "hit" for w in warm.values())
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def _section(busy: int, t: dict[str, float]) -> list[str]:
+    cold, warm = t["mteb"] / t["cold"], t["mteb"] / t["warm"]
+    ok = {"cold": cold >= GOALS["cold"], "warm": warm >= GOALS["warm"]}
+    return [
+        f"**{busy} CPU-bound process(es) beside the measurement**",
+        "",
+        "| run | seconds | ratio (mteb / run) | goal |",
+        "|---|---|---|---|",
+        f"| mteb `load_results(...).to_dataframe()` x 3 benchmarks | {t['mteb']:.1f} | 1.0 | |",
+        f"| `load_leaderboards` cold (fast parse + write parquet cache) | {t['cold']:.1f} | "
+        f"{cold:.1f} | ≥ {GOALS['cold']:.0f}× {'met' if ok['cold'] else 'NOT met'} |",
+        f"| `load_leaderboards` warm (parquet cache) | {t['warm']:.2f} | {warm:.0f} | "
+        f"≥ {GOALS['warm']:.0f}× {'met' if ok['warm'] else 'NOT met'} |",
+        "",
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default="../shared/mteb-cache", help="ResultCache folder")
+    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per setting (median)")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "loader.md"))
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    logging.disable(logging.WARNING)
+    import mteb
+
     root = Path(args.results).resolve()
     for f in root.rglob("*.json"):  # warm the page cache for both sides
         f.read_bytes()
-
-    t0 = time.perf_counter()
-    cache = mteb.ResultCache(root)
-    mteb_frames = {
-        b: cache.load_results(tasks=mteb.get_benchmark(b)).to_dataframe() for b in BENCHMARKS
-    }
-    t_mteb = time.perf_counter() - t0
-
-    with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        cold = load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
-        t_cold = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        warm = load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
-        t_warm = time.perf_counter() - t0
-    assert all(w.provenance["cache"] == "hit" for w in warm.values())
-    n_models = {b: len(cold[b].summary) for b in BENCHMARKS}
-    n_mteb = {b: mteb_frames[b].shape[1] - 2 for b in BENCHMARKS}  # minus task_name, is_public
-
     lines = [
-        "<!-- generated by: python benchmarks/bench_loader.py "
-        f"--results {args.results} (mteb {mteb.__version__}, {platform.machine()}, "
-        f"{__import__('os').cpu_count()} cores) -->",
-        "",
-        "| run | seconds | ratio (mteb / run) |",
-        "|---|---|---|",
-        f"| mteb `load_results(...).to_dataframe()` x 3 benchmarks | {t_mteb:.1f} | 1.0 |",
-        f"| `load_leaderboards` cold (parse + write parquet cache) | {t_cold:.1f} | {t_mteb / t_cold:.1f} |",
-        f"| `load_leaderboards` warm (parquet cache) | {t_warm:.2f} | {t_mteb / t_warm:.0f} |",
-        "",
-        "Models per benchmark (ours / mteb's wide frame): "
-        + ", ".join(f"{b}: {n_models[b]} / {n_mteb[b]}" for b in BENCHMARKS)
-        + ". Goals: warm ≥ 20× faster than mteb, cold no slower.",
+        "<!-- generated by: python benchmarks/bench_loader.py --results "
+        f"{args.results} --busy {' '.join(map(str, args.busy))} --repeat {args.repeat} "
+        f"(mteb {mteb.__version__}, {platform.machine()}, {os.cpu_count()} cores); "
+        "do not edit by hand -->",
         "",
     ]
+    for busy in args.busy:
+        stop = mp.Event()
+        hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
+        for h in hogs:
+            h.start()
+        try:
+            lines += _section(busy, _measure(root, args.repeat))
+        finally:
+            stop.set()
+            for h in hogs:
+                h.join()
+        print("\n".join(lines), flush=True)
+    lines.append(
+        "The cold load parses in this one process (orjson; files outside the current "
+        "result format go through mteb's own `TaskResult.from_disk`), so it does not "
+        "starve when other processes take the cores."
+    )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("\n".join(lines), encoding="utf-8")
-    print("\n".join(lines))
+    Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analysis.io import markdown_table
 from analysis.results import blog
 from analysis.results.leaderboard import load_leaderboards
 
-GOLDEN = Path(__file__).parent / "golden"
-MTEB = {"english": "MTEB(eng, v2)", "multilingual": "MTEB(Multilingual, v2)"}
-RTEB = {"english": "RTEB(eng, beta)", "multilingual": "RTEB(beta)"}
+GOLDEN = Path(__file__).parent / "golden"  # written by tools/regen_goldens.py, never here
+MTEB, RTEB = blog.MTEB_BENCHMARKS, blog.RTEB_BENCHMARKS
 
 
 @pytest.fixture(scope="module")
@@ -58,21 +55,20 @@ def test_parse_rejects_other_documents(tmp_path):
 
 @pytest.mark.parametrize("pin", ["as-of-post", "now"])
 def test_golden_tables(post, boards, pin):
-    mteb_table, rteb_table = blog.regenerate(
-        post, boards[pin], mteb_benchmarks=MTEB, rteb_benchmarks=RTEB
-    )
-    got = {
-        f"blog_mteb_table.{pin}.md": markdown_table(
-            mteb_table[["Name", "MTEB avg score", "MTEB subset"]]
-        ),
-        f"blog_rteb_table.{pin}.md": markdown_table(
-            rteb_table[["Name", "RTEB public score", "RTEB private score"]]
-        ),
-    }
-    for name, text in got.items():
-        if os.environ.get("UPDATE_GOLDEN"):
-            (GOLDEN / name).write_text(text)
-        assert text == (GOLDEN / name).read_text(), name
+    for name, text in blog.golden_tables(post, boards[pin], pin).items():
+        assert text == (GOLDEN / name).read_text(), f"{name}: run tools/regen_goldens.py"
+
+
+def test_post_models_and_comparisons_come_from_the_post(post, shared_dir):
+    path = shared_dir / "reference" / "blog-evaluating-static-models-on-rteb.md"
+    assert blog.post_models(path) == list(post.rteb["model"])
+    pairs = blog.post_comparisons(path)
+    assert {p[2] for p in pairs} == set(post.mteb["subset"])
+    for supervised, distilled, subset in pairs:
+        in_subset = set(post.mteb.loc[post.mteb["subset"] == subset, "model"])
+        assert {supervised, distilled} == in_subset
+        assert supervised.startswith("sentence-transformers/")  # trained with a loss
+        assert distilled.startswith("minishlab/")  # model2vec distillations
 
 
 def test_cells_as_of_post_reproduce_the_post(post, boards):
@@ -84,10 +80,9 @@ def test_cells_as_of_post_reproduce_the_post(post, boards):
     assert len(post_cells) == 12
     missed = post_cells[~post_cells["match"]]
     # the two MTEB(Multilingual, v2) averages: FloresBitextMining is not in the snapshot
-    assert set(missed["model"]) == {
-        "minishlab/potion-multilingual-128M",
-        "sentence-transformers/static-similarity-mrl-multilingual-v1",
-    }
+    assert set(missed["model"]) == set(
+        post.mteb.loc[post.mteb["subset"] == "multilingual", "model"]
+    )
     assert set(missed["cell"]) == {"MTEB avg score"}
     assert cells["now"]["match"].sum() < post_cells["match"].sum()
     lb = boards["as-of-post"]["MTEB(Multilingual, v2)"]

@@ -207,16 +207,19 @@ def test_model_filter_and_wide(tiny, tmp_path):
 
 # ----------------------------------------------------------------- the shared snapshot
 
-BLOG_MODELS = [
-    "minishlab/potion-base-8M",
-    "minishlab/potion-multilingual-128M",
-    "sentence-transformers/static-retrieval-mrl-en-v1",
-    "sentence-transformers/static-similarity-mrl-multilingual-v1",
-]
+
+@pytest.fixture(scope="module")
+def blog_models(shared_dir) -> list[str]:
+    """The post's four models, read from the post."""
+    from analysis.results.blog import post_models
+
+    return sorted(
+        post_models(shared_dir / "reference" / "blog-evaluating-static-models-on-rteb.md")
+    )
 
 
 @pytest.mark.shared
-def test_matches_mteb_leaderboard_summary(shared_results, tmp_path):
+def test_matches_mteb_leaderboard_summary(shared_results, blog_models, tmp_path):
     """Mean (Task) equals mteb's own leaderboard table for every complete model."""
     import mteb
 
@@ -225,12 +228,12 @@ def test_matches_mteb_leaderboard_summary(shared_results, tmp_path):
         warnings.simplefilter("ignore")
         ref = (
             mteb.ResultCache(shared_results)
-            .load_results(models=BLOG_MODELS, tasks=bench)
+            .load_results(models=blog_models, tasks=bench)
             .get_benchmark_result()
             .set_index("Model")["Mean (Task)"]
         )
     lb = load_leaderboard(
-        "MTEB(eng, v2)", results=shared_results, models=BLOG_MODELS, cache_dir=tmp_path
+        "MTEB(eng, v2)", results=shared_results, models=blog_models, cache_dir=tmp_path
     )
     ours = lb.summary.loc[lb.summary["complete"], "mean_task"]
     assert len(ours) == 3
@@ -241,8 +244,8 @@ def test_matches_mteb_leaderboard_summary(shared_results, tmp_path):
 
 
 @pytest.mark.shared
-def test_parallel_equals_serial(shared_results, tmp_path):
-    kw = dict(results=shared_results, models=BLOG_MODELS, use_cache=False)
+def test_parallel_equals_serial(shared_results, blog_models, tmp_path):
+    kw = dict(results=shared_results, models=blog_models, use_cache=False)
     serial = load_leaderboards(["RTEB(beta)"], workers=1, **kw)["RTEB(beta)"]
     parallel = load_leaderboards(["RTEB(beta)"], workers=2, **kw)["RTEB(beta)"]
     pd.testing.assert_frame_equal(serial.scores, parallel.scores)

@@ -148,6 +148,37 @@ def post_comparisons(path: str | Path = DEFAULT_POST) -> list[tuple[str, str, st
     return pairs
 
 
+#: The benchmarks behind the post's tables, per MTEB subset of its MTEB table.
+MTEB_BENCHMARKS = {"english": "MTEB(eng, v2)", "multilingual": "MTEB(Multilingual, v2)"}
+RTEB_BENCHMARKS = {"english": "RTEB(eng, beta)", "multilingual": "RTEB(beta)"}
+
+
+def golden_tables(post: BlogTables, boards: Mapping[str, Leaderboard], pin: str) -> dict[str, str]:
+    """The two regenerated tables as markdown, keyed by golden file name.
+
+    ``tools/regen_goldens.py`` writes them to ``tests/golden/``; ``tests/test_blog.py``
+    compares against those files and never writes them.
+
+    Args:
+        post: The post's tables (:func:`parse_blog_tables`).
+        boards: Leaderboards of :data:`MTEB_BENCHMARKS` and :data:`RTEB_BENCHMARKS`.
+        pin: The task-list pin the boards were loaded with (names the files).
+    """
+    from ..io import markdown_table
+
+    mteb_table, rteb_table = regenerate(
+        post, boards, mteb_benchmarks=MTEB_BENCHMARKS, rteb_benchmarks=RTEB_BENCHMARKS
+    )
+    return {
+        f"blog_mteb_table.{pin}.md": markdown_table(
+            mteb_table[["Name", "MTEB avg score", "MTEB subset"]]
+        ),
+        f"blog_rteb_table.{pin}.md": markdown_table(
+            rteb_table[["Name", "RTEB public score", "RTEB private score"]]
+        ),
+    }
+
+
 def _value(lb: Leaderboard, model: str, column: str) -> float:
     if model not in lb.summary.index:
         return float("nan")

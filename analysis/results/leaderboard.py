@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -59,9 +59,13 @@ from ..errors import (
     model_name_from_folder,
 )
 from ..io import atomic_write_parquet, atomic_write_text
+from . import fastparse
 from .specs import NOW, BenchmarkSpec, TaskSpec, resolve_spec
 
-LOADER_VERSION = 1  # bump when the cached frames change meaning
+LOADER_VERSION = 2  # bump when the cached frames change meaning
+#: How result files are parsed: "fast" (orjson, proven equal) or "mteb" (the reference).
+Engine = Literal["fast", "mteb"]
+ENGINES: tuple[str, ...] = ("fast", "mteb")
 SCORE_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "main_score"]
 MISSING_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "reason"]
 logger = logging.getLogger(__name__)
@@ -319,8 +323,11 @@ def _quiet_mteb() -> Iterable[None]:
             lg.setLevel(level)
 
 
-def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
-    """Parse result files with mteb into a ``BenchmarkResults``; corrupt files are skipped.
+def _parse_files(paths: Sequence[Path], engine: Engine = "fast") -> tuple[Any, list[str]]:
+    """Parse result files into a ``BenchmarkResults``; corrupt files are skipped.
+
+    ``engine="mteb"`` reads every file with ``TaskResult.from_disk``; ``"fast"`` with
+    :func:`analysis.results.fastparse.read_task_result`, which gives the same results.
 
     Model identity and experiment handling follow ``ResultCache.load_results`` (default
     arguments): the name and revision come from ``model_meta.json``, folders without
@@ -328,6 +335,7 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
     """
     from mteb.results import BenchmarkResults, ModelResult, TaskResult
 
+    read = fastparse.read_task_result if engine == "fast" else TaskResult.from_disk
     problems: list[str] = []
     by_model: dict[tuple[str, str], list[Any]] = defaultdict(list)
     metas: dict[tuple[str, str], Any] = {}
@@ -347,7 +355,7 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
         if identity is None or identity[2] is not None:
             continue
         try:
-            result = TaskResult.from_disk(path)
+            result = read(path)
         except Exception as err:
             problems.append(f"{path}: {type(err).__name__}: {str(err).splitlines()[0][:200]}")
             continue
@@ -369,34 +377,60 @@ def _parse_files(paths: Sequence[Path]) -> tuple[Any, list[str]]:
 
 
 def _task_score(task_result: Any) -> tuple[float, str | None]:
-    """Mean main score over a filtered result's (split, subset) entries, or why there is none."""
-    total, count, gaps, n_gaps = 0.0, 0, [], 0
+    """Mean main score over a filtered result's (split, subset) entries, or why there is none.
+
+    The reason names at most five gaps, in sorted order (so it does not depend on the
+    order in which a reader added the missing entries).
+    """
+    total, count, gaps = 0.0, 0, []
     for split, entries in task_result.scores.items():
         if not entries:
             gaps.append(f"split {split!r} has no scores")
-            n_gaps += 1
         for entry in entries:
             score = entry.get("main_score")
             if score is None or not math.isfinite(score):
-                n_gaps += 1
-                if len(gaps) < 5:
-                    gaps.append(f"{split}/{entry.get('hf_subset', 'default')}")
+                gaps.append(f"{split}/{entry.get('hf_subset', 'default')}")
             else:
                 total += score
                 count += 1
-    if n_gaps:
-        more = f" and {n_gaps - len(gaps)} more" if n_gaps > len(gaps) else ""
-        return float("nan"), "missing " + ", ".join(gaps) + more
+    if gaps:
+        gaps.sort()
+        more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
+        return float("nan"), "missing " + ", ".join(gaps[:5]) + more
     if not count:
         return float("nan"), "no scores in the result file"
     return total / count, None
 
 
-def _extract(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _select_tasks(bench_results: Any, spec: BenchmarkSpec, engine: Engine) -> Any:
+    """``BenchmarkResults.select_tasks`` (engine "mteb") or its fast equivalent."""
+    from mteb.results import BenchmarkResults, ModelResult
+
+    task_objs = {t.task: t.to_mteb() for t in spec.tasks}
+    if engine == "mteb":
+        return bench_results.select_tasks(list(task_objs.values()))
+    model_results = [
+        ModelResult.model_construct(
+            **{
+                **{k: getattr(m, k) for k in type(m).model_fields if hasattr(m, k)},
+                "task_results": [
+                    fastparse.select_task_scores(r, task_objs[r.task_name])
+                    for r in m.task_results
+                    if r.task_name in task_objs
+                ],
+            }
+        )
+        for m in bench_results.model_results
+    ]
+    return BenchmarkResults.model_construct(model_results=model_results)
+
+
+def _extract(
+    bench_results: Any, spec: BenchmarkSpec, engine: Engine = "fast"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (model, task) scores of ``spec`` from parsed results, with mteb's filtering."""
     by_name = {t.task: t for t in spec.tasks}
-    task_objs = [t.to_mteb() for t in spec.tasks]
-    selected = bench_results.select_tasks(task_objs).join_revisions()
+    selected = _select_tasks(bench_results, spec, engine).join_revisions()
     rows, missing = [], []
     for model_result in selected:
         for task_result in model_result.task_results:
@@ -420,11 +454,11 @@ def _extract(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.
 
 
 def _load_chunk(
-    paths: list[Path], specs: list[BenchmarkSpec]
+    paths: list[Path], specs: list[BenchmarkSpec], engine: Engine = "fast"
 ) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
     with _quiet_mteb():
-        bench_results, problems = _parse_files(paths)
-        frames = [_extract(bench_results, spec) for spec in specs]
+        bench_results, problems = _parse_files(paths, engine)
+        frames = [_extract(bench_results, spec, engine) for spec in specs]
     return [f[0] for f in frames], [f[1] for f in frames], problems
 
 
@@ -440,16 +474,16 @@ def _chunks_by_model(paths: list[Path], n_chunks: int) -> list[list[Path]]:
 
 
 def _parse_all(
-    paths: list[Path], specs: list[BenchmarkSpec], workers: int
+    paths: list[Path], specs: list[BenchmarkSpec], workers: int, engine: Engine = "fast"
 ) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
     if workers <= 1 or len(paths) < 200:
-        return _load_chunk(paths, specs)
+        return _load_chunk(paths, specs, engine)
     chunks = _chunks_by_model(paths, workers * 4)
     scores: list[list[pd.DataFrame]] = [[] for _ in specs]
     missing: list[list[pd.DataFrame]] = [[] for _ in specs]
     problems: list[str] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-        for s, m, p in pool.map(_load_chunk, chunks, [specs] * len(chunks)):
+        for s, m, p in pool.map(_load_chunk, chunks, [specs] * len(chunks), [engine] * len(chunks)):
             for i in range(len(specs)):
                 scores[i].append(s[i])
                 missing[i].append(m[i])
@@ -561,7 +595,9 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "static-rteb"
 
 
-def _cache_key(inv: _Inventory, spec: BenchmarkSpec, models: Sequence[str] | None) -> str:
+def _cache_key(
+    inv: _Inventory, spec: BenchmarkSpec, models: Sequence[str] | None, engine: Engine
+) -> str:
     import mteb
 
     payload = {
@@ -571,6 +607,7 @@ def _cache_key(inv: _Inventory, spec: BenchmarkSpec, models: Sequence[str] | Non
         "fingerprint": inv.fingerprint,
         "spec": spec.key(),
         "models": sorted(models) if models else None,
+        "engine": engine,
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -634,6 +671,7 @@ def load_leaderboards(
     use_cache: bool = True,
     download: bool | None = None,
     workers: int | None = None,
+    engine: Engine = "fast",
 ) -> dict[str, Leaderboard]:
     """Load several benchmarks in one pass over the results folder.
 
@@ -650,12 +688,14 @@ def load_leaderboards(
         else resolve_spec(b, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks)
         for b in benchmarks
     ]
+    if engine not in ENGINES:
+        raise ValueError(f"`engine` must be one of {ENGINES}, got {engine!r}")
     root = resolve_results_dir(results, download=download)
     inv = _scan(root)
     _check_models(models, inv)
     models = sorted(set(models)) if models else None
     folder = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    keys = [_cache_key(inv, spec, models) for spec in specs]
+    keys = [_cache_key(inv, spec, models, engine) for spec in specs]
     loaded: dict[int, tuple[pd.DataFrame, pd.DataFrame, list[str]]] = {}
     if use_cache:
         for i, key in enumerate(keys):
@@ -666,11 +706,16 @@ def load_leaderboards(
     if todo:
         task_names = {t for i in todo for t in specs[i].task_names}
         paths = _select_paths(inv, task_names, models)
-        n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+        # the fast engine is quickest in one process (forking costs more than it saves,
+        # and a busy machine starves workers); mteb's reader gains from two
+        default_workers = 1 if engine == "fast" else min(2, os.cpu_count() or 1)
+        n_workers = workers if workers is not None else default_workers
         for i in todo:  # build mteb task objects once, before forking workers
             for task in specs[i].tasks:
                 task.to_mteb()
-        scores_l, missing_l, problems = _parse_all(paths, [specs[i] for i in todo], n_workers)
+        scores_l, missing_l, problems = _parse_all(
+            paths, [specs[i] for i in todo], n_workers, engine
+        )
         for j, i in enumerate(todo):
             stems = {*specs[i].task_names, "model_meta"}
             own = [p for p in problems if Path(p.split(":", 1)[0]).stem in stems]
@@ -700,6 +745,7 @@ def load_leaderboards(
             "n_result_files": len(inv.files),
             "mteb_version": mteb.__version__,
             "models_filter": models,
+            "engine": engine,
             "allow_partial_means": allow_partial_means,
             "cache": "hit" if i not in todo else "miss",
             "skipped_files": len(problems),
@@ -723,6 +769,7 @@ def load_leaderboard(
     use_cache: bool = True,
     download: bool | None = None,
     workers: int | None = None,
+    engine: Engine = "fast",
 ) -> Leaderboard:
     """Load one benchmark's results as a :class:`Leaderboard`.
 
@@ -740,7 +787,11 @@ def load_leaderboard(
         cache_dir: where the parquet cache lives (never inside ``results``).
         use_cache: read and write the parquet cache.
         download: see :func:`resolve_results_dir`.
-        workers: parsing processes (default: up to 2). 1 parses in this process.
+        workers: parsing processes (default: 1 for the fast engine, up to 2 for mteb's).
+        engine: ``"fast"`` (default) reads files with
+            :mod:`analysis.results.fastparse`, proven equal to mteb's reader on every
+            file of the results snapshot; ``"mteb"`` uses ``TaskResult.from_disk`` and
+            ``BenchmarkResults.select_tasks`` (the reference, several times slower).
 
     Returns:
         The benchmark's :class:`Leaderboard`.
@@ -763,6 +814,7 @@ def load_leaderboard(
                 use_cache=use_cache,
                 download=download,
                 workers=workers,
+                engine=engine,
             ).values()
         )
     )

@@ -1,0 +1,225 @@
+"""A fast reader of MTEB result files that gives exactly what mteb's reader gives.
+
+mteb reads a result file with ``TaskResult.from_disk`` (pydantic validation, and a
+``json.dumps`` of every score entry to check it is serialisable), and restricts it to a
+benchmark's splits and subsets with ``TaskResult.validate_and_filter_scores`` (a
+``model_dump`` of the whole result). That costs about a millisecond per file, and a
+leaderboard has tens of thousands of files.
+
+This module does the same work with ``orjson`` and plain dictionaries:
+
+* :func:`read_task_result` takes the fast route only for a file that ``from_disk``
+  would return as is: every field of the type ``TaskResult`` declares, every score
+  entry with ``main_score``, a string ``hf_subset`` and a list ``languages`` (so
+  validation passes and no legacy conversion runs), and no pair-classification fix
+  (mteb ≥ 1.12.48, or not a pair classification task). Any other file (legacy
+  layouts, ``NaN`` tokens, unexpected types, old pair classification results) goes
+  through ``TaskResult.from_disk`` itself, so legacy handling and errors stay mteb's.
+* :func:`select_task_scores` applies ``validate_and_filter_scores``'s rules: keep the
+  task's evaluation splits and subsets (only ``default`` for aggregate tasks), and add
+  a NaN entry for every missing subset and split.
+
+``tests/test_fastparse.py`` proves both equal to mteb's, field by field, on every
+result file of the shared results snapshot; ``load_leaderboards(engine="mteb")``
+keeps mteb's own path as the reference.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .. import compat
+
+#: Files written by an older mteb get legacy conversions in ``from_disk``.
+_FIRST_PLAIN_VERSION = "1.12.48"
+_NUMBER = (int, float)
+
+
+@lru_cache(maxsize=1024)
+def _is_fixed_version(version: str) -> bool:
+    """True when ``from_disk`` would fix pair-classification scores of this version."""
+    from packaging.version import Version
+
+    parsed = compat.parse_mteb_version_min(version)
+    return parsed is not None and parsed < Version(_FIRST_PLAIN_VERSION)
+
+
+@lru_cache(maxsize=4096)
+def _pair_fix_unneeded(version: str, task_name: str) -> bool:
+    """True when ``from_disk`` returns the validated file unchanged (no pair fix, no error)."""
+    if not _is_fixed_version(version):
+        return True
+    task_type = compat.legacy_task_type(task_name)
+    return task_type is not None and task_type != "PairClassification"
+
+
+def _is_number_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, _NUMBER) and not isinstance(value, bool))
+
+
+def _valid_scores(scores: Any) -> bool:
+    """Every entry a dict with ``main_score``, a string ``hf_subset`` and a list ``languages``."""
+    if not isinstance(scores, dict):
+        return False
+    for entries in scores.values():
+        if type(entries) is not list:
+            return False
+        for e in entries:
+            if (
+                type(e) is not dict
+                or "main_score" not in e
+                or type(e.get("hf_subset")) is not str
+                or type(e.get("languages")) is not list
+            ):
+                return False
+    return True
+
+
+def _current_format(data: Any) -> bool:
+    """Whether ``from_disk`` would return ``data`` as is (plain pydantic validation).
+
+    That holds when every field has the type ``TaskResult`` declares (so validation
+    passes and no legacy conversion runs) and no pair-classification fix applies (the
+    file is from mteb ≥ 1.12.48, has an unparsable version, or is not a pair
+    classification task).
+    """
+    if not isinstance(data, dict):
+        return False
+    version, task_name = data.get("mteb_version"), data.get("task_name")
+    return (
+        isinstance(version, str)
+        and isinstance(task_name, str)
+        and isinstance(data.get("dataset_revision"), str)
+        and "evaluation_time" in data
+        and _is_number_or_none(data["evaluation_time"])
+        and _is_number_or_none(data.get("kg_co2_emissions"))
+        and _is_number_or_none(data.get("date"))
+        and data.get("evaluation_phases") is None
+        and _valid_scores(data.get("scores"))
+        and _pair_fix_unneeded(version, task_name)
+    )
+
+
+def _fast_result(data: dict[str, Any]) -> Any:
+    """A ``TaskResult`` built without validation from data that passed :func:`_current_format`."""
+    from mteb.results import TaskResult
+
+    version = data["mteb_version"]
+    for entries in data["scores"].values():
+        for entry in entries:  # TaskResult._backfill_per_subset_mteb_version
+            entry.setdefault("mteb_version", version)
+    return TaskResult.model_construct(
+        dataset_revision=data["dataset_revision"],
+        task_name=data["task_name"],
+        mteb_version=version,
+        scores=data["scores"],
+        evaluation_time=_as_float(data["evaluation_time"]),
+        kg_co2_emissions=_as_float(data.get("kg_co2_emissions")),
+        date=_as_datetime(data.get("date")),
+        evaluation_phases=None,
+    )
+
+
+def _as_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _as_datetime(value: float | None) -> datetime.datetime | None:
+    """A stored ``date`` number as pydantic reads it: UTC seconds (milliseconds if > 2e10)."""
+    if value is None:
+        return None
+    seconds = value / 1000 if abs(value) > 2e10 else value
+    return datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
+
+
+def read_task_result(path: str | Path) -> Any:
+    """Read one result file as ``mteb.results.TaskResult.from_disk`` would.
+
+    Args:
+        path: A ``<Task>.json`` result file.
+
+    Returns:
+        The ``TaskResult``.
+
+    Raises:
+        Exception: whatever ``TaskResult.from_disk`` raises for a file it cannot read.
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None  # e.g. NaN tokens, which json accepts and orjson does not
+    if data is not None and _current_format(data):
+        return _fast_result(data)
+    from mteb.results import TaskResult
+
+    return TaskResult.from_disk(Path(path))
+
+
+_NAN_ENTRIES: dict[tuple[str, tuple[str, ...]], dict[str, dict[str, Any]]] = {}
+
+
+def _nan_entries(task: Any) -> dict[str, dict[str, Any]]:
+    """Per subset of ``task``, the entry mteb adds when the subset is missing.
+
+    Shared between results (never mutated), which saves building hundreds of thousands
+    of identical dictionaries for the multilingual benchmarks. Keyed by name and subsets
+    (hashing an mteb task serialises its whole metadata).
+    """
+    key = (task.metadata.name, tuple(task.hf_subsets))
+    if key not in _NAN_ENTRIES:
+        languages = task.metadata.hf_subsets_to_langscripts
+        _NAN_ENTRIES[key] = {
+            s: {"hf_subset": s, "main_score": math.nan, "languages": languages.get(s, [])}
+            for s in task.hf_subsets
+        }
+    return _NAN_ENTRIES[key]
+
+
+def select_task_scores(result: Any, task: Any) -> Any:
+    """Restrict a result to a task's splits and subsets, as ``validate_and_filter_scores`` does.
+
+    Args:
+        result: A ``TaskResult``.
+        task: The mteb task object (its ``eval_splits``, ``hf_subsets`` and
+            ``is_aggregate`` define the selection).
+
+    Returns:
+        A new ``TaskResult`` (built without validation) whose ``scores`` hold exactly the
+        task's splits; a missing subset or split is an entry with a NaN main score.
+        Missing entries are added in sorted order (mteb adds them in set order).
+    """
+    splits = task.eval_splits
+    subsets = set(task.hf_subsets)
+    nan_entries = _nan_entries(task)
+    aggregate = task.is_aggregate
+    selected: dict[str, list[Any]] = {}
+    for split, entries in result.scores.items():
+        if split not in splits:
+            continue
+        if aggregate:
+            kept = [e for e in entries if e["hf_subset"] == "default"]
+            seen = {"default"}
+        else:
+            kept = [e for e in entries if e["hf_subset"] in subsets]
+            seen = set()
+        seen.update(e["hf_subset"] for e in kept)
+        if seen != subsets and not (aggregate and "default" in seen):
+            kept.extend(nan_entries[s] for s in sorted(subsets - seen))
+        selected[split] = kept
+    for split in sorted(set(splits) - set(selected)):
+        selected[split] = [nan_entries[s] for s in sorted(subsets)]
+    return type(result).model_construct(**{**_fields(result), "scores": selected})
+
+
+def _fields(result: Any) -> dict[str, Any]:
+    """A ``TaskResult``'s fields without a ``model_dump`` (which copies every score)."""
+    names = type(result).model_fields
+    return {name: getattr(result, name) for name in names if hasattr(result, name)}
