@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -16,20 +16,23 @@ Alternative = Literal["two-sided", "greater", "less"]
 _ALTERNATIVES = ("two-sided", "greater", "less")
 
 
+_Choice = TypeVar("_Choice")
+
+
 def _check_n_resamples(value: Any, name: str = "n_resamples") -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
         raise ValueError(f"`{name}` must be a positive integer, got {value!r}")
     return int(value)
 
 
 def _check_open_unit(value: Any, name: str) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < float(value) < 1
     if not ok:
         raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
     return float(value)
 
 
-def _check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+def _check_choice(value: _Choice, name: str, choices: Sequence[str]) -> _Choice:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value

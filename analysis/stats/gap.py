@@ -143,16 +143,17 @@ def public_private_gap(
     absent = [c for c in _GAP_COLUMNS if c not in scores.columns]
     if absent:
         raise ValueError(f"`scores` lacks the column(s) {absent}; expected {list(_GAP_COLUMNS)}")
-    public, private = [], []
-    for name, tasks, out in (
+    public: list[str] = []
+    private: list[str] = []
+    for name, tasks, chosen in (
         ("public_tasks", public_tasks, public),
         ("private_tasks", private_tasks, private),
     ):
         if isinstance(tasks, str) or tasks is None:
             raise ValueError(f"`{name}` must be a list of task names (the benchmark's list)")
-        out.extend(dict.fromkeys(tasks))
-        if len(out) < 2:
-            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(out)}")
+        chosen.extend(dict.fromkeys(tasks))
+        if len(chosen) < 2:
+            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(chosen)}")
     both = sorted(set(public) & set(private))
     if both:
         raise ValueError(f"`public_tasks` and `private_tasks` share tasks {both}")
@@ -164,7 +165,7 @@ def public_private_gap(
         raise ValueError("`scores` column 'main_score' must hold numbers") from exc
     if np.isinf(df["main_score"].to_numpy()).any():
         raise ValueError("`scores` column 'main_score' contains inf")
-    wrong = df.loc[df["task"].isin(public) != df["is_public"].astype(bool), "task"].unique()
+    wrong = df["task"][df["task"].isin(public) != df["is_public"].astype(bool)].unique()
     if len(wrong):
         raise ValueError(
             f"`scores` marks tasks {sorted(wrong)} on the other side than "
@@ -194,8 +195,8 @@ def public_private_gap(
             f"`scores`: {len(kept)} model(s) have a score for every public and private task; "
             "the relative gap needs at least 3"
         )
-    x_pub = wide.loc[public, kept].to_numpy(dtype=float)
-    x_priv = wide.loc[private, kept].to_numpy(dtype=float)
+    x_pub = wide.reindex(index=public, columns=kept).to_numpy(dtype=float)
+    x_priv = wide.reindex(index=private, columns=kept).to_numpy(dtype=float)
     mean_pub, mean_priv = x_pub.mean(axis=0), x_priv.mean(axis=0)
     rel = relative_gap_welch(x_pub, x_priv, confidence_level)
     rank_pub, rank_priv = _ranks(mean_pub), _ranks(mean_priv)

@@ -98,12 +98,13 @@ def complete_score_matrix(
     if len(scores) < min_units:
         raise ValueError(f"`{argname}` needs at least {min_units} units (rows), got {len(scores)}")
     X = scores.to_numpy(dtype=float, na_value=np.nan)
-    inf_cols = [scores.columns[k] for k in np.flatnonzero(np.isinf(X).any(axis=0))]
+    inf_cols = [scores.columns[int(k)] for k in np.flatnonzero(np.isinf(X).any(axis=0))]
     if inf_cols:
         raise ValueError(f"`{argname}` has infinite values in columns {inf_cols}")
     holes = np.isnan(X)
     dropped = {
-        scores.columns[k]: list(scores.index[holes[:, k]]) for k in np.flatnonzero(holes.any(0))
+        scores.columns[int(k)]: list(scores.index[holes[:, k]])
+        for k in np.flatnonzero(holes.any(axis=0))
     }
     if dropped:
         detail = "; ".join(f"{m!r} lacks {units}" for m, units in dropped.items())
