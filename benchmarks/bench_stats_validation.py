@@ -32,6 +32,7 @@ from analysis.stats._simulate import (
     gap_coverage,
     group_contrast_rates,
     paired_rates,
+    pairwise_joint_coverage,
     pairwise_null_rates,
 )
 
@@ -119,8 +120,8 @@ def main() -> None:
         )
 
     # 2. pairwise family-wise error
-    fw = pairwise_null_rates(10, 13, reps(2000), seed=11)
-    fw_t3 = pairwise_null_rates(10, 13, reps(1000), seed=12, dist="t3")
+    fw = pairwise_null_rates(10, 13, reps(4000), seed=11)
+    fw_t3 = pairwise_null_rates(10, 13, reps(2000), seed=12, dist="t3")
     for key, label in (("holm", "Holm"), ("maxT", "max-T")):
         table.append(
             row(
@@ -137,6 +138,20 @@ def main() -> None:
             "≤ 0.05",
             f"{fmt(fw['interval'])} (normal); {fmt(fw_t3['interval'])} (t3)",
             fw["interval"].value <= 0.05 + 2 * fw["interval"].se,
+        )
+    )
+
+    joint = {
+        spread: pairwise_joint_coverage(10, 13, reps(1000), seed=13, spread=spread)
+        for spread in (1.0, 3.0)
+    }
+    table.append(
+        row(
+            "joint coverage of the max-T simultaneous 95% intervals when models differ "
+            "(10 models × 13 tasks, true means spread over 1 and 3 noise SDs)",
+            "≈ 0.95 (not in the issue; measured)",
+            "; ".join(f"{fmt(c)} (spread {s:g})" for s, c in joint.items()),
+            None,
         )
     )
 
