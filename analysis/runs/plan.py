@@ -373,3 +373,57 @@ def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
                 "`static-rteb plan` (a changed static model files its results under a new "
                 "revision)."
             )
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def measured_task_times(results_dir: str | Path) -> list[dict[str, Any]]:
+    """The evaluation times mteb recorded in a results folder's result files.
+
+    Args:
+        results_dir: A results folder (mteb layout), e.g. ``data/runs``.
+
+    Returns:
+        One dict per result file: model (folder name), revision, task, seconds
+        (``evaluation_time``); files without that field are left out.
+    """
+    rows = []
+    for path in sorted((Path(results_dir) / "results").glob("*/*/*.json")):
+        if path.name == "model_meta.json":
+            continue
+        try:
+            seconds = json.loads(path.read_text()).get("evaluation_time")
+        except (OSError, ValueError):
+            continue
+        if isinstance(seconds, int | float):
+            rows.append(
+                {
+                    "model": path.parent.parent.name,
+                    "revision": path.parent.name,
+                    "task": path.stem,
+                    "seconds": float(seconds),
+                }
+            )
+    return rows
+
+
+def jobs_for(
+    benchmark: str, n_models: int, *, tasks_per_job: int = 1, public_only: bool = False
+) -> int:
+    """How many jobs a plan of ``n_models`` models on ``benchmark`` makes.
+
+    Args:
+        benchmark: An mteb benchmark name, e.g. ``"MTEB(eng, v2)"``.
+        n_models: Number of models.
+        tasks_per_job: Tasks grouped per job.
+        public_only: Leave private tasks out (as ``--public-only``).
+
+    Returns:
+        ``n_models * ceil(n_tasks / tasks_per_job)``.
+    """
+    import mteb
+
+    tasks = mteb.get_benchmark(benchmark).tasks
+    n_tasks = sum(1 for t in tasks if t.metadata.is_public or not public_only)
+    return n_models * -(-n_tasks // tasks_per_job)
