@@ -6,7 +6,7 @@ RESULTS ?=
 PROFILE ?= full
 export STATIC_RTEB_RESULTS := $(RESULTS)
 
-.PHONY: setup figures test lint bench bench-encode reproduce-full lab clean
+.PHONY: setup figures test lint typecheck goldens bench bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,15 +20,30 @@ setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 figures: setup  ## run every notebook (params/$(PROFILE).yaml): regenerates figures/
 	$(PY) -m analysis.batch --profile $(PROFILE) $(if $(RESULTS),--results "$(RESULTS)")
 
-test: setup  ## lint + the whole test suite (what .ci/run calls)
-	$(VENV)/bin/ruff check analysis tests benchmarks tools notebooks
+test: lint typecheck  ## lint + type check + the whole test suite (what .ci/run calls)
 	$(PY) -m pytest -q
 
-bench: setup  ## speed benchmarks, written to benchmarks/results/
-	$(PY) benchmarks/bench_loader.py $(if $(RESULTS),--results "$(RESULTS)")
+lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)
+	$(VENV)/bin/ruff check analysis tests benchmarks tools notebooks
+	$(VENV)/bin/ruff format --check analysis tests benchmarks tools
 
-lab: setup  ## JupyterLab on the notebooks (jupytext opens the .py files as notebooks)
-	$(VENV)/bin/jupyter lab notebooks
+typecheck: setup  ## mypy on analysis/ (config in pyproject.toml)
+	$(VENV)/bin/mypy
+
+goldens: setup  ## rewrite tests/golden/ from the results (review the diff before committing)
+	$(PY) tools/regen_goldens.py $(if $(RESULTS),--results "$(RESULTS)")
+
+bench: setup  ## loader speed, idle and beside 2 CPU-bound processes: benchmarks/results/loader.md
+	$(PY) benchmarks/bench_loader.py --busy 0 2 $(if $(RESULTS),--results "$(RESULTS)")
+
+LAB_ARGS ?=
+lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RESULTS=... is passed to them
+	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	  --ContentsManager.preferred_dir=notebooks $(LAB_ARGS)
+
+lab-check: setup  ## every notebook, incl. the model-running ones, run in headless Chromium (slow; not in CI)
+	STATIC_RTEB_LAB_ALL=1 $(PY) -m pytest -q -p no:cacheprovider -m slow tests/test_lab.py
 
 clean:
 	rm -rf build .pytest_cache

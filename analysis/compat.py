@@ -28,8 +28,8 @@ def task_registry() -> Mapping[str, Any]:
     return _TASKS_REGISTRY
 
 
-def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, str | None]:
-    """``(model name, revision, experiment)`` of a results folder, as mteb reads it.
+def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, str | None, Any]:
+    """``(model name, revision, experiment, ModelMeta)`` of a results folder, as mteb reads it.
 
     Wraps ``ResultCache._get_model_name_and_revision_from_path``: mteb reads
     ``model_meta.json`` and falls back to the folder names. The loader must agree with
@@ -38,7 +38,10 @@ def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, s
     """
     from mteb import ResultCache
 
-    return ResultCache._get_model_name_and_revision_from_path(Path(folder))
+    identity = ResultCache._get_model_name_and_revision_from_path(Path(folder))
+    if identity is None:
+        raise ValueError(f"mteb reads no model identity from {folder}")
+    return identity
 
 
 def create_dataloader(*args: Any, **kwargs: Any) -> Any:

@@ -36,17 +36,19 @@ from datasets import Dataset
 
 from analysis.compat import create_dataloader
 from analysis.io import atomic_write_text, markdown_table
-from analysis.paths import shared_dir
+from analysis.paths import repo_root
 from analysis.runs.models import StaticModelEncoder, load_model
 from analysis.runs.runner import ModelSpec, run_evaluation
 
+#: ``../shared`` beside the repository, or ``$SHARED_DIR``.
+SHARED = Path(os.environ.get("SHARED_DIR", repo_root().parent / "shared"))
 TASKS = ("AILAStatutes", "STSBenchmark", "Banking77Classification", "SciFact")
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tasks-dir", type=Path, default=shared_dir() / "tasks")
+    parser.add_argument("--tasks-dir", type=Path, default=SHARED / "tasks")
     parser.add_argument("--static", type=Path, help="existing model2vec folder (default: distil)")
     parser.add_argument("--pca-dims", type=int, default=256)
     parser.add_argument("--batch-size", type=int, default=32, help="mteb encode batch size")
@@ -160,7 +162,7 @@ def timed_run(model: ModelSpec | Path, tasks_dir: Path, batch_size: int) -> pd.D
 
 
 def published(task: str) -> float | None:
-    cache = shared_dir() / "mteb-cache"
+    cache = SHARED / "mteb-cache"
     if not (cache / "remote").is_dir():
         return None
     result = mteb.ResultCache(cache).load_task_result(task, mteb.get_model_meta(MINILM))

@@ -39,3 +39,50 @@ def test_installed_versions_match_pins():
     for req in [*project["dependencies"], *extras["runs"], *extras["dev"]]:
         name, pin = _norm(req)
         assert version(name).split("+")[0] == pin, name
+
+
+ANALYSIS_HALF = """
+import sys, warnings
+import analysis, analysis.errors, analysis.compat, analysis.io, analysis.paths
+import analysis.results.leaderboard, analysis.results.specs, analysis.results.blog
+import analysis.results.groups, analysis.results.placement, analysis.results.fastparse
+import analysis.stats
+from analysis.results.leaderboard import load_leaderboard
+warnings.simplefilter("ignore")
+lb = load_leaderboard(tasks=["STSBenchmark"], results=sys.argv[1], use_cache=False)
+heavy = sorted(m for m in ("torch", "sentence_transformers", "model2vec", "transformers")
+               if m in sys.modules)
+print(",".join(heavy))
+"""
+
+
+def test_analysis_half_imports_no_model_code(tmp_path):
+    """analysis.results and analysis.stats work without importing torch or model loaders."""
+    import json
+    import subprocess
+    import sys
+
+    folder = tmp_path / "remote" / "results" / "org__m" / "r"
+    folder.mkdir(parents=True)
+    (folder / "model_meta.json").write_text(json.dumps({"name": "org/m", "revision": "r"}))
+    entry = {"main_score": 0.5, "hf_subset": "default", "languages": ["eng-Latn"]}
+    (folder / "STSBenchmark.json").write_text(
+        json.dumps(
+            {
+                "dataset_revision": "x",
+                "task_name": "STSBenchmark",
+                "mteb_version": "2.26.24",
+                "evaluation_time": 1.0,
+                "scores": {"test": [entry]},
+            }
+        )
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", ANALYSIS_HALF, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "", f"the analysis half imported {proc.stdout.strip()}"

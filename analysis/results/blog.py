@@ -79,6 +79,7 @@ def parse_blog_tables(path: str | Path) -> BlogTables:
         records = []
         for row in rows:
             link = _LINK.search(row[0])
+            assert link is not None  # rows were filtered on this match
             records.append({"model": link["model"], "name": link["label"], "cells": row[1:]})
         if header[1:3] == ["MTEB avg score", "MTEB subset"]:
             found["mteb"] = pd.DataFrame(

@@ -39,7 +39,7 @@ import math
 import os
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -308,7 +308,7 @@ def _check_models(models: Sequence[str] | None, inv: _Inventory) -> None:
 
 
 @contextlib.contextmanager
-def _quiet_mteb() -> Iterable[None]:
+def _quiet_mteb() -> Iterator[None]:
     """Silence mteb's per-file 'Missing subsets' logging; we report them as `missing` rows."""
     loggers = [logging.getLogger(n) for n in ("mteb", "mteb.results", "mteb._log_once")]
     levels = [lg.level for lg in loggers]

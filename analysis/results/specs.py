@@ -9,7 +9,7 @@ exclude tasks; everything that changes the answer is part of :meth:`BenchmarkSpe
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -92,7 +92,7 @@ def _mteb_task(spec: TaskSpec) -> Any:
     )
 
 
-def _registry() -> dict[str, Any]:
+def _registry() -> Mapping[str, Any]:
     return compat.task_registry()
 
 
@@ -203,9 +203,9 @@ def resolve_spec(
             "custom", tuple(_task_spec(t, None, None) for t in tasks), "explicit task list"
         )
     elif pin == NOW:
-        spec = _spec_from_mteb(benchmark)
+        spec = _spec_from_mteb(str(benchmark))
     else:
-        spec = _spec_from_pin(benchmark, pin)
+        spec = _spec_from_pin(str(benchmark), pin)
     task_list = list(spec.tasks)
     for name in include_tasks or []:
         if name not in spec.task_names:
