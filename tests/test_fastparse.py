@@ -112,7 +112,9 @@ def _payload(**overrides: Any) -> dict[str, Any]:
         "task_name": "STSBenchmark",
         "mteb_version": "2.26.24",
         "evaluation_time": 1.5,
-        "scores": {"test": [{"main_score": 0.5, "hf_subset": "default", "languages": ["eng-Latn"]}]},
+        "scores": {
+            "test": [{"main_score": 0.5, "hf_subset": "default", "languages": ["eng-Latn"]}]
+        },
     }
     payload.update(overrides)
     return payload
