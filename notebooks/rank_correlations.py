@@ -219,7 +219,7 @@ for ax, question in zip(np.atleast_1d(axes), top_table["question"].unique(), str
         row = t[t["models"] == f"top {k}"].iloc[0]
         pos = order.index(f"random {k}") if f"random {k}" in order else i
         ax.errorbar(pos + 0.28, row["statistic"], yerr=[[row["statistic"] - row["ci_low"]], [row["ci_high"] - row["statistic"]]], fmt="D", color="#d55e00", ms=6, capsize=3, label="top k of the predictor" if i == 0 else None)
-    ax.set(title=question, xlabel="models compared", ylabel=f"{agreement_method} rank correlation")
+    ax.set(title=question, xlabel="models compared", ylabel=f"{agreement_method.capitalize()} rank correlation")
 handles, names = np.atleast_1d(axes)[0].get_legend_handles_labels()
 fig.legend(handles, names, loc="outside lower center", ncols=len(handles), frameon=False)
 nb.figure(fig, "rank_correlations_agreement")

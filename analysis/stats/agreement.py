@@ -86,7 +86,7 @@ def _check_sizes(values: Any, name: str, n: int, allow_all: bool) -> list[int | 
         if v is None and allow_all:
             out.append(None)
             continue
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 3 <= v <= n:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 3 <= int(v) <= n:
             allowed = "an integer from 3 to the number of models" + (
                 " or None" if allow_all else ""
             )
@@ -157,13 +157,24 @@ def benchmark_agreement(
     n = len(xv)
     tops = _check_sizes(top_k, "top_k", n, allow_all=False)
     sizes = _check_sizes(subset_sizes, "subset_sizes", n, allow_all=True)
-    corr = dict(method=method, n_resamples=n_resamples, confidence_level=confidence_level)
-    overall = rank_correlation(xv, yv, rng=gen, **corr)  # type: ignore[arg-type]
+
+    def correlate(sel: np.ndarray) -> RankCorrelationResult:
+        return rank_correlation(
+            xv[sel],
+            yv[sel],
+            method=method,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            rng=gen,
+        )
+
     order = np.argsort(-xv, kind="stable")
-    top_rows = []
+    overall = correlate(np.arange(n))
+    top_rows: list[dict[str, Any]] = []
     for k in tops:
+        assert k is not None
         sel = order[:k]
-        res = rank_correlation(xv[sel], yv[sel], rng=gen, **corr)  # type: ignore[arg-type]
+        res = correlate(sel)
         top_rows.append(
             {
                 "k": k,
@@ -175,7 +186,8 @@ def benchmark_agreement(
                 "models": [names[i] for i in sel],
             }
         )
-    subset_rows, distributions = [], {}
+    subset_rows: list[dict[str, Any]] = []
+    distributions: dict[int, np.ndarray] = {}
     for size in sizes:
         k = n if size is None else size
         if k == n:
@@ -203,11 +215,10 @@ def benchmark_agreement(
             }
         )
     for row in top_rows:
-        dist = distributions.get(row["k"])
-        ok = dist is not None and dist.size > 0 and row["k"] < n
-        row["subset_percentile"] = (
-            float((dist <= row["statistic"] + 1e-12).mean()) if ok else np.nan
-        )
+        dist = distributions.get(int(row["k"]), np.empty(0))
+        ok = dist.size > 0 and int(row["k"]) < n
+        stat = float(row["statistic"])
+        row["subset_percentile"] = float((dist <= stat + 1e-12).mean()) if ok else np.nan
     columns = ["k", "statistic", "ci_low", "ci_high", "pvalue", "min_pvalue"]
     return BenchmarkAgreementResult(
         overall=overall,
