@@ -360,7 +360,7 @@ def test_cli_runs_and_resumes(
         (["-m", "no/such-model", "-t", "STSBenchmark"], "offline.*Pass a local model folder"),
         (["-m", "./no-such-folder", "-t", "STSBenchmark"], "does not exist"),
         (["-m", "nonsense id", "-t", "STSBenchmark"], "neither an existing folder"),
-        (["-m", "x/y", "-t", "STSBenchmrk"], "Closest names: STSBenchmark"),
+        (["-m", "x/y", "-t", "STSBenchmrk"], "Closest names: 'STSBenchmark'"),
     ],
 )
 def test_cli_clear_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
