@@ -12,6 +12,12 @@ from typing import Any
 import pandas as pd
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def _atomic_target(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a temp path beside ``path``; on success it replaces ``path``, on error it is removed.
@@ -25,6 +31,7 @@ def _atomic_target(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
