@@ -243,3 +243,32 @@ def state_counts(statuses: Sequence[JobStatus]) -> dict[str, int]:
     for status in statuses:
         counts[status.state] += 1
     return counts
+
+
+def result_rows(plan: Plan) -> pd.DataFrame:
+    """Every (model, task) of the plan with its main score from the results folder.
+
+    Args:
+        plan: The plan.
+
+    Returns:
+        Columns model, revision, task, status (``done`` or ``missing``), main_score.
+    """
+    from .runner import _main_score, read_valid_result, resolve_tasks
+
+    rows = []
+    for job in plan.jobs:
+        tasks = resolve_tasks(job.tasks, job.local_tasks_dir)
+        for task, path in zip(tasks, job.result_files(), strict=True):
+            result = read_valid_result(path)
+            complete = result is not None and not result.get_missing_evaluations(task)
+            rows.append(
+                {
+                    "model": job.name,
+                    "revision": job.revision,
+                    "task": task.metadata.name,
+                    "status": "done" if complete else "missing",
+                    "main_score": _main_score(result, task) if complete else None,
+                }
+            )
+    return pd.DataFrame(rows, columns=["model", "revision", "task", "status", "main_score"])
