@@ -37,7 +37,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import mteb
 import pandas as pd
@@ -289,7 +289,7 @@ def _run_model(
     tasks: list[AbsTask],
     results_dir: Path,
     pairs: tqdm,
-    **options: object,
+    **options: Any,
 ) -> list[dict[str, object]]:
     label = str(model_like.source if isinstance(model_like, ModelSpec) else model_like)
     try:

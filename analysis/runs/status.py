@@ -91,9 +91,11 @@ def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) 
 def _status(
     plan: Plan, job: Job, entry: dict[str, Any] | None, queue: dict[str, tuple[str, str]]
 ) -> JobStatus:
-    base = {"job_id": job.job_id, "model": job.name, "tasks": job.tasks}
+    base: dict[str, Any] = {"job_id": job.job_id, "model": job.name, "tasks": job.tasks}
     if job_complete(job):
-        return JobStatus(**base, state="done", executor=entry and entry["executor"])
+        slurm_id = entry["jobs"].get(job.job_id) if entry else None
+        executor = entry["executor"] if entry else None
+        return JobStatus(**base, state="done", executor=executor, slurm_id=slurm_id)
     if entry is None:
         return JobStatus(**base, state="pending", detail="not submitted")
     executor = entry["executor"]
@@ -262,13 +264,14 @@ def result_rows(plan: Plan) -> pd.DataFrame:
         for task, path in zip(tasks, job.result_files(), strict=True):
             result = read_valid_result(path)
             complete = result is not None and not result.get_missing_evaluations(task)
+            score = _main_score(result, task) if result is not None and complete else None
             rows.append(
                 {
                     "model": job.name,
                     "revision": job.revision,
                     "task": task.metadata.name,
                     "status": "done" if complete else "missing",
-                    "main_score": _main_score(result, task) if complete else None,
+                    "main_score": score,
                 }
             )
     return pd.DataFrame(rows, columns=["model", "revision", "task", "status", "main_score"])
