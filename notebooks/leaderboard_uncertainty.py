@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -135,7 +135,11 @@ for label, res in results.items():
     for model, group in res.groups.items():
         group_rows.append({"leaderboard": label, "model": model, "rank": int(res.table.loc[model, "rank"]), "group_size": len(group), "group": ", ".join(short_name(m) for m in group[:8]) + (" ..." if len(group) > 8 else "")})
 groups = pd.DataFrame(group_rows)
-nb.show(groups)
+nb.table(
+    groups, "leaderboard_uncertainty_groups",
+    title=f"Models that cannot be told apart from each of the {top_groups} best (alpha={alpha}, family-wise; task lists {pin})",
+    note="group: the model itself and every model whose pair with it is not rejected by the max-T adjusted sign-flip test (first 8 shown, in rank order); group_size counts all.",
+)
 
 # %% [markdown]
 # ## The top of each leaderboard, with rank intervals
