@@ -188,11 +188,17 @@ def _int_env(name: str) -> int | None:
 
 
 def _limit_threads(threads: int | None) -> None:
+    """Give torch and the BLAS/OpenMP pools ``threads`` threads (workers must not oversubscribe)."""
     if not threads:
         return
     import torch
 
     torch.set_num_threads(threads)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # comes with scikit-learn, which mteb needs; keep going without it
+        return
+    threadpool_limits(limits=threads)
 
 
 # --------------------------------------------------------------------------- submissions
