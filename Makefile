@@ -39,7 +39,7 @@ bench: setup  ## loader speed, idle and beside 2 CPU-bound processes: benchmarks
 LAB_ARGS ?=
 lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RESULTS=... is passed to them
 	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	  PYTHONHASHSEED=0 $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 	  --ContentsManager.preferred_dir=notebooks $(LAB_ARGS)
 
 lab-check: setup  ## every notebook, incl. the model-running ones, run in headless Chromium (slow; not in CI)

@@ -19,10 +19,12 @@ naming each failed notebook, its failing cell and the error.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,6 +182,37 @@ def run_batch(
         root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
     """
     root = Path(root) if root else repo_root()
+    with _reproducible_kernels():
+        return _run_all(profile, root, results, only, build_dir)
+
+
+#: Kernels started by the batch (and by `make lab`) use this hash seed: with a random one,
+#: matplotlib's constrained layout rounds differently from run to run and SVG
+#: coordinates change in the 6th decimal, so committed figures would never be stable.
+KERNEL_HASH_SEED = "0"
+
+
+@contextlib.contextmanager
+def _reproducible_kernels() -> Iterator[None]:
+    """Set ``PYTHONHASHSEED`` for the kernels papermill starts (they inherit os.environ)."""
+    old = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = KERNEL_HASH_SEED
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = old
+
+
+def _run_all(
+    profile: str,
+    root: Path,
+    results: str | None,
+    only: Sequence[str] | None,
+    build_dir: str | Path | None,
+) -> list[NotebookRun]:
     prof = load_profile(profile, root)
     build = Path(build_dir) if build_dir else root / "build" / "notebooks" / Path(profile).stem
     runs = []

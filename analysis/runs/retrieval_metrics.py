@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -105,3 +106,63 @@ def read_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
                 query, doc, score = line.rstrip("\r\n").split("\t")
                 qrels.setdefault(query, {})[doc] = int(score)
     return qrels
+
+
+@dataclass(frozen=True)
+class CheckedNdcg:
+    """Per-query nDCG@k whose mean was checked against the score mteb reported.
+
+    Attributes:
+        per_query: nDCG@k per query (see :func:`per_query_ndcg`).
+        mean: Its mean, unrounded.
+        reported: mteb's ``ndcg_at_<k>`` from the result file (rounded to 5 decimals).
+    """
+
+    per_query: pd.Series
+    mean: float
+    reported: float
+
+
+def checked_per_query_ndcg(
+    predictions_file: str | Path,
+    qrels: Qrels,
+    result_file: str | Path,
+    *,
+    k: int = 10,
+    subset: str = "default",
+    split: str = "test",
+) -> CheckedNdcg:
+    """Per-query nDCG@k from saved predictions, checked against mteb's reported mean.
+
+    mteb stores nDCG@k rounded to 5 decimals (``mteb/_evaluators/retrieval_metrics.py``),
+    so the check is ``|round(mean, 5) - reported| < 1e-6``: the per-query values are
+    exactly what mteb averaged, or this raises.
+
+    Args:
+        predictions_file: ``<Task>_predictions.json`` written by mteb.
+        qrels: ``{query id: {document id: relevance}}`` of the same task and split.
+        result_file: The task's mteb result JSON for the same model.
+        k: The rank cut-off.
+        subset: HF subset.
+        split: Evaluation split.
+
+    Raises:
+        KeyError: If the result file has no such split/subset or no ``ndcg_at_<k>``.
+        ValueError: If the recomputed mean does not round to the reported score.
+    """
+    per_query = per_query_ndcg(
+        load_predictions(predictions_file, subset=subset, split=split), qrels, k=k
+    )
+    scores = json.loads(Path(result_file).read_text(encoding="utf-8"))["scores"]
+    entries = [e for e in scores.get(split, []) if e.get("hf_subset") == subset]
+    metric = f"ndcg_at_{k}"
+    if not entries or metric not in entries[0]:
+        raise KeyError(f"{result_file} has no {metric} for split {split!r}, subset {subset!r}.")
+    reported = float(entries[0][metric])
+    mean = float(per_query.mean())
+    if abs(round(mean, 5) - reported) >= 1e-6:
+        raise ValueError(
+            f"Recomputed mean {metric} {mean:.7f} does not round to mteb's {reported} "
+            f"({result_file}): the predictions and qrels do not match that result."
+        )
+    return CheckedNdcg(per_query, mean, reported)

@@ -1,0 +1,296 @@
+"""The notebooks as a researcher uses them: `make lab`, double-click, Run All, Ctrl+S.
+
+A real browser (Debian's Chromium driven by Playwright's Python client; Playwright's own
+browser download cannot work offline) opens JupyterLab started by the Makefile's `lab`
+target, in a throw-away clone of this checkout (HEAD plus uncommitted changes), so the
+real tree is never touched and saving is tested for real. For each analysis notebook it
+double-clicks the file in the file browser, checks a notebook (not a text editor)
+opened, runs all cells, and asserts: no error and no stderr output, at least one image
+rendered, and after Ctrl+S no change in the clone except figures/ files whose content
+changed. Screenshots go to build/lab-screenshots/.
+
+CI (CI=true) installs Chromium with apt-get when it is missing; elsewhere the test skips
+with the reason. The model-running notebooks (run_models, distill_and_place) run only
+under `make lab-check` (STATIC_RTEB_LAB_ALL=1): they take minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_BIN = Path(sys.executable).parent
+CHROMIUM = Path(os.environ.get("STATIC_RTEB_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = REPO / "build" / "lab-screenshots"
+ANALYSIS = ["blog_tables", "significance", "public_private_gap", "rank_correlations"]
+MODEL_RUNS = ["run_models", "distill_and_place"]
+NOTEBOOKS = ANALYSIS + (MODEL_RUNS if os.environ.get("STATIC_RTEB_LAB_ALL") else [])
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+CELL_TIMEOUT_S = int(
+    os.environ.get(
+        "STATIC_RTEB_LAB_TIMEOUT", 1800 if os.environ.get("STATIC_RTEB_LAB_ALL") else 600
+    )
+)
+
+
+def _unavailable(reason: str) -> None:
+    """Fail in CI (the browser test must run there), skip elsewhere."""
+    if IN_CI:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Path:
+    """Debian's chromium; installed with apt-get in CI (or as root) when missing."""
+    if not CHROMIUM.exists():
+        can_install = shutil.which("apt-get") and os.geteuid() == 0
+        if not (can_install and IN_CI):
+            _unavailable(
+                f"{CHROMIUM} is missing; install it with `apt-get install -y chromium` "
+                + ("(CI=true installs it)" if can_install else "(needs apt-get and root)")
+            )
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-q"], check=False, env=env)
+        done = subprocess.run(
+            ["apt-get", "install", "-y", "-q", "chromium"], env=env, capture_output=True, text=True
+        )
+        if done.returncode or not CHROMIUM.exists():
+            _unavailable(f"apt-get install chromium failed: {done.stderr[-500:]}")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("playwright (pinned in the dev extra) is not installed")
+    return CHROMIUM
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory, shared_results) -> Path:
+    """A clone of this checkout (HEAD plus uncommitted changes, committed as a snapshot).
+
+    ``../shared`` beside it links to the shared folder, as in the real layout, so
+    headers written there name ``../shared/mteb-cache`` like the committed ones.
+    """
+    base = tmp_path_factory.mktemp("lab")
+    clone = base / "repo"
+    _git(base, "clone", "--quiet", "--shared", str(REPO), str(clone))
+    changed = _git(REPO, "ls-files", "--modified", "--others", "--exclude-standard", "-z")
+    for rel in filter(None, changed.split("\0")):
+        src, dst = REPO / rel, clone / rel
+        if src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+        elif dst.exists():
+            dst.unlink()
+    ident = ["-c", "user.name=lab test", "-c", "user.email=lab@test.invalid"]
+    _git(clone, "add", "-A")
+    _git(clone, *ident, "commit", "--quiet", "--allow-empty", "-m", "snapshot")
+    (base / "shared").symlink_to(SHARED, target_is_directory=True)
+    assert _git(clone, "status", "--porcelain") == ""
+    return clone
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Lab:
+    url: str
+    token: str
+    root: Path
+    log: Path
+
+    def api(self, path: str, method: str = "GET") -> object:
+        request = urllib.request.Request(
+            f"{self.url}/api/{path}",
+            method=method,
+            headers={"Authorization": f"token {self.token}"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+
+@pytest.fixture(scope="module")
+def lab(checkout: Path, tmp_path_factory) -> Iterator[Lab]:
+    """`make lab` in the clone, on 127.0.0.1 with a token and temporary Jupyter folders."""
+    tmp = tmp_path_factory.mktemp("jupyter")
+    settings = tmp / "settings"
+    tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    # every cell in the DOM, so the checks below see all outputs (a test-only setting)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    port, token = _free_port(), os.urandom(16).hex()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"),  # not the user's ~/.jupyter
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "PYTHONPATH": str(checkout),  # the kernel imports the clone's analysis package
+        "MPLBACKEND": "Agg",  # as in batch runs: setup() must still show figures inline
+        "STATIC_RTEB_CACHE": os.environ.get(
+            "STATIC_RTEB_CACHE", str(REPO / "build" / "cache")
+        ),  # warm parquet cache
+    }
+    lab_args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"
+    if os.geteuid() == 0:
+        lab_args += " --allow-root"
+    log = tmp / "lab.log"
+    command = [
+        "make",
+        "-C",
+        str(checkout),
+        "--no-print-directory",
+        "-o",
+        f"{VENV_BIN.parent}/.installed",  # the venv exists: do not reinstall it
+        "lab",
+        f"VENV={VENV_BIN.parent}",
+        "RESULTS=../shared/mteb-cache",
+        f"LAB_ARGS={lab_args}",
+    ]
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    instance = Lab(f"http://127.0.0.1:{port}", token, checkout, log)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                instance.api("status")
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start:\n{log.read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield instance
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # make and the server it started, by PID
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Path, lab: Lab) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        page = instance.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(60_000)
+        page.goto(f"{lab.url}/lab/tree/notebooks?token={lab.token}")
+        page.locator(".jp-DirListing-content").wait_for()
+        yield page
+        instance.close()
+
+
+def _wait_until_run(page, name: str) -> None:
+    """Wait until every code cell has an execution count (none queued or running)."""
+    deadline = time.monotonic() + CELL_TIMEOUT_S
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    while time.monotonic() < deadline:
+        prompts = panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+        if prompts and all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts):
+            return
+        time.sleep(1)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.timeout.png"))
+    pytest.fail(f"{name}: cells still running after {CELL_TIMEOUT_S} s; prompts {prompts}")
+
+
+def _wait_for_kernel(lab: Lab, path: str, timeout_s: float = 120) -> None:
+    """Wait until the notebook's kernel (started on open, no dialog) is idle."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        sessions = lab.api("sessions")
+        states = [s["kernel"]["execution_state"] for s in sessions if s["path"] == path]  # type: ignore[union-attr]
+        if states == ["idle"]:
+            time.sleep(1)  # the page connects to the kernel
+            return
+        time.sleep(0.5)
+    pytest.fail(f"no idle kernel for {path} after {timeout_s} s (a kernel dialog?)")
+
+
+def _menu(page, top: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{top}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_in_the_browser(name: str, lab: Lab, browser) -> None:
+    page = browser
+    entry = page.locator(".jp-DirListing-itemText", has_text=re.compile(f"^{name}\\.py$"))
+    entry.dblclick()
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    panel.wait_for()
+    assert page.locator(".jp-FileEditor:visible").count() == 0, "opened as text, not a notebook"
+    tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current .lm-TabBar-tabLabel")
+    assert tab.inner_text() == f"{name}.py"
+    _wait_for_kernel(lab, f"notebooks/{name}.py")  # Run All before that asks for a kernel
+    _menu(page, "Run", "Run All Cells")
+    _wait_until_run(page, name)
+    errors = panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    images = panel.locator(".jp-OutputArea-output img")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    if images.count():
+        images.first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    stderr = errors.all_inner_texts()
+    assert not stderr, f"{name}: error/stderr output:\n" + "\n---\n".join(t[:2000] for t in stderr)
+    if name in ANALYSIS:
+        assert images.count() >= 1, f"{name}: no figure rendered inline"
+    panel.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Control+s")
+    page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current.jp-mod-dirty").wait_for(
+        state="detached"
+    )
+    time.sleep(1)
+    status = _git(lab.root, "status", "--porcelain", "--untracked-files=all").splitlines()
+    outside = [line for line in status if not line[3:].startswith("figures/")]
+    assert not outside, f"{name}: opening, running and saving changed {outside}"
+    _shutdown_kernels(lab)
+
+
+def _shutdown_kernels(lab: Lab) -> None:
+    """One kernel at a time: the machine has little memory to spare."""
+    for session in lab.api("sessions"):  # type: ignore[union-attr]
+        lab.api(f"sessions/{session['id']}", method="DELETE")
