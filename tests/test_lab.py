@@ -271,6 +271,10 @@ def test_notebook_in_the_browser(name: str, lab: Lab, browser) -> None:
     errors = panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     images = panel.locator(".jp-OutputArea-output img")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tables = panel.locator(".jp-OutputArea-output table")
+    if tables.count():
+        tables.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.table.png"))
     if images.count():
         images.first.scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
