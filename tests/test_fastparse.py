@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from analysis.results import fastparse
-from analysis.results.leaderboard import load_leaderboards
+from analysis.results.leaderboard import _entries_score, load_leaderboards
 from analysis.results.specs import resolve_spec
 
 BENCHMARKS = ["RTEB(beta)", "RTEB(eng, beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)"]
@@ -85,6 +85,9 @@ def test_every_file_reads_and_filters_as_mteb(shared_results):
                 got = fastparse.select_task_scores(fast, task)
                 want = ref.validate_and_filter_scores(task)
                 assert _selection(got) == _selection(want), f"{path}: {task.metadata.name}"
+                total, count, gaps = _entries_score(want)
+                fused = fastparse.selected_score(fast, task)
+                assert (fused[0], fused[1], sorted(fused[2])) == (total, count, sorted(gaps))
                 filtered += 1
     # the proof must cover the fast route, not only the fallback
     assert fast_route > 0.75 * read, (fast_route, read)  # 82% on the snapshot

@@ -219,6 +219,57 @@ def select_task_scores(result: Any, task: Any) -> Any:
     return type(result).model_construct(**{**_fields(result), "scores": selected})
 
 
+def selected_score(result: Any, task: Any) -> tuple[float, int, list[str]]:
+    """Score a result restricted to a task, without building the restricted result.
+
+    Equal to summing the finite main scores of ``select_task_scores(result, task)`` in
+    order and listing its NaN entries (tested on every file of the snapshot), at a
+    fraction of the cost: no NaN entries are built for missing subsets.
+
+    Args:
+        result: A ``TaskResult``.
+        task: The mteb task object.
+
+    Returns:
+        ``(sum of finite main scores, their count, gap labels)``; a gap label is
+        ``"<split>/<subset>"`` for a missing or non-finite entry, or
+        ``"split '<split>' has no scores"`` for a selected split without entries.
+    """
+    splits = task.eval_splits
+    subsets = set(task.hf_subsets)
+    aggregate = task.is_aggregate
+    total, count, gaps = 0.0, 0, []
+    seen_splits = set()
+    for split, entries in result.scores.items():
+        if split not in splits:
+            continue
+        seen_splits.add(split)
+        seen = {"default"} if aggregate else set()
+        kept = 0
+        for entry in entries:
+            subset = entry["hf_subset"]
+            if not (subset == "default" if aggregate else subset in subsets):
+                continue
+            kept += 1
+            seen.add(subset)
+            score = entry.get("main_score")
+            if score is None or not math.isfinite(score):
+                gaps.append(f"{split}/{subset}")
+            else:
+                total += score
+                count += 1
+        absent = subsets - seen if not (aggregate and "default" in seen) else set()
+        gaps.extend(f"{split}/{subset}" for subset in absent)
+        if not kept and not absent:
+            gaps.append(f"split {split!r} has no scores")
+    for split in set(splits) - seen_splits:
+        if subsets:
+            gaps.extend(f"{split}/{subset}" for subset in subsets)
+        else:
+            gaps.append(f"split {split!r} has no scores")
+    return total, count, gaps
+
+
 def _fields(result: Any) -> dict[str, Any]:
     """A ``TaskResult``'s fields without a ``model_dump`` (which copies every score)."""
     names = type(result).model_fields

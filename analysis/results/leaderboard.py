@@ -376,12 +376,8 @@ def _parse_files(paths: Sequence[Path], engine: Engine = "fast") -> tuple[Any, l
     return BenchmarkResults.model_construct(model_results=model_results, benchmark=None), problems
 
 
-def _task_score(task_result: Any) -> tuple[float, str | None]:
-    """Mean main score over a filtered result's (split, subset) entries, or why there is none.
-
-    The reason names at most five gaps, in sorted order (so it does not depend on the
-    order in which a reader added the missing entries).
-    """
+def _entries_score(task_result: Any) -> tuple[float, int, list[str]]:
+    """Sum and count of the finite main scores of a restricted result, and its gaps."""
     total, count, gaps = 0.0, 0, []
     for split, entries in task_result.scores.items():
         if not entries:
@@ -393,8 +389,17 @@ def _task_score(task_result: Any) -> tuple[float, str | None]:
             else:
                 total += score
                 count += 1
+    return total, count, gaps
+
+
+def _score_or_reason(total: float, count: int, gaps: list[str]) -> tuple[float, str | None]:
+    """Mean main score over a task's (split, subset) entries, or why there is none.
+
+    The reason names at most five gaps, in sorted order (so it does not depend on the
+    order in which a reader added the missing entries).
+    """
     if gaps:
-        gaps.sort()
+        gaps = sorted(gaps)
         more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
         return float("nan"), "missing " + ", ".join(gaps[:5]) + more
     if not count:
@@ -402,27 +407,44 @@ def _task_score(task_result: Any) -> tuple[float, str | None]:
     return total / count, None
 
 
-def _select_tasks(bench_results: Any, spec: BenchmarkSpec, engine: Engine) -> Any:
-    """``BenchmarkResults.select_tasks`` (engine "mteb") or its fast equivalent."""
+def _select_and_score(
+    bench_results: Any, spec: BenchmarkSpec, engine: Engine
+) -> tuple[Any, dict[int, tuple[float, int, list[str]]]]:
+    """Restrict results to the spec's tasks; score each restricted result.
+
+    Engine "mteb" uses ``BenchmarkResults.select_tasks`` and scores its entries. Engine
+    "fast" scores each result with :func:`~analysis.results.fastparse.selected_score`
+    and hands ``join_revisions`` a light stand-in per result (same task name, mteb
+    version and, as after ``select_tasks``, one score list per evaluation split).
+
+    Returns:
+        The restricted ``BenchmarkResults`` and ``{id(task result): (sum, count, gaps)}``.
+    """
     from mteb.results import BenchmarkResults, ModelResult
 
     task_objs = {t.task: t.to_mteb() for t in spec.tasks}
     if engine == "mteb":
-        return bench_results.select_tasks(list(task_objs.values()))
-    model_results = [
-        ModelResult.model_construct(
-            **{
-                **{k: getattr(m, k) for k in type(m).model_fields if hasattr(m, k)},
-                "task_results": [
-                    fastparse.select_task_scores(r, task_objs[r.task_name])
-                    for r in m.task_results
-                    if r.task_name in task_objs
-                ],
-            }
-        )
-        for m in bench_results.model_results
-    ]
-    return BenchmarkResults.model_construct(model_results=model_results)
+        selected = bench_results.select_tasks(list(task_objs.values()))
+        scored = {id(r): _entries_score(r) for m in selected for r in m.task_results}
+        return selected, scored
+    scored = {}
+    model_results = []
+    for m in bench_results.model_results:
+        stand_ins = []
+        for r in m.task_results:
+            task = task_objs.get(r.task_name)
+            if task is None:
+                continue
+            light = type(r).model_construct(
+                task_name=r.task_name,
+                mteb_version=r.mteb_version,
+                scores={split: [] for split in task.eval_splits},
+            )
+            scored[id(light)] = fastparse.selected_score(r, task)
+            stand_ins.append(light)
+        fields = {k: getattr(m, k) for k in type(m).model_fields if hasattr(m, k)}
+        model_results.append(ModelResult.model_construct(**{**fields, "task_results": stand_ins}))
+    return BenchmarkResults.model_construct(model_results=model_results), scored
 
 
 def _extract(
@@ -430,12 +452,12 @@ def _extract(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (model, task) scores of ``spec`` from parsed results, with mteb's filtering."""
     by_name = {t.task: t for t in spec.tasks}
-    selected = _select_tasks(bench_results, spec, engine).join_revisions()
+    selected, scored = _select_and_score(bench_results, spec, engine)
     rows, missing = [], []
-    for model_result in selected:
+    for model_result in selected.join_revisions():
         for task_result in model_result.task_results:
             task: TaskSpec = by_name[task_result.task_name]
-            score, reason = _task_score(task_result)
+            score, reason = _score_or_reason(*scored[id(task_result)])
             base = (
                 model_result.model_name,
                 model_result.model_revision,
