@@ -17,8 +17,18 @@ import pandas as pd
 
 from .leaderboard import Leaderboard
 
-#: Where the post lives, relative to the repository root (``shared/`` sits beside it).
-DEFAULT_POST = "../shared/reference/blog-evaluating-static-models-on-rteb.md"
+#: The post's file name in the shared folder's ``reference/``.
+POST_NAME = "blog-evaluating-static-models-on-rteb.md"
+
+
+def default_post() -> Path:
+    """The post in ``$SHARED_DIR/reference/``, else in ``../shared/reference/`` beside the repo."""
+    import os
+
+    from ..paths import repo_root
+
+    shared = os.environ.get("SHARED_DIR")
+    return (Path(shared) if shared else repo_root().parent / "shared") / "reference" / POST_NAME
 
 _LINK = re.compile(r"\[(?P<label>[^\]]+)\]\(https?://huggingface\.co/(?P<model>[^)\s]+)\)")
 
@@ -107,21 +117,22 @@ def parse_blog_tables(path: str | Path) -> BlogTables:
     return BlogTables(found["mteb"], found["rteb"])
 
 
-def post_models(path: str | Path = DEFAULT_POST) -> list[str]:
+def post_models(path: str | Path | None = None) -> list[str]:
     """The models the post compares, in the order of its RTEB table (read from the post).
 
     Args:
-        path: The post's markdown; a relative path is taken from the repository root.
+        path: The post's markdown (a relative path is taken from the repository root);
+            None: :func:`default_post`.
 
     Returns:
         Hugging Face model ids.
     """
     from ..paths import from_root
 
-    return list(parse_blog_tables(from_root(path)).rteb["model"])
+    return list(parse_blog_tables(from_root(path or default_post())).rteb["model"])
 
 
-def post_comparisons(path: str | Path = DEFAULT_POST) -> list[tuple[str, str, str]]:
+def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str]]:
     """The post's comparisons: per MTEB subset, (supervised, distilled, subset).
 
     The subset (``english``, ``multilingual``) comes from the post's MTEB table; which
@@ -135,7 +146,7 @@ def post_comparisons(path: str | Path = DEFAULT_POST) -> list[tuple[str, str, st
     from ..paths import from_root
     from .groups import model_groups
 
-    mteb_table = parse_blog_tables(from_root(path)).mteb
+    mteb_table = parse_blog_tables(from_root(path or default_post())).mteb
     kinds = model_groups(mteb_table["model"]).set_index("model")["static_kind"]
     pairs = []
     for subset, rows in mteb_table.groupby("subset", sort=False):
