@@ -219,6 +219,20 @@ def resolve_results(results_dir: str | Path | None) -> str | None:
     )
 
 
+class _QuietPath(type(Path())):  # type: ignore[misc]
+    """A Path that a cell's last line does not echo (the helper already said what it wrote)."""
+
+    def _ipython_display_(self) -> None:
+        """Display nothing."""
+
+
+class _QuietList(list):  # type: ignore[type-arg]
+    """A list of paths that a cell's last line does not echo."""
+
+    def _ipython_display_(self) -> None:
+        """Display nothing."""
+
+
 @dataclass
 class NotebookContext:
     """What :func:`setup` returns: output folder, results folder and display helpers.
@@ -286,6 +300,7 @@ class NotebookContext:
             floatfmt=floatfmt,
             results=self.results,
         )
+        path = _QuietPath(path)
         self._written.append(path)
         if show:
             if title:
@@ -306,7 +321,7 @@ class NotebookContext:
         Returns:
             The PNG and SVG paths.
         """
-        paths = save_figure(fig, self.out / name)
+        paths: list[Path] = _QuietList(_QuietPath(p) for p in save_figure(fig, self.out / name))
         self._written.extend(paths)
         if show and self.in_kernel:
             from IPython.display import display

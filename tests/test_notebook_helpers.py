@@ -259,5 +259,6 @@ warnings.warn("a real problem", UserWarning)
     assert not stderr(code[0]), "the harmless warning is filtered"
     assert any("image/png" in o.get("data", {}) for o in code[1].outputs)
     assert any("Wrote " in o.get("text", "") for o in code[1].outputs)
+    assert not [o for o in code[1].outputs if o.output_type == "execute_result"], "no path echo"
     assert "a real problem" in "".join(o.get("text", "") for o in stderr(code[2]))
     assert (out / "line.png").is_file() and (out / "line.svg").is_file()
