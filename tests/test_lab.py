@@ -9,8 +9,8 @@ opened, runs all cells, and asserts: no error and no stderr output, at least one
 rendered, and after Ctrl+S no change in the clone except figures/ files whose content
 changed. Screenshots go to build/lab-screenshots/.
 
-CI (CI=true) installs Chromium with apt-get when it is missing; elsewhere the test skips
-with the reason. The model-running notebooks (run_models, distill_and_place) run only
+When Chromium is missing the test installs it with apt-get (as root); on a machine without
+apt-get or root it skips with the reason, except in CI (CI=true), where it fails. The model-running notebooks (run_models, distill_and_place) run only
 under `make lab-check` (STATIC_RTEB_LAB_ALL=1): they take minutes.
 """
 
@@ -68,13 +68,16 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def chromium() -> Path:
-    """Debian's chromium; installed with apt-get in CI (or as root) when missing."""
+    """Debian's chromium; installed with apt-get (as root) when missing."""
+    return _ensure_chromium()
+
+
+def _ensure_chromium() -> Path:
     if not CHROMIUM.exists():
-        can_install = shutil.which("apt-get") and os.geteuid() == 0
-        if not (can_install and IN_CI):
+        if not (shutil.which("apt-get") and os.geteuid() == 0):
             _unavailable(
-                f"{CHROMIUM} is missing; install it with `apt-get install -y chromium` "
-                + ("(CI=true installs it)" if can_install else "(needs apt-get and root)")
+                f"{CHROMIUM} is missing and this machine has no apt-get or is not root; "
+                "install Debian's chromium (`apt-get install -y chromium`) to run this test"
             )
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-q"], check=False, env=env)
@@ -298,3 +301,13 @@ def _shutdown_kernels(lab: Lab) -> None:
     """One kernel at a time: the machine has little memory to spare."""
     for session in lab.api("sessions"):  # type: ignore[union-attr]
         lab.api(f"sessions/{session['id']}", method="DELETE")
+
+
+@pytest.mark.parametrize("ci", [False, True])
+def test_without_chromium_and_root_it_skips_with_the_reason_except_in_ci(ci, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(sys.modules[__name__], "IN_CI", ci)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    outcome = pytest.fail.Exception if ci else pytest.skip.Exception
+    with pytest.raises(outcome, match="apt-get install -y chromium"):
+        _ensure_chromium()
