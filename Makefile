@@ -40,7 +40,7 @@ LAB_ARGS ?=
 lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RESULTS=... is passed to them
 	JUPYTER_CONFIG_PATH="$(CURDIR)/jupyter-config$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	  PYTHONHASHSEED=0 $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
-	  --ContentsManager.preferred_dir=notebooks $(LAB_ARGS)
+	  --ContentsManager.preferred_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 lab-check: setup  ## every notebook, incl. the model-running ones, run in headless Chromium (slow; not in CI)
 	STATIC_RTEB_LAB_ALL=1 $(PY) -m pytest -q -p no:cacheprovider -m slow tests/test_lab.py

@@ -226,7 +226,7 @@ class _QuietPath(type(Path())):  # type: ignore[misc]
         """Display nothing."""
 
 
-class _QuietList(list):  # type: ignore[type-arg]
+class _QuietList(list):
     """A list of paths that a cell's last line does not echo."""
 
     def _ipython_display_(self) -> None:

@@ -172,8 +172,6 @@ def lab(checkout: Path, tmp_path_factory) -> Iterator[Lab]:
         ),  # warm parquet cache
     }
     lab_args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"
-    if os.geteuid() == 0:
-        lab_args += " --allow-root"
     log = tmp / "lab.log"
     command = [
         "make",
