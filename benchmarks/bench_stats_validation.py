@@ -5,7 +5,7 @@ runs with few replicates) with many replicates, fixed seeds, and writes
 ``benchmarks/README_stats.md``: every number in it comes from this run (or, for speed,
 from ``benchmarks/results/pairwise.md`` written by ``benchmarks/bench_pairwise.py``;
 for rank intervals and benchmark agreement, from the rank helper's file
-``benchmarks/results/ranks_validation.md`` when present).
+``benchmarks/results/rank_validation.md`` when present).
 
 Usage (from the repository root; about 5 minutes on 2 busy cores):
 
@@ -205,8 +205,13 @@ def main() -> None:
                     seconds < 2.0,
                 )
             )
-    ranks = ROOT / "benchmarks" / "results" / "ranks_validation.md"
-    rank_rows = ranks.read_text().strip() if ranks.exists() else ""
+    ranks = ROOT / "benchmarks" / "results" / "rank_validation.md"
+    rank_rows = ""
+    if ranks.exists():  # headings above level 3 move down, under this file's section
+        rank_rows = "\n".join(
+            f"##{line}" if line.startswith(("# ", "## ")) else line
+            for line in ranks.read_text().strip().splitlines()
+        )
 
     elapsed = time.perf_counter() - started
     percentile = ", ".join(
