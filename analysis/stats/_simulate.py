@@ -233,3 +233,24 @@ def pairwise_joint_coverage(
             low, high = out["ci_low"].to_numpy(), out["ci_high"].to_numpy()
             covered += bool(((low <= truth) & (truth <= high)).all())
     return Rate(covered / reps, reps)
+
+
+def maxt_null_rate(
+    n_models: int, n_tasks: int, reps: int, *, seed: int, dist: str = "normal", alpha: float = 0.05
+) -> Rate:
+    """Family-wise error of the max-T kernel alone (no table): many data sets, cheaply.
+
+    The same ``_maxt`` that :func:`pairwise_significance` calls, on exact sign patterns;
+    the share of global-null data sets in which any pair has p_maxT < alpha.
+    """
+    from .pairwise import _maxt
+
+    rng = np.random.default_rng(seed)
+    ia, ib = np.triu_indices(n_models, 1)
+    hits = 0
+    for _ in range(reps):
+        X = rng.normal(size=(n_tasks, 1)) + draw(rng, dist, (n_tasks, n_models))
+        D = X[:, ia] - X[:, ib]
+        p, _, _ = _maxt(X, D, ia, ib, exact=True, bits=None, alpha=alpha)
+        hits += bool((p < alpha).any())
+    return Rate(hits / reps, reps)
