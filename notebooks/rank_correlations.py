@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -83,13 +83,13 @@ data = pd.DataFrame({
 types = mteb_lb.scores[mteb_lb.scores["model"].isin(keep)].groupby(["model", "task_type"])["main_score"].mean().unstack()
 for t in types.columns:
     data[f"mteb_{t}"] = types[t]
-nb.md((
+nb.md(
     f"{len(keep)} models are complete on both {mteb_benchmark} ({len(mteb_lb.spec.tasks)} tasks) and "
     f"{rteb_benchmark} ({sum(t.is_public for t in rteb_lb.spec.tasks)} public, "
     f"{sum(not t.is_public for t in rteb_lb.spec.tasks)} private tasks); "
     f"{len(mteb_lb.complete_models())} are complete on MTEB alone and "
     f"{len(rteb_complete)} on RTEB alone."
-))
+)
 
 # %% [markdown]
 # ## Correlations
@@ -124,12 +124,12 @@ def rho(x, y, method="spearman"):
 by_type = corr[(corr["target"] == "RTEB private") & (corr["method"] == "spearman") & corr["predictor"].str.startswith("MTEB ") & (corr["predictor"] != "MTEB Mean (Task)")]
 best = by_type.sort_values("statistic", ascending=False).iloc[0]
 worst = by_type.sort_values("statistic").iloc[0]
-nb.md((
+nb.md(
     f"Across {len(keep)} models, Spearman's rho between the MTEB average and RTEB public is {rho('MTEB Mean (Task)', 'RTEB public')}, "
     f"and against RTEB private {rho('MTEB Mean (Task)', 'RTEB private')}. RTEB public predicts private with "
     f"{rho('RTEB public', 'RTEB private')}. Among MTEB task types, {best['predictor']} tracks RTEB private best "
     f"(rho {best['statistic']:.2f}) and {worst['predictor']} worst (rho {worst['statistic']:.2f})."
-))
+)
 
 # %% [markdown]
 # ## Rank–rank plots
