@@ -8,7 +8,9 @@ The package has three rooms:
   :func:`load_leaderboards`), benchmark task lists and pins (:func:`resolve_spec`,
   :func:`available_pins`), the blog's tables, model groups, placement;
 * :mod:`analysis.stats`: :func:`rank_correlation`, :func:`paired_bootstrap`,
-  :func:`pairwise_significance`, :func:`public_private_gap`, :func:`adjust_pvalues`;
+  :func:`pairwise_significance`, :func:`group_contrast`, :func:`public_private_gap`,
+  :func:`rank_intervals`, :func:`rank_correlation`, :func:`benchmark_agreement`,
+  :func:`adjust_pvalues`;
 * :mod:`analysis.runs` (needs the ``runs`` extra: mteb models, torch): :func:`load_model`,
   :func:`load_local_task`, :func:`run_evaluation`, :func:`per_query_ndcg`, loaded on
   first use so that the analysis half never imports torch.
@@ -29,14 +31,20 @@ from .errors import (
 from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
 from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
 from .stats import (
+    BenchmarkAgreementResult,
     ConfidenceInterval,
+    GroupContrastResult,
     PairedTestResult,
     RankCorrelationResult,
+    RankIntervalsResult,
     adjust_pvalues,
+    benchmark_agreement,
+    group_contrast,
     paired_bootstrap,
     pairwise_significance,
     public_private_gap,
     rank_correlation,
+    rank_intervals,
 )
 
 __version__ = "0.1.0"
@@ -66,7 +74,13 @@ __all__ = [  # noqa: RUF022
     "load_model",
     "per_query_ndcg",
     "run_evaluation",
+    "BenchmarkAgreementResult",
     "ConfidenceInterval",
+    "GroupContrastResult",
+    "RankIntervalsResult",
+    "benchmark_agreement",
+    "group_contrast",
+    "rank_intervals",
     "DroppedModelsWarning",
     "Leaderboard",
     "PairedTestResult",
