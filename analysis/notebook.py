@@ -19,13 +19,14 @@ exactly what to type.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import logging
 import os
 import socket
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,39 @@ def filter_harmless_warnings() -> None:
         log = logging.getLogger(name)
         if _LOG_FILTER not in log.filters:
             log.addFilter(_LOG_FILTER)
+
+
+@contextlib.contextmanager
+def widget_progress(*modules: str) -> Iterator[None]:
+    """Inside the block, the named modules' plain ``tqdm`` bars render like ``tqdm.auto``.
+
+    Some libraries import ``from tqdm import tqdm``; in a notebook each update of such a
+    bar is a new red stderr line (model2vec's "Encoding tokens" while distilling). Within
+    this block their ``tqdm`` is ``tqdm.auto.tqdm``: one widget bar in JupyterLab, the
+    usual text bar in a terminal. The modules are restored afterwards.
+
+    Args:
+        modules: Importable module names whose global ``tqdm`` is swapped.
+
+    Raises:
+        AttributeError: If a module has no ``tqdm`` attribute (the library changed).
+    """
+    import importlib
+
+    from tqdm.auto import tqdm as auto_tqdm
+
+    loaded = [importlib.import_module(name) for name in modules]
+    for module in loaded:
+        if not hasattr(module, "tqdm"):
+            raise AttributeError(f"{module.__name__} has no tqdm to replace.")
+    saved = [module.tqdm for module in loaded]
+    try:
+        for module in loaded:
+            setattr(module, "tqdm", auto_tqdm)  # noqa: B010 - a module global, by name
+        yield
+    finally:
+        for module, original in zip(loaded, saved, strict=True):
+            setattr(module, "tqdm", original)  # noqa: B010
 
 
 def _kernel_shell() -> Any | None:
@@ -473,4 +507,5 @@ __all__ = [
     "setup",
     "short_name",
     "styled",
+    "widget_progress",
 ]

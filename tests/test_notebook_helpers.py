@@ -262,3 +262,21 @@ warnings.warn("a real problem", UserWarning)
     assert not [o for o in code[1].outputs if o.output_type == "execute_result"], "no path echo"
     assert "a real problem" in "".join(o.get("text", "") for o in stderr(code[2]))
     assert (out / "line.png").is_file() and (out / "line.svg").is_file()
+
+
+def test_widget_progress_swaps_plain_tqdm_and_restores_it(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    from tqdm import tqdm as plain
+    from tqdm.auto import tqdm as auto
+
+    module = types.ModuleType("fake_library")
+    module.tqdm = plain
+    monkeypatch.setitem(sys.modules, "fake_library", module)
+    with nbmod.widget_progress("fake_library"):
+        assert module.tqdm is auto
+    assert module.tqdm is plain
+    monkeypatch.setitem(sys.modules, "no_bar", types.ModuleType("no_bar"))
+    with pytest.raises(AttributeError, match="no_bar has no tqdm"), nbmod.widget_progress("no_bar"):
+        pass
