@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.io import format_pvalue
-from analysis.notebook import setup
+from analysis.notebook import setup, widget_progress
 from analysis.paths import from_root
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.placement import place, resolve_source
@@ -66,7 +66,8 @@ runs = from_root(runs_dir)
 if not (student_path / "config.json").is_file():
     from model2vec.distill import distill
 
-    student_model = distill(model_name=teacher_dir, pca_dims=pca_dims)
+    with widget_progress("model2vec.distill.inference"):  # one bar, not a line per update
+        student_model = distill(model_name=teacher_dir, pca_dims=pca_dims)
     student_model.save_pretrained(str(student_path))
 student = load_model(student_path)
 teacher_model = load_model(teacher_dir, name=teacher_name)
