@@ -6,7 +6,7 @@ RESULTS ?=
 PROFILE ?= full
 export STATIC_RTEB_RESULTS := $(RESULTS)
 
-.PHONY: setup figures test lint typecheck goldens bench bench-encode reproduce-full lab lab-check clean
+.PHONY: setup figures test lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,15 @@ clean:
 
 reproduce-full: setup  ## MiniLM on every shared task incl. SciFact and Banking77 (slow)
 	STATIC_RTEB_FULL=1 $(PY) -m pytest -q tests/test_reproduction.py
+
+bench-scale: setup  ## sequential vs local workers vs a SLURM array: benchmarks/results/scale.md
+	$(PY) benchmarks/bench_scale.py --start-slurm
+
+slurm-up:  ## a one-node SLURM cluster on this machine (root; installs slurm with apt if missing)
+	.ci/slurm.sh start
+
+slurm-down:  ## stop the daemons slurm-up started
+	.ci/slurm.sh stop
 
 bench-encode: setup  ## encode throughput and wall time, written to benchmarks/results/encode.md
 	$(PY) benchmarks/bench_encode.py

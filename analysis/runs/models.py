@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from mteb.models import ModelMeta
@@ -60,6 +60,8 @@ class StaticModelEncoder(AbsEncoder):
     Embeddings are returned as float32 whatever the dtype of the static embedding
     table (``distill`` stores float16 by default).
     """
+
+    mteb_model_meta: ModelMeta  # always set (AbsEncoder allows None)
 
     def __init__(self, model: StaticModel, meta: ModelMeta) -> None:
         """Wrap ``model`` with the metadata ``meta``.
@@ -362,7 +364,7 @@ def _load_hub(model_id: str, *, revision: str | None, device: str | None) -> Enc
     ):
         # a model with its own mteb implementation (prompts, instructions): mteb loads it
         try:
-            return registered.load_model(device=device)
+            return cast("EncoderProtocol", registered.load_model(device=device))
         except Exception as err:  # hub errors come in many classes; all mean "cannot get it"
             raise _hub_error(model_id, err) from err
     wanted = revision or (registered.revision if registered is not None else None)
