@@ -16,7 +16,7 @@
 #
 # Runs model2vec and sentence-transformers models (hub ids or local folders) through
 # `mteb.evaluate` with a `ResultCache` in the project's results folder (mteb's layout:
-# `results/results/<org>__<model>/<revision>/<Task>.json`). Tasks found in the local
+# `data/runs/results/<org>__<model>/<revision>/<Task>.json`). Tasks found in the local
 # tasks folder run on that local data, with mteb's registered metadata, so the scores
 # are comparable with the leaderboard's and are filed under the real task name. Runs
 # resume: finished tasks are not redone.
@@ -50,9 +50,9 @@ import logging
 import pandas as pd
 from IPython.display import Markdown, display
 
-from analysis.io import write_markdown_table
 from analysis.notebook import setup
-from analysis.paths import from_root, results_location
+from analysis.paths import from_root
+from analysis.results.blog import report_scores
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.placement import compare_with_leaderboard, resolve_source
 from analysis.runs.executors import (
@@ -67,7 +67,8 @@ from analysis.runs.status import plan_status, result_rows, state_counts, status_
 
 logging.basicConfig(level=logging.WARNING)
 NOTEBOOK = "run_models.py"
-nb = setup(NOTEBOOK, parameters={"plan": plan, "executor": executor}, output_dir=output_dir, resolve=False)
+params = {"models": models, "model_names": model_names, "tasks": tasks, "local_tasks_dir": local_tasks_dir, "public_only": public_only, "plan": plan, "executor": executor, "results_dir": results_dir}
+nb = setup(NOTEBOOK, parameters=params, output_dir=output_dir)
 out = nb.out
 check_executor(executor)
 if plan:
@@ -81,7 +82,6 @@ else:
     )
     run_plan = write_plan(run_plan, from_root(runs_dir) / "plans" / "run_models.jsonl")
 check_plan(run_plan)
-params = {"models": models, "model_names": model_names, "tasks": tasks, "local_tasks_dir": local_tasks_dir, "public_only": public_only, "plan": plan, "executor": executor}
 display(Markdown(f"Plan `{run_plan.path}`: {len(run_plan.jobs)} jobs, results in `{run_plan.results_dir}`."))
 
 # %% [markdown]
@@ -108,14 +108,13 @@ display(summary)
 
 # %%
 done = summary[summary["status"] == "done"]
-board = load_leaderboard(tasks=sorted(set(done["task"])), results=results_location(results_dir), models=sorted(set(done["model"]) & set(m for m in model_names if m)) or None) if len(done) else None
+board = load_leaderboard(tasks=sorted(set(done["task"])), results=nb.results, models=sorted(set(done["model"]) & set(m for m in model_names if m)) or None) if len(done) else None
 table = compare_with_leaderboard(done[["model", "task", "main_score"]], board) if board is not None else pd.DataFrame()
-write_markdown_table(
-    out / "own_vs_leaderboard.md", table, notebook=NOTEBOOK, parameters=params, floatfmt=".5f",
+nb.table(
+    table, "own_vs_leaderboard", floatfmt=".5f",
     title="Own runs vs the leaderboard (main score, 0-1 scale)",
     note=f"difference = own − leaderboard; tolerance {tolerance}.",
 )
-display(table)
 within = table["difference"].abs() <= tolerance
 display(Markdown(
     f"{int(within.sum())} of {int(table['difference'].notna().sum())} (model, task) pairs with a leaderboard score "
@@ -136,11 +135,20 @@ display(Markdown(
 # model's result without encoding anything; where there is none it calls
 # `ModelMeta.load_model()`, which raises `NotImplementedError` (no implementation for the
 # placeholder), and with `raise_error=False` that becomes a task error with nothing saved
-# (mteb issue #3135). That fits the report: three tasks "completed" with implausibly low
-# scores belonging to some earlier unnamed run (SciFact 0.09, where a 256-dimension static
-# distillation of MiniLM scores about 0.40 here) and four came back empty. It is not a
-# model2vec limitation: `analysis.runs.models.load_model` gives the static model a real name
-# and a content-derived revision, and it then scores on every task type
+# (mteb issue #3135). That fits the report, whose numbers the next cell reads from it: a
+# few tasks "completed" with implausibly low scores belonging to some earlier unnamed run,
+# and the others came back empty. It is not a model2vec limitation:
+# `analysis.runs.models.load_model` gives the static model a real name and a
+# content-derived revision, and it then scores on every task type
 # (`tests/test_models.py`); the runner refuses models that carry the placeholder name.
 # `tests/test_models.py::test_mteb_placeholder_serves_unnamed_models_each_others_results`
 # reproduces both halves of the failure with the installed mteb.
+
+# %%
+reported = report_scores()
+lines = []
+for row in reported.itertuples():
+    mine = done[done["task"] == row.task] if len(done) else done
+    ours = "; ".join(f"{m} {v:.3f}" for m, v in zip(mine["model"], mine["main_score"], strict=True))
+    lines.append(f"- {row.task}: the report's {row.score:.3f}; this run: {ours or 'not run here'}")
+nb.md(f"The report's {len(reported)} \"completed\" tasks, beside this notebook's own scores:\n\n" + "\n".join(lines))

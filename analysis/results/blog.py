@@ -30,6 +30,7 @@ def default_post() -> Path:
     shared = os.environ.get("SHARED_DIR")
     return (Path(shared) if shared else repo_root().parent / "shared") / "reference" / POST_NAME
 
+
 _LINK = re.compile(r"\[(?P<label>[^\]]+)\]\(https?://huggingface\.co/(?P<model>[^)\s]+)\)")
 
 
@@ -158,6 +159,41 @@ def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str
             )
         pairs.append((by_kind["supervised"], by_kind["distilled"], str(subset)))
     return pairs
+
+
+#: The model2vec partial-results report in the shared folder's ``reference/``.
+REPORT_NAME = "model2vec-mteb-partial-results-report.md"
+
+
+def report_scores(path: str | Path | None = None) -> pd.DataFrame:
+    """The "Completed Tasks" table of the model2vec partial-results report.
+
+    Args:
+        path: The report's markdown; None: ``reference/`` beside :func:`default_post`.
+
+    Returns:
+        Columns ``task``, ``category``, ``score`` (0-1 scale, as the report prints it).
+
+    Raises:
+        FileNotFoundError: the report is not there.
+        ValueError: it holds no such table.
+    """
+    from ..paths import from_root
+
+    path = from_root(path) if path else default_post().parent / REPORT_NAME
+    if not path.is_file():
+        raise FileNotFoundError(f"The model2vec report is not at {path}; pass its path.")
+    for table in _tables(path.read_text(encoding="utf-8")):
+        if table[0][:3] == ["Task", "Category", "Score"]:
+            rows = [r for r in table[2:] if len(r) >= 3]
+            return pd.DataFrame(
+                {
+                    "task": [r[0] for r in rows],
+                    "category": [r[1] for r in rows],
+                    "score": [float(r[2]) for r in rows],
+                }
+            )
+    raise ValueError(f"{path} holds no 'Task | Category | Score' table.")
 
 
 #: The benchmarks behind the post's tables, per MTEB subset of its MTEB table.
