@@ -569,14 +569,29 @@ def summarize(
     public = {t.task for t in spec.tasks if t.is_public}
     private = {t.task for t in spec.tasks if not t.is_public}
     expected = public | private
-    models = sorted(set(scores["model"]) | set(missing["model"]))
-    by_model = dict(tuple(scores.groupby("model", sort=True)))
+    # plain Python over the columns: per-model pandas indexing costs seconds at 400 models
+    have_by_model: dict[str, dict[str, float]] = defaultdict(dict)
+    revisions_by_model: dict[str, set[str]] = defaultdict(set)
+    for model, revision, task, score in zip(
+        scores["model"].tolist(),
+        scores["revision"].tolist(),
+        scores["task"].tolist(),
+        scores["main_score"].tolist(),
+        strict=True,
+    ):
+        have_by_model[model][task] = score
+        revisions_by_model[model].add(str(revision))
+    missing_revisions: dict[str, set[str]] = defaultdict(set)
+    for model, revision in zip(
+        missing["model"].tolist(), missing["revision"].tolist(), strict=True
+    ):
+        missing_revisions[model].add(str(revision))
+    models = sorted(set(have_by_model) | set(missing_revisions))
     out = []
     for model in models:
-        group = by_model.get(model, scores.iloc[0:0])
-        have = dict(zip(group["task"], group["main_score"], strict=True))
-        revisions = sorted({str(r) for r in group["revision"]}) or sorted(
-            {str(r) for r in missing.loc[missing["model"] == model, "revision"]}
+        have = have_by_model.get(model, {})
+        revisions = sorted(revisions_by_model.get(model, set())) or sorted(
+            missing_revisions.get(model, set())
         )
 
         n_pub = len(public & have.keys())
