@@ -743,10 +743,9 @@ def load_leaderboards(
     if todo:
         task_names = {t for i in todo for t in specs[i].task_names}
         paths = _select_paths(inv, task_names, models)
-        # the fast engine is quickest in one process (forking costs more than it saves,
-        # and a busy machine starves workers); mteb's reader gains from two
-        default_workers = 1 if engine == "fast" else min(2, os.cpu_count() or 1)
-        n_workers = workers if workers is not None else default_workers
+        # two forked parsers: measured faster than one, idle and beside two CPU-bound
+        # processes alike (benchmarks/results/loader.md)
+        n_workers = workers if workers is not None else min(2, os.cpu_count() or 1)
         for i in todo:  # build mteb task objects once, before forking workers
             for task in specs[i].tasks:
                 task.to_mteb()
@@ -824,7 +823,7 @@ def load_leaderboard(
         cache_dir: where the parquet cache lives (never inside ``results``).
         use_cache: read and write the parquet cache.
         download: see :func:`resolve_results_dir`.
-        workers: parsing processes (default: 1 for the fast engine, up to 2 for mteb's).
+        workers: parsing processes (default: up to 2). 1 parses in this process.
         engine: ``"fast"`` (default) reads files with
             :mod:`analysis.results.fastparse`, proven equal to mteb's reader on every
             file of the results snapshot; ``"mteb"`` uses ``TaskResult.from_disk`` and
