@@ -85,6 +85,12 @@ def format_pvalue(p: float | None, *, digits: int = 3) -> str:
     return f"{p:.{digits}f}"
 
 
+def pvalue_phrase(p: float | None, *, digits: int = 3) -> str:
+    """A p-value for prose after "p": ``"= 0.012"`` or ``"< 0.001"`` (see :func:`format_pvalue`)."""
+    text = format_pvalue(p, digits=digits)
+    return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
+
+
 def results_display(results: str | Path) -> str:
     """How a results folder is named in headers: the same on every machine with the same layout.
 

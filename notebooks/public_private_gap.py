@@ -45,19 +45,12 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from analysis.io import format_pvalue
+from analysis.io import pvalue_phrase
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import group_contrast, public_private_gap
-
-
-def p_text(p: float) -> str:
-    """The text after "p": '= 0.012' or '< 0.001' (never '= 0.000')."""
-    text = format_pvalue(p)
-    return text.replace("<", "< ") if text.startswith("<") else f"= {text}"
-
 
 nb = setup(
     "public_private_gap.py",
@@ -177,4 +170,4 @@ nb.table(
 )
 for row in contrasts.itertuples():
     interval = f"{1 - alpha:.0%} CI [{row.ci_low:.3f}, {row.ci_high:.3f}]" if not np.isnan(row.ci_low) else row.note.rstrip(".").lower()
-    nb.md(f"- **{row.contrast}** ({row.n_a} vs {row.n_b} models): {row.difference:+.3f}; {interval}; p {p_text(row.p)} ({row.test}).")
+    nb.md(f"- **{row.contrast}** ({row.n_a} vs {row.n_b} models): {row.difference:+.3f}; {interval}; p {pvalue_phrase(row.p)} ({row.test}).")

@@ -46,18 +46,11 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from analysis.io import format_pvalue
+from analysis.io import pvalue_phrase
 from analysis.notebook import setup, short_name
 from analysis.results.blog import post_comparisons
 from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import adjust_pvalues, paired_bootstrap, pairwise_significance
-
-
-def p_text(p: float) -> str:
-    """The text after "p": '= 0.012' or '< 0.001' (never '= 0.000')."""
-    text = format_pvalue(p)
-    return text.replace("<", "< ") if text.startswith("<") else f"= {text}"
-
 
 nb = setup(
     "significance.py",
@@ -126,7 +119,7 @@ for row in claims.itertuples():
         f"- **{row.supervised} − {row.distilled}**, {row.benchmark} {row.tasks} tasks "
         f"(n={row.n} of {row.n_expected}{dropped}): {row.difference:+.2f} points, {1 - alpha:.0%} CI "
         f"[{row.ci_low:.2f}, {row.ci_high:.2f}], wins/ties/losses {row.wins}/{row.ties}/{row.losses}, "
-        f"d_z = {row.d_z:.2f}, p {p_text(row.p)} → {verdict} at α={alpha}.{power}"
+        f"d_z = {row.d_z:.2f}, p {pvalue_phrase(row.p)} → {verdict} at α={alpha}.{power}"
     )
 nb.md("\n".join(lines))
 private = claims[claims["tasks"] == "private"]

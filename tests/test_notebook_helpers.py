@@ -280,3 +280,12 @@ def test_widget_progress_swaps_plain_tqdm_and_restores_it(tmp_path, monkeypatch)
     monkeypatch.setitem(sys.modules, "no_bar", types.ModuleType("no_bar"))
     with pytest.raises(AttributeError, match="no_bar has no tqdm"), nbmod.widget_progress("no_bar"):
         pass
+
+
+@pytest.mark.parametrize(
+    ("p", "text"), [(0.0123, "= 0.012"), (0.0004, "< 0.001"), (1.0, "= 1.000")]
+)
+def test_pvalue_phrase(p, text):
+    from analysis.io import pvalue_phrase
+
+    assert pvalue_phrase(p) == text
