@@ -12,10 +12,15 @@ from typing import Any
 import pandas as pd
 
 
-def _umask() -> int:
+def _read_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+#: Read once at import: ``os.umask`` can only be read by setting it, which is process-wide
+#: and would race with other threads if done on every write.
+_FILE_MODE = 0o666 & ~_read_umask()
 
 
 @contextlib.contextmanager
@@ -31,7 +36,7 @@ def _atomic_target(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
+        os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
