@@ -36,12 +36,32 @@ def _read_both(path: Path) -> tuple[Any, Any]:
     from mteb.results import TaskResult
 
     outcomes = []
-    for read in (fastparse.read_task_result, TaskResult.from_disk):
+    for read in (fastparse.read_task_result, TaskResult.from_disk, fastparse.read_scores):
         try:
             outcomes.append(read(path))
-        except Exception as err:  # both readers must fail on the same files
+        except Exception as err:  # the readers must fail on the same files
             outcomes.append(type(err))
-    return outcomes[0], outcomes[1]
+    fast, ref, light = outcomes
+    if isinstance(ref, type):
+        assert light is ref, f"{path}: mteb raised {ref.__name__}, read_scores gave {light!r}"
+    else:  # read_scores: the same task, version and scores, without the per-entry backfill
+        assert not isinstance(light, type), f"{path}: read_scores raised {light.__name__}"
+        assert light[:2] == (ref.task_name, ref.mteb_version), path
+        assert _canon(_without_backfill(light[2], ref.mteb_version)) == _canon(
+            _without_backfill(ref.scores, ref.mteb_version)
+        ), path
+    return fast, ref
+
+
+def _without_backfill(scores: Any, version: str | None) -> Any:
+    """Scores without the ``mteb_version`` that ``TaskResult`` backfills into each entry."""
+    return {
+        split: [
+            {k: v for k, v in e.items() if not (k == "mteb_version" and v == version)}
+            for e in entries
+        ]
+        for split, entries in scores.items()
+    }
 
 
 def _takes_fast_route(path: Path) -> bool:
@@ -86,7 +106,7 @@ def test_every_file_reads_and_filters_as_mteb(shared_results):
                 want = ref.validate_and_filter_scores(task)
                 assert _selection(got) == _selection(want), f"{path}: {task.metadata.name}"
                 total, count, gaps = _entries_score(want)
-                fused = fastparse.selected_score(fast, task)
+                fused = fastparse.selected_score(fast.scores, task)
                 assert (fused[0], fused[1], sorted(fused[2])) == (total, count, sorted(gaps))
                 filtered += 1
     # the proof must cover the fast route, not only the fallback
@@ -107,6 +127,9 @@ def test_leaderboards_equal_with_both_engines(shared_results, pin):
         for attr in ("scores", "missing", "summary"):
             pd.testing.assert_frame_equal(getattr(fast[bench], attr), getattr(ref[bench], attr))
         assert fast[bench].provenance["engine"] == "fast"
+
+
+_PHASE = {"name": "encode", "start": 1.0, "end": 2.5, "split": "test", "subset": "default"}
 
 
 def _payload(**overrides: Any) -> dict[str, Any]:
@@ -133,10 +156,17 @@ def _payload(**overrides: Any) -> dict[str, Any]:
         ({"mteb_version": "1.2.0", "task_name": "NoSuchTask"}, False),  # mteb raises
         ({"mteb_version": "2.1.0-2.3.0"}, True),  # a range: its minimum counts
         ({"mteb_version": "not a version"}, True),
-        ({"mteb_version": None}, False),
+        ({"mteb_version": None}, True),  # validates as is, nothing to backfill
         ({"date": 1700000000.5}, True),
         ({"date": "2024-01-01"}, False),
-        ({"evaluation_phases": []}, False),
+        ({"evaluation_phases": []}, True),
+        ({"evaluation_phases": [_PHASE]}, True),
+        ({"evaluation_phases": [{**_PHASE, "start": 3}]}, True),  # an int time: a float
+        ({"evaluation_phases": [{**_PHASE, "start": "3"}]}, False),
+        ({"evaluation_phases": [{**_PHASE, "end": True}]}, False),
+        ({"evaluation_phases": [{**_PHASE, "extra": 1}]}, False),
+        ({"evaluation_phases": [{k: v for k, v in _PHASE.items() if k != "name"}]}, False),
+        ({"evaluation_phases": {"name": "x"}}, False),
         ({"evaluation_time": "1.5"}, False),
         ({"evaluation_time": True}, False),
         ({"scores": {"test": [{"main_score": 0.5, "hf_subset": 1, "languages": []}]}}, False),
@@ -144,8 +174,27 @@ def _payload(**overrides: Any) -> dict[str, Any]:
         ({"scores": {"test": {"main_score": 0.5}}}, False),
     ],
 )
-def test_fast_route_only_for_the_current_format(overrides, fast):
-    assert fastparse._current_format(_payload(**overrides)) is fast
+def test_fast_route_only_for_the_current_format(overrides, fast, tmp_path):
+    from mteb.results import TaskResult
+
+    payload = _payload(**overrides)
+    assert fastparse._current_format(payload) is fast
+    path = tmp_path / "STSBenchmark.json"
+    path.write_text(json.dumps(payload))
+    try:
+        want = TaskResult.from_disk(path)
+    except Exception as err:
+        with pytest.raises(type(err)):
+            fastparse.read_task_result(path)
+        return
+    got = fastparse.read_task_result(path)
+    for name in [*FIELDS, "kg_co2_emissions", "date", "evaluation_phases"]:
+        assert _canon(getattr(got, name)) == _canon(getattr(want, name)), name
+    task_name, version, scores = fastparse.read_scores(path)
+    assert (task_name, version) == (want.task_name, want.mteb_version)
+    assert _canon(_without_backfill(scores, version)) == _canon(
+        _without_backfill(want.scores, version)
+    )
 
 
 def test_nan_tokens_and_missing_fields_fall_back_to_mteb(tmp_path):

@@ -231,7 +231,7 @@ def test_missing_scores_drop_the_model_with_a_warning_naming_tasks():
     rng = np.random.default_rng(8)
     df = frame(data(rng, 6, np.zeros(4))[0])
     df.loc["task2", "m1"] = np.nan
-    with pytest.warns(DroppedModelsWarning, match=r"'m1' misses task2"):
+    with pytest.warns(DroppedModelsWarning, match=r"'m1' lacks \['task2'\]"):
         res = rank_intervals(df, rng=0)
     assert res.dropped == {"m1": ["task2"]}
     assert "m1" not in res.table.index and res.n_models == 3

@@ -9,15 +9,20 @@ leaderboard has tens of thousands of files.
 This module does the same work with ``orjson`` and plain dictionaries:
 
 * :func:`read_task_result` takes the fast route only for a file that ``from_disk``
-  would return as is: every field of the type ``TaskResult`` declares, every score
-  entry with ``main_score``, a string ``hf_subset`` and a list ``languages`` (so
-  validation passes and no legacy conversion runs), and no pair-classification fix
-  (mteb ≥ 1.12.48, or not a pair classification task). Any other file (legacy
-  layouts, ``NaN`` tokens, unexpected types, old pair classification results) goes
-  through ``TaskResult.from_disk`` itself, so legacy handling and errors stay mteb's.
+  would return as is: every field of the type ``TaskResult`` declares (a string or
+  null ``mteb_version``; ``evaluation_phases`` null or phases of exactly the declared
+  keys and types), every score entry with ``main_score``, a string ``hf_subset`` and a
+  list ``languages`` (so validation passes and no legacy conversion runs), and no
+  pair-classification fix (mteb ≥ 1.12.48, or not a pair classification task). Any
+  other file (legacy layouts, ``NaN`` tokens, unexpected types, old pair
+  classification results) goes through ``TaskResult.from_disk`` itself, so legacy
+  handling and errors stay mteb's.
+* :func:`read_scores` is the loader's hot path: the same decision, but it returns only
+  ``(task_name, mteb_version, scores)`` and builds no ``TaskResult`` on the fast route.
 * :func:`select_task_scores` applies ``validate_and_filter_scores``'s rules: keep the
   task's evaluation splits and subsets (only ``default`` for aggregate tasks), and add
-  a NaN entry for every missing subset and split.
+  a NaN entry for every missing subset and split. :func:`selected_score` scores that
+  selection without building it.
 
 ``tests/test_fastparse.py`` proves both equal to mteb's, field by field, on every
 result file of the shared results snapshot; ``load_leaderboards(engine="mteb")``
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import datetime
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,8 @@ from .. import compat
 #: Files written by an older mteb get legacy conversions in ``from_disk``.
 _FIRST_PLAIN_VERSION = "1.12.48"
 _NUMBER = (int, float)
+#: ``mteb.timing.PhaseTiming``: the keys of one evaluation phase and whether each is a string.
+_PHASE_KEYS = {"name": True, "start": False, "end": False, "split": True, "subset": True}
 
 
 @lru_cache(maxsize=1024)
@@ -81,28 +89,47 @@ def _valid_scores(scores: Any) -> bool:
     return True
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def _valid_phases(phases: Any) -> bool:
+    """``None``, or phases with exactly ``PhaseTiming``'s keys: strings, and numbers for times."""
+    if phases is None:
+        return True
+    if type(phases) is not list:
+        return False
+    for phase in phases:
+        if type(phase) is not dict or phase.keys() != _PHASE_KEYS.keys():
+            return False
+        for key, is_text in _PHASE_KEYS.items():
+            if not (type(phase[key]) is str if is_text else _is_number(phase[key])):
+                return False
+    return True
+
+
 def _current_format(data: Any) -> bool:
     """Whether ``from_disk`` would return ``data`` as is (plain pydantic validation).
 
     That holds when every field has the type ``TaskResult`` declares (so validation
-    passes and no legacy conversion runs) and no pair-classification fix applies (the
-    file is from mteb ≥ 1.12.48, has an unparsable version, or is not a pair
-    classification task).
+    passes and no legacy conversion runs: ``mteb_version`` is present, a string or
+    null) and no pair-classification fix applies (the file is from mteb ≥ 1.12.48,
+    has a null or unparsable version, or is not a pair classification task).
     """
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or "mteb_version" not in data:
         return False
-    version, task_name = data.get("mteb_version"), data.get("task_name")
+    version, task_name = data["mteb_version"], data.get("task_name")
     return (
-        isinstance(version, str)
+        (version is None or isinstance(version, str))
         and isinstance(task_name, str)
         and isinstance(data.get("dataset_revision"), str)
         and "evaluation_time" in data
         and _is_number_or_none(data["evaluation_time"])
         and _is_number_or_none(data.get("kg_co2_emissions"))
         and _is_number_or_none(data.get("date"))
-        and data.get("evaluation_phases") is None
+        and _valid_phases(data.get("evaluation_phases"))
         and _valid_scores(data.get("scores"))
-        and _pair_fix_unneeded(version, task_name)
+        and (version is None or _pair_fix_unneeded(version, task_name))
     )
 
 
@@ -111,9 +138,11 @@ def _fast_result(data: dict[str, Any]) -> Any:
     from mteb.results import TaskResult
 
     version = data["mteb_version"]
-    for entries in data["scores"].values():
-        for entry in entries:  # TaskResult._backfill_per_subset_mteb_version
-            entry.setdefault("mteb_version", version)
+    if version is not None:  # TaskResult._backfill_per_subset_mteb_version
+        for entries in data["scores"].values():
+            for entry in entries:
+                entry.setdefault("mteb_version", version)
+    phases = data.get("evaluation_phases")
     return TaskResult.model_construct(
         dataset_revision=data["dataset_revision"],
         task_name=data["task_name"],
@@ -122,7 +151,12 @@ def _fast_result(data: dict[str, Any]) -> Any:
         evaluation_time=_as_float(data["evaluation_time"]),
         kg_co2_emissions=_as_float(data.get("kg_co2_emissions")),
         date=_as_datetime(data.get("date")),
-        evaluation_phases=None,
+        evaluation_phases=None
+        if phases is None
+        else [
+            {k: p[k] if is_text else float(p[k]) for k, is_text in _PHASE_KEYS.items()}
+            for p in phases
+        ],
     )
 
 
@@ -138,6 +172,17 @@ def _as_datetime(value: float | None) -> datetime.datetime | None:
     return datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
 
 
+def _load_current(path: str | Path) -> dict[str, Any] | None:
+    """The parsed file when it takes the fast route (see :func:`_current_format`), else None."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None  # e.g. NaN tokens, which json accepts and orjson does not
+    return data if _current_format(data) else None
+
+
 def read_task_result(path: str | Path) -> Any:
     """Read one result file as ``mteb.results.TaskResult.from_disk`` would.
 
@@ -150,17 +195,36 @@ def read_task_result(path: str | Path) -> Any:
     Raises:
         Exception: whatever ``TaskResult.from_disk`` raises for a file it cannot read.
     """
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None  # e.g. NaN tokens, which json accepts and orjson does not
-    if data is not None and _current_format(data):
+    data = _load_current(path)
+    if data is not None:
         return _fast_result(data)
     from mteb.results import TaskResult
 
     return TaskResult.from_disk(Path(path))
+
+
+def read_scores(path: str | Path) -> tuple[str, str | None, dict[str, list[Any]]]:
+    """The task name, mteb version and scores of a result file, as :func:`read_task_result`.
+
+    The loader needs nothing else, so the fast route builds no ``TaskResult`` (and does
+    not backfill each entry's ``mteb_version``, which no score reads).
+
+    Args:
+        path: A ``<Task>.json`` result file.
+
+    Returns:
+        ``(task_name, mteb_version, scores)``.
+
+    Raises:
+        Exception: whatever ``TaskResult.from_disk`` raises for a file it cannot read.
+    """
+    data = _load_current(path)
+    if data is not None:
+        return data["task_name"], data["mteb_version"], data["scores"]
+    from mteb.results import TaskResult
+
+    result = TaskResult.from_disk(Path(path))
+    return result.task_name, result.mteb_version, result.scores
 
 
 _NAN_ENTRIES: dict[tuple[str, tuple[str, ...]], dict[str, dict[str, Any]]] = {}
@@ -219,7 +283,38 @@ def select_task_scores(result: Any, task: Any) -> Any:
     return type(result).model_construct(**{**_fields(result), "scores": selected})
 
 
-def selected_score(result: Any, task: Any) -> tuple[float, int, list[str]]:
+@dataclass(frozen=True)
+class TaskView:
+    """What scoring needs of an mteb task, computed once per task.
+
+    Attributes:
+        splits: The evaluation splits.
+        subsets: The task's subsets.
+        aggregate: Whether the task aggregates others (only ``default`` counts).
+        split_gaps: Per evaluation split, the sorted gap labels of a split without any of
+            the task's subsets (shared, so such a split costs no string formatting).
+    """
+
+    splits: tuple[str, ...]
+    subsets: frozenset[str]
+    aggregate: bool
+    split_gaps: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, task: Any) -> TaskView:
+        """The view of an mteb task object."""
+        splits = tuple(dict.fromkeys(task.eval_splits))
+        subsets = sorted(set(task.hf_subsets))
+        gaps = {
+            split: tuple(f"{split}/{subset}" for subset in subsets)
+            if subsets
+            else (f"split {split!r} has no scores",)
+            for split in splits
+        }
+        return cls(splits, frozenset(subsets), bool(task.is_aggregate), gaps)
+
+
+def selected_score(scores: dict[str, list[Any]], task: Any) -> tuple[float, int, list[str]]:
     """Score a result restricted to a task, without building the restricted result.
 
     Equal to summing the finite main scores of ``select_task_scores(result, task)`` in
@@ -227,21 +322,21 @@ def selected_score(result: Any, task: Any) -> tuple[float, int, list[str]]:
     fraction of the cost: no NaN entries are built for missing subsets.
 
     Args:
-        result: A ``TaskResult``.
-        task: The mteb task object.
+        scores: A result's ``scores`` (``TaskResult.scores``, or :func:`read_scores`'s).
+        task: The mteb task object (its evaluation splits, subsets and
+            ``is_aggregate`` define the selection), or its :class:`TaskView`.
 
     Returns:
         ``(sum of finite main scores, their count, gap labels)``; a gap label is
         ``"<split>/<subset>"`` for a missing or non-finite entry, or
         ``"split '<split>' has no scores"`` for a selected split without entries.
     """
-    splits = task.eval_splits
-    subsets = set(task.hf_subsets)
-    aggregate = task.is_aggregate
+    view = task if isinstance(task, TaskView) else TaskView.of(task)
+    subsets, aggregate = view.subsets, view.aggregate
     total, count, gaps = 0.0, 0, []
     seen_splits = set()
-    for split, entries in result.scores.items():
-        if split not in splits:
+    for split, entries in scores.items():
+        if split not in view.split_gaps:
             continue
         seen_splits.add(split)
         seen = {"default"} if aggregate else set()
@@ -258,15 +353,17 @@ def selected_score(result: Any, task: Any) -> tuple[float, int, list[str]]:
             else:
                 total += score
                 count += 1
+        if not kept and not aggregate:  # every subset absent (or none to have)
+            gaps.extend(view.split_gaps[split])
+            continue
         absent = subsets - seen if not (aggregate and "default" in seen) else set()
         gaps.extend(f"{split}/{subset}" for subset in absent)
         if not kept and not absent:
             gaps.append(f"split {split!r} has no scores")
-    for split in set(splits) - seen_splits:
-        if subsets:
-            gaps.extend(f"{split}/{subset}" for subset in subsets)
-        else:
-            gaps.append(f"split {split!r} has no scores")
+    if len(seen_splits) < len(view.splits):
+        for split in view.splits:
+            if split not in seen_splits:
+                gaps.extend(view.split_gaps[split])
     return total, count, gaps
 
 

@@ -16,7 +16,10 @@ Aggregation is mteb's own: results are parsed by ``TaskResult.from_disk``, restr
 to the benchmark's splits and subsets by ``BenchmarkResults.select_tasks`` (which marks
 missing subsets as NaN), revisions are merged by ``BenchmarkResults.join_revisions``,
 and a task's score is the mean main score over its (split, subset) entries, as the
-leaderboard computes it. A task with any missing entry has no score.
+leaderboard computes it. A task with any missing entry has no score. The default
+``engine="fast"`` does the same work on plain dictionaries
+(:mod:`analysis.results.fastparse`, and ``join_revisions`` only where it could change
+anything); ``tests/test_fastparse.py`` proves it equal to ``engine="mteb"``.
 
 **Partial means are never reported as complete.** A mean over the public (private, all)
 tasks is NaN unless the model has a score for every such task of the benchmark. Pass
@@ -32,13 +35,15 @@ the mteb version lives in ``cache_dir`` (default ``$STATIC_RTEB_CACHE`` or
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
+import heapq
 import json
 import logging
 import math
 import os
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -276,10 +281,9 @@ def results_fingerprint(results: str | Path) -> tuple[str, int]:
     return inv.stable_fingerprint, len(inv.files)
 
 
-def _select_paths(
-    inv: _Inventory, task_names: set[str], models: Sequence[str] | None
-) -> list[Path]:
+def _select_paths(inv: _Inventory, task_names: set[str], models: Sequence[str] | None) -> list[str]:
     wanted_models = {model_folder_name(m) for m in models} if models else None
+    root = inv.root.as_posix()
     paths = []
     for rel, _, _ in inv.files:
         _, model, _, filename = rel.rsplit("/", 3)
@@ -288,7 +292,7 @@ def _select_paths(
             continue
         if wanted_models is not None and model not in wanted_models:
             continue
-        paths.append(inv.root / rel)
+        paths.append(f"{root}/{rel}")
     return paths
 
 
@@ -304,7 +308,25 @@ def _check_models(models: Sequence[str] | None, inv: _Inventory) -> None:
         check_names(missing, available, argname=f"models (no results in {inv.root})")
 
 
-# --------------------------------------------------------------------------- parsing (mteb)
+# --------------------------------------------------------------------------- parsing
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while parsing tens of thousands of files.
+
+    Parsing allocates millions of dicts and lists that all stay alive, so each collection
+    finds nothing to free yet rescans everything already built: about half of a cold
+    load's CPU time (benchmarks/results/loader.md). Reference counting still frees
+    everything else as usual, and the previous state is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager
@@ -323,35 +345,39 @@ def _quiet_mteb() -> Iterator[None]:
             lg.setLevel(level)
 
 
-def _parse_files(paths: Sequence[Path], engine: Engine = "fast") -> tuple[Any, list[str]]:
-    """Parse result files into a ``BenchmarkResults``; corrupt files are skipped.
+_ModelKey = tuple[str, str]
 
-    ``engine="mteb"`` reads every file with ``TaskResult.from_disk``; ``"fast"`` with
-    :func:`analysis.results.fastparse.read_task_result`, which gives the same results.
+
+def _folder_identity(folder: str, folders: dict[str, Any], problems: list[str]) -> Any:
+    """``(name, revision, experiment, meta)`` of a revision folder, None to skip it (memoised)."""
+    if folder not in folders:
+        meta_file = os.path.join(folder, "model_meta.json")
+        if not os.path.isfile(meta_file):
+            folders[folder] = None
+        else:
+            try:
+                folders[folder] = compat.model_name_and_revision_from_folder(Path(folder))
+            except Exception as err:
+                problems.append(f"{meta_file}: {type(err).__name__}: {err}")
+                folders[folder] = None
+    return folders[folder]
+
+
+def _read_files(
+    paths: Sequence[str], read: Any
+) -> tuple[dict[_ModelKey, list[Any]], dict[_ModelKey, Any], list[str]]:
+    """Read result files with ``read``, grouped by model; unreadable files become problems.
 
     Model identity and experiment handling follow ``ResultCache.load_results`` (default
     arguments): the name and revision come from ``model_meta.json``, folders without
     one are skipped, and experiment variants are left out.
     """
-    from mteb.results import BenchmarkResults, ModelResult, TaskResult
-
-    read = fastparse.read_task_result if engine == "fast" else TaskResult.from_disk
     problems: list[str] = []
-    by_model: dict[tuple[str, str], list[Any]] = defaultdict(list)
-    metas: dict[tuple[str, str], Any] = {}
-    folders: dict[Path, Any] = {}
+    by_model: dict[_ModelKey, list[Any]] = defaultdict(list)
+    metas: dict[_ModelKey, Any] = {}
+    folders: dict[str, Any] = {}
     for path in paths:
-        folder = path.parent
-        if folder not in folders:
-            if not (folder / "model_meta.json").is_file():
-                folders[folder] = None
-            else:
-                try:
-                    folders[folder] = compat.model_name_and_revision_from_folder(folder)
-                except Exception as err:
-                    problems.append(f"{folder / 'model_meta.json'}: {type(err).__name__}: {err}")
-                    folders[folder] = None
-        identity = folders[folder]
+        identity = _folder_identity(os.path.dirname(path), folders, problems)
         if identity is None or identity[2] is not None:
             continue
         try:
@@ -362,6 +388,13 @@ def _parse_files(paths: Sequence[Path], engine: Engine = "fast") -> tuple[Any, l
         key = (identity[0], identity[1])
         by_model[key].append(result)
         metas.setdefault(key, identity[3])
+    return by_model, metas, problems
+
+
+def _benchmark_results(by_model: dict[_ModelKey, list[Any]], metas: dict[_ModelKey, Any]) -> Any:
+    """``BenchmarkResults`` of task results grouped by (model name, revision)."""
+    from mteb.results import BenchmarkResults, ModelResult
+
     model_results = [
         ModelResult.model_construct(
             model_name=name,
@@ -373,7 +406,7 @@ def _parse_files(paths: Sequence[Path], engine: Engine = "fast") -> tuple[Any, l
         )
         for (name, revision), results in by_model.items()
     ]
-    return BenchmarkResults.model_construct(model_results=model_results, benchmark=None), problems
+    return BenchmarkResults.model_construct(model_results=model_results, benchmark=None)
 
 
 def _entries_score(task_result: Any) -> tuple[float, int, list[str]]:
@@ -399,104 +432,157 @@ def _score_or_reason(total: float, count: int, gaps: list[str]) -> tuple[float, 
     order in which a reader added the missing entries).
     """
     if gaps:
-        gaps = sorted(gaps)
         more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
-        return float("nan"), "missing " + ", ".join(gaps[:5]) + more
+        return float("nan"), "missing " + ", ".join(heapq.nsmallest(5, gaps)) + more
     if not count:
         return float("nan"), "no scores in the result file"
     return total / count, None
 
 
-def _select_and_score(
-    bench_results: Any, spec: BenchmarkSpec, engine: Engine
-) -> tuple[Any, dict[int, tuple[float, int, list[str]]]]:
-    """Restrict results to the spec's tasks; score each restricted result.
+class _Rows:
+    """Score rows and missing rows of one benchmark, as the frames want them."""
 
-    Engine "mteb" uses ``BenchmarkResults.select_tasks`` and scores its entries. Engine
-    "fast" scores each result with :func:`~analysis.results.fastparse.selected_score`
-    and hands ``join_revisions`` a light stand-in per result (same task name, mteb
-    version and, as after ``select_tasks``, one score list per evaluation split).
+    def __init__(self, spec: BenchmarkSpec) -> None:
+        self.by_name = {t.task: t for t in spec.tasks}
+        self.scores: list[tuple[Any, ...]] = []
+        self.missing: list[tuple[Any, ...]] = []
 
-    Returns:
-        The restricted ``BenchmarkResults`` and ``{id(task result): (sum, count, gaps)}``.
+    def add(self, model: str, revision: Any, task_name: str, scored: tuple[Any, ...]) -> None:
+        task: TaskSpec = self.by_name[task_name]
+        score, reason = _score_or_reason(*scored)
+        base = (model, revision, task.task, task.type, task.is_public)
+        if reason is None:
+            self.scores.append((*base, score))
+        else:
+            self.missing.append((*base, reason))
+
+    def add_joined(self, joined: Any, scored: dict[int, tuple[float, int, list[str]]]) -> None:
+        """Rows of ``BenchmarkResults.join_revisions()``'s output; ``scored`` by result id."""
+        for model_result in joined:
+            for task_result in model_result.task_results:
+                self.add(
+                    model_result.model_name,
+                    model_result.model_revision,
+                    task_result.task_name,
+                    scored[id(task_result)],
+                )
+
+    def frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        return (
+            pd.DataFrame(self.scores, columns=SCORE_COLUMNS),
+            pd.DataFrame(self.missing, columns=MISSING_COLUMNS),
+        )
+
+
+def _extract_mteb(bench_results: Any, spec: BenchmarkSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (model, task) scores of ``spec`` through ``select_tasks`` and ``join_revisions``."""
+    selected = bench_results.select_tasks([t.to_mteb() for t in spec.tasks])
+    scored = {id(r): _entries_score(r) for m in selected for r in m.task_results}
+    rows = _Rows(spec)
+    rows.add_joined(selected.join_revisions(), scored)
+    return rows.frames()
+
+
+def _needs_join(
+    name_count: int, revision: Any, task_names: list[str], views: dict[str, Any]
+) -> bool:
+    """Whether ``join_revisions`` could do more for a model than pass its results through.
+
+    It passes them through unchanged when the model name has one revision among the
+    selected results, the revision is a string (a None revision is dropped by its
+    ``groupby``), no task appears twice (no conflict to settle), and every task has
+    evaluation splits (a result without selected scores is dropped).
     """
-    from mteb.results import BenchmarkResults, ModelResult
-
-    task_objs = {t.task: t.to_mteb() for t in spec.tasks}
-    if engine == "mteb":
-        selected = bench_results.select_tasks(list(task_objs.values()))
-        scored = {id(r): _entries_score(r) for m in selected for r in m.task_results}
-        return selected, scored
-    scored = {}
-    model_results = []
-    for m in bench_results.model_results:
-        stand_ins = []
-        for r in m.task_results:
-            task = task_objs.get(r.task_name)
-            if task is None:
-                continue
-            light = type(r).model_construct(
-                task_name=r.task_name,
-                mteb_version=r.mteb_version,
-                scores={split: [] for split in task.eval_splits},
-            )
-            scored[id(light)] = fastparse.selected_score(r, task)
-            stand_ins.append(light)
-        fields = {k: getattr(m, k) for k in type(m).model_fields if hasattr(m, k)}
-        model_results.append(ModelResult.model_construct(**{**fields, "task_results": stand_ins}))
-    return BenchmarkResults.model_construct(model_results=model_results), scored
-
-
-def _extract(
-    bench_results: Any, spec: BenchmarkSpec, engine: Engine = "fast"
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (model, task) scores of ``spec`` from parsed results, with mteb's filtering."""
-    by_name = {t.task: t for t in spec.tasks}
-    selected, scored = _select_and_score(bench_results, spec, engine)
-    rows, missing = [], []
-    for model_result in selected.join_revisions():
-        for task_result in model_result.task_results:
-            task: TaskSpec = by_name[task_result.task_name]
-            score, reason = _score_or_reason(*scored[id(task_result)])
-            base = (
-                model_result.model_name,
-                model_result.model_revision,
-                task.task,
-                task.type,
-                task.is_public,
-            )
-            if reason is None:
-                rows.append((*base, score))
-            else:
-                missing.append((*base, reason))
     return (
-        pd.DataFrame(rows, columns=SCORE_COLUMNS),
-        pd.DataFrame(missing, columns=MISSING_COLUMNS),
+        name_count > 1
+        or not isinstance(revision, str)
+        or len(set(task_names)) != len(task_names)
+        or not all(views[t].splits for t in task_names)
     )
 
 
+def _extract_fast(
+    by_model: dict[_ModelKey, list[tuple[str, Any, Any]]],
+    metas: dict[_ModelKey, Any],
+    spec: BenchmarkSpec,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (model, task) scores of ``spec`` from :func:`fastparse.read_scores` records.
+
+    Each record is scored with :func:`~analysis.results.fastparse.selected_score`.
+    Models for which ``join_revisions`` could change anything (:func:`_needs_join`)
+    go through it, with a light stand-in per result (same task name and mteb version
+    and, as after ``select_tasks``, one score list per evaluation split); the others
+    skip it. ``tests/test_fastparse.py`` proves the frames equal to the mteb engine's.
+    """
+    from mteb.results import TaskResult
+
+    views = {t.task: fastparse.TaskView.of(t.to_mteb()) for t in spec.tasks}
+    selected = {}
+    for key, records in by_model.items():
+        kept = [r for r in records if r[0] in views]
+        if kept:
+            selected[key] = kept
+    name_counts = Counter(name for name, _ in selected)
+    rows = _Rows(spec)
+    to_join: dict[_ModelKey, list[Any]] = {}
+    scored: dict[int, tuple[float, int, list[str]]] = {}
+    for (name, revision), records in selected.items():
+        names = [r[0] for r in records]
+        if not _needs_join(name_counts[name], revision, names, views):
+            for task_name, _, scores in records:
+                scored_here = fastparse.selected_score(scores, views[task_name])
+                rows.add(name, revision, task_name, scored_here)
+            continue
+        stand_ins = []
+        for task_name, version, scores in records:
+            light = TaskResult.model_construct(
+                task_name=task_name,
+                mteb_version=version,
+                scores={split: [] for split in views[task_name].splits},
+            )
+            scored[id(light)] = fastparse.selected_score(scores, views[task_name])
+            stand_ins.append(light)
+        to_join[(name, revision)] = stand_ins
+    if to_join:
+        rows.add_joined(_benchmark_results(to_join, metas).join_revisions(), scored)
+    return rows.frames()
+
+
 def _load_chunk(
-    paths: list[Path], specs: list[BenchmarkSpec], engine: Engine = "fast"
+    paths: list[str], specs: list[BenchmarkSpec], engine: Engine = "fast"
 ) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
-    with _quiet_mteb():
-        bench_results, problems = _parse_files(paths, engine)
-        frames = [_extract(bench_results, spec, engine) for spec in specs]
+    """Parse ``paths`` once and extract every benchmark of ``specs`` from them.
+
+    ``engine="mteb"`` reads every file with ``TaskResult.from_disk`` and filters with
+    mteb; ``"fast"`` reads with :func:`analysis.results.fastparse.read_scores`, which
+    gives the same results.
+    """
+    from mteb.results import TaskResult
+
+    with _quiet_mteb(), _gc_paused():
+        if engine == "fast":
+            by_model, metas, problems = _read_files(paths, fastparse.read_scores)
+            frames = [_extract_fast(by_model, metas, spec) for spec in specs]
+        else:
+            by_model, metas, problems = _read_files(paths, lambda p: TaskResult.from_disk(Path(p)))
+            bench_results = _benchmark_results(by_model, metas)
+            frames = [_extract_mteb(bench_results, spec) for spec in specs]
     return [f[0] for f in frames], [f[1] for f in frames], problems
 
 
-def _chunks_by_model(paths: list[Path], n_chunks: int) -> list[list[Path]]:
+def _chunks_by_model(paths: list[str], n_chunks: int) -> list[list[str]]:
     """Split paths into balanced chunks; one model never spans two (revisions join per model)."""
-    by_model: dict[str, list[Path]] = defaultdict(list)
+    by_model: dict[str, list[str]] = defaultdict(list)
     for p in paths:
-        by_model[p.parent.parent.name].append(p)
-    chunks: list[list[Path]] = [[] for _ in range(n_chunks)]
+        by_model[p.rsplit("/", 3)[-3]].append(p)
+    chunks: list[list[str]] = [[] for _ in range(n_chunks)]
     for _, group in sorted(by_model.items(), key=lambda kv: -len(kv[1])):
         min(chunks, key=len).extend(group)
     return [c for c in chunks if c]
 
 
 def _parse_all(
-    paths: list[Path], specs: list[BenchmarkSpec], workers: int, engine: Engine = "fast"
+    paths: list[str], specs: list[BenchmarkSpec], workers: int, engine: Engine = "fast"
 ) -> tuple[list[pd.DataFrame], list[pd.DataFrame], list[str]]:
     if workers <= 1 or len(paths) < 200:
         return _load_chunk(paths, specs, engine)

@@ -128,20 +128,28 @@ def _add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = T
         default="local" if defaults else None,
         metavar="{local,slurm}",
         help="local: worker processes on this machine (default); slurm: one submitit job "
-        "array on a SLURM cluster",
+        "array of workers on a SLURM cluster",
     )
     group.add_argument(
-        "--workers", type=_positive_int, help="local: worker processes (default: the cores)"
+        "--workers",
+        type=_positive_int,
+        help="local: worker processes (default: the cores); slurm: array elements, each "
+        "running jobs until none is left (default: --max-parallel, else one per job)",
     )
     group.add_argument("--partition", help="slurm: partition (default: the cluster's)")
-    group.add_argument("--cpus-per-job", type=_positive_int, help="slurm: CPUs per job (default 1)")
-    group.add_argument("--gpus-per-job", type=int, help="slurm: GPUs per job (default 0)")
-    group.add_argument("--mem-gb", type=float, help="slurm: memory per job in GB")
     group.add_argument(
-        "--timeout-min", type=_positive_int, help="slurm: time limit per job (default 60)"
+        "--cpus-per-job", type=_positive_int, help="slurm: CPUs per worker (default 1)"
+    )
+    group.add_argument("--gpus-per-job", type=int, help="slurm: GPUs per worker (default 0)")
+    group.add_argument("--mem-gb", type=float, help="slurm: memory per worker in GB")
+    group.add_argument(
+        "--timeout-min",
+        type=_positive_int,
+        help="slurm: time limit per worker (default 60); a worker takes no job it "
+        "expects not to finish in time",
     )
     group.add_argument(
-        "--max-parallel", type=_positive_int, help="slurm: at most this many jobs at once"
+        "--max-parallel", type=_positive_int, help="slurm: at most this many workers at once"
     )
 
 
@@ -300,6 +308,7 @@ def _execute(
         "mem_gb": args.mem_gb,
         "timeout_min": args.timeout_min,
         "max_parallel": args.max_parallel,
+        "workers": args.workers,
     }
     merged = {k: v if v is not None else options.get(k) for k, v in fields.items()}
     slurm = SlurmOptions(**{k: v for k, v in merged.items() if v is not None})
@@ -309,7 +318,10 @@ def _execute(
         print(f"error: {err}", file=sys.stderr)
         return 1
     arrays = ", ".join(sorted(submission.array_ids))
-    print(f"Submitted {len(jobs)} job(s) as SLURM array {arrays}; logs in {plan.logs_dir}.")
+    print(
+        f"Submitted {len(jobs)} job(s) to {len(submission.worker_ids)} worker(s), SLURM "
+        f"array {arrays}; logs in {plan.logs_dir}."
+    )
     if not args.wait:
         print(f"Follow with: static-rteb status --plan {plan.path}")
         return 0

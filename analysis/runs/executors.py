@@ -10,8 +10,12 @@ queue and submitit's logs, to tell what is done, running, failed or pending.
 
 * ``local``: ``N`` worker processes (default: the number of cores), each with
   ``cores // N`` torch threads.
-* ``slurm``: one submitit job array per submission, ``--max-parallel`` tasks at a time,
-  logs in ``<results>/logs/``.
+* ``slurm``: one submitit job array per submission whose elements are workers
+  (:func:`run_worker`): each claims the submission's next unclaimed job, runs it, and
+  claims again until none is left. A fresh SLURM job pays seconds of interpreter start
+  and mteb imports; a worker pays them once for all the jobs it runs
+  (``benchmarks/results/scale.md``). ``--workers`` elements (default: ``--max-parallel``,
+  else one per job), logs in ``<results>/logs/``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import socket
 import subprocess
 import time
 import traceback
+import uuid
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
@@ -199,6 +204,106 @@ def _limit_threads(threads: int | None) -> None:
     except ImportError:  # comes with scikit-learn, which mteb needs; keep going without it
         return
     threadpool_limits(limits=threads)
+
+
+# --------------------------------------------------------------------------- SLURM workers
+
+CLAIMS = "claims"
+
+
+def claim(plan_or_results: Plan | str | Path, token: str, job_id: str) -> bool:
+    """Claim job ``job_id`` for one submission: True for exactly one caller.
+
+    The claim is a file, ``<results>/logs/claims/<token>/<job_id>``, created with
+    ``O_EXCL`` (atomic on local and NFS file systems), holding the claimer's SLURM id.
+    Claims are per submission (``token``), so a resubmission runs the job again; the
+    per-task locks of :mod:`analysis.runs.locks` still keep two runs of one task apart.
+    """
+    results = plan_or_results.results_dir if isinstance(plan_or_results, Plan) else plan_or_results
+    folder = Path(results) / "logs" / CLAIMS / token
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(folder / job_id, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    try:
+        os.write(
+            fd, f"{_slurm_ids()['slurm_job_id']} {socket.gethostname()} {os.getpid()}".encode()
+        )
+    finally:
+        os.close(fd)
+    return True
+
+
+def run_worker(
+    jobs: Sequence[Job],
+    token: str,
+    *,
+    batch_size: int = 32,
+    timeout_min: float | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """One element of a SLURM job array: run the submission's jobs until none is left.
+
+    Every element walks the same job list and runs each job it can :func:`claim`, so
+    the jobs spread over however many elements SLURM starts, and each element pays the
+    interpreter start and mteb imports once. A failing job is recorded (its record holds
+    the error and traceback, :func:`run_job`) and the worker goes on. With a time limit,
+    a worker claims no job it expects not to finish: not when less time is left than
+    1.25 times its longest job so far (a job killed by the limit is reported failed and
+    reruns with the plan). When nothing is left, it cancels the array's elements that
+    SLURM has not started yet: they would only start to find nothing to do.
+
+    Args:
+        jobs: The submission's jobs, in plan order.
+        token: The submission's claim namespace.
+        batch_size: Encoding batch size.
+        timeout_min: The array's time limit per element, in minutes (None: none).
+        threads: Torch threads (default: ``$SLURM_CPUS_PER_TASK``).
+
+    Returns:
+        ``{"ran": [job ids], "failed": [job ids], "stopped": reason or None}``.
+    """
+    start = time.monotonic()
+    deadline = None if timeout_min is None else start + 60 * timeout_min
+    ran: list[str] = []
+    failed: list[str] = []
+    longest = 0.0
+    stopped = None
+    for job in jobs:
+        if deadline is not None and longest and 1.25 * longest > deadline - time.monotonic():
+            stopped = (
+                f"time limit: {deadline - time.monotonic():.0f} s left, longest job {longest:.0f} s"
+            )
+            break
+        if not claim(job.results_dir, token, job.job_id):
+            continue
+        began = time.monotonic()
+        try:
+            run_job(job, batch_size=batch_size, threads=threads)
+        except Exception as err:  # recorded by run_job; the other jobs go on
+            logger.error("job %s failed: %s", job.job_id, err)
+            failed.append(job.job_id)
+        ran.append(job.job_id)
+        longest = max(longest, time.monotonic() - began)
+    if stopped is None:
+        _cancel_pending_elements()
+    else:
+        logger.warning("worker stopped claiming jobs (%s); run the plan again", stopped)
+    return {"ran": ran, "failed": failed, "stopped": stopped}
+
+
+def _cancel_pending_elements() -> None:
+    """``scancel`` this array's elements that have not started (there is nothing left)."""
+    array = os.environ.get("SLURM_ARRAY_JOB_ID")
+    if not array or shutil.which("scancel") is None:
+        return
+    try:
+        subprocess.run(
+            ["scancel", "--state=PENDING", array], capture_output=True, timeout=30, check=False
+        )
+    except (subprocess.SubprocessError, OSError) as err:
+        logger.warning("could not cancel the array's pending elements: %s", err)
 
 
 # --------------------------------------------------------------------------- submissions
@@ -389,6 +494,8 @@ class SlurmOptions:
         mem_gb: Memory per array task in GB (None: the cluster's default).
         timeout_min: Time limit per array task in minutes.
         max_parallel: At most this many array tasks run at once (None: no limit but SLURM's).
+        workers: Array elements, each a worker that runs jobs until none is left (None:
+            ``max_parallel``, else one per job; never more than the jobs).
         job_name: SLURM job name.
     """
 
@@ -398,10 +505,15 @@ class SlurmOptions:
     mem_gb: float | None = None
     timeout_min: int = 60
     max_parallel: int | None = None
+    workers: int | None = None
     job_name: str = "static-rteb"
 
+    def n_workers(self, n_jobs: int) -> int:
+        """How many array elements a submission of ``n_jobs`` jobs gets."""
+        return max(1, min(n_jobs, self.workers or self.max_parallel or n_jobs))
+
     def submitit_parameters(self, n_jobs: int) -> dict[str, Any]:
-        """The ``AutoExecutor.update_parameters`` keywords for an array of ``n_jobs``."""
+        """The ``AutoExecutor.update_parameters`` keywords for an array of ``n_jobs`` elements."""
         params: dict[str, Any] = {
             "name": self.job_name,
             "timeout_min": self.timeout_min,
@@ -419,26 +531,33 @@ class SlurmOptions:
 
 @dataclass(frozen=True)
 class Submission:
-    """A submitted job array.
+    """A submitted job array of workers.
 
     Attributes:
-        slurm_ids: SLURM id (``<array>_<index>``) per plan job id.
+        worker_ids: SLURM id (``<array>_<index>``) of each array element.
+        job_ids: The plan jobs the workers share.
+        token: The submission's claim namespace (``<results>/logs/claims/<token>/``).
         submitted: Submission time (Unix time).
     """
 
-    slurm_ids: dict[str, str]
+    worker_ids: tuple[str, ...]
+    job_ids: tuple[str, ...]
+    token: str
     submitted: float
 
     @property
     def array_ids(self) -> set[str]:
         """The SLURM array job ids."""
-        return {slurm_id.split("_", 1)[0] for slurm_id in self.slurm_ids.values()}
+        return {slurm_id.split("_", 1)[0] for slurm_id in self.worker_ids}
 
 
 def submit_slurm(
     plan: Plan, jobs: Sequence[Job], options: SlurmOptions, *, batch_size: int = 32
 ) -> Submission:
-    """Submit ``jobs`` to SLURM as one submitit job array; logs go to ``<results>/logs/``.
+    """Submit ``jobs`` to SLURM as one submitit job array of workers (:func:`run_worker`).
+
+    The array has ``options.n_workers(len(jobs))`` elements; logs go to
+    ``<results>/logs/``. Each job's record names the element that ran it.
 
     Args:
         plan: The plan.
@@ -447,7 +566,7 @@ def submit_slurm(
         batch_size: Encoding batch size.
 
     Returns:
-        The submission (SLURM id per job).
+        The submission (its workers' SLURM ids).
 
     Raises:
         ExecutorError: If sbatch is not on PATH.
@@ -457,23 +576,31 @@ def submit_slurm(
 
     check_executor("slurm")
     started = time.time()
+    token = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+    n_workers = options.n_workers(len(jobs))
     executor = submitit.AutoExecutor(folder=plan.logs_dir, cluster="slurm")
-    executor.update_parameters(**options.submitit_parameters(len(jobs)))
-    entry: dict[str, Any] = {"executor": "slurm", "options": asdict(options)}
+    executor.update_parameters(**options.submitit_parameters(n_workers))
+    entry: dict[str, Any] = {"executor": "slurm", "token": token, "options": asdict(options)}
     entry["options"]["batch_size"] = batch_size
+    entry["jobs"] = {job.job_id: None for job in jobs}
+    worker = functools.partial(
+        run_worker, list(jobs), token, batch_size=batch_size, timeout_min=options.timeout_min
+    )
     try:
-        submitted = executor.map_array(
-            functools.partial(run_job, batch_size=batch_size), list(jobs)
-        )
+        with executor.batch():
+            submitted = [executor.submit(worker) for _ in range(n_workers)]
     except (submitit.core.utils.FailedJobError, subprocess.CalledProcessError) as err:
         message = str(err).strip() or repr(err)
-        log_submission(
-            plan, {**entry, "jobs": {job.job_id: None for job in jobs}, "error": message}
-        )
+        log_submission(plan, {**entry, "error": message})
         raise SubmissionError(f"SLURM rejected the job array: {message}") from err
-    slurm_ids = {job.job_id: str(sub.job_id) for job, sub in zip(jobs, submitted, strict=True)}
-    log_submission(plan, {**entry, "jobs": slurm_ids})
-    return Submission(slurm_ids=slurm_ids, submitted=started)
+    worker_ids = tuple(str(sub.job_id) for sub in submitted)
+    log_submission(plan, {**entry, "workers": list(worker_ids)})
+    return Submission(
+        worker_ids=worker_ids,
+        job_ids=tuple(job.job_id for job in jobs),
+        token=token,
+        submitted=started,
+    )
 
 
 def slurm_queue() -> dict[str, tuple[str, str]]:
@@ -510,20 +637,20 @@ def wait_slurm(
     timeout: float | None = None,
     show_progress: bool = True,
 ) -> bool:
-    """Wait until no job of ``submission`` is pending or running in SLURM.
+    """Wait until no worker of ``submission`` is pending or running in SLURM.
 
     Args:
         submission: The submission.
         poll: Seconds between ``squeue`` calls.
         timeout: Give up after this many seconds (None: wait).
-        show_progress: Show a progress bar over the submission's jobs.
+        show_progress: Show a progress bar over the submission's workers.
 
     Returns:
-        True when every job left the queue, False on timeout.
+        True when every worker left the queue, False on timeout.
     """
-    wanted = set(submission.slurm_ids.values())
+    wanted = set(submission.worker_ids)
     deadline = None if timeout is None else time.monotonic() + timeout
-    bar = tqdm(total=len(wanted), desc="SLURM jobs", unit="job", disable=not show_progress)
+    bar = tqdm(total=len(wanted), desc="SLURM workers", unit="worker", disable=not show_progress)
     try:
         while True:
             queue = slurm_queue()

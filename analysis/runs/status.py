@@ -5,12 +5,14 @@
 * the results folder: a job is **done** when all its result files are complete;
 * the submission log (``<results>/logs/submissions.jsonl``): a job never submitted is
   **pending**; a job whose submission SLURM rejected is **failed** with SLURM's message;
-* SLURM's queue (``squeue``): a queued job is **pending** (with SLURM's reason), a started
-  one **running**;
-* the job's record (``<results>/logs/jobs/<id>.json``) and submitit's logs
-  (``<results>/logs/<slurm id>_0_log.err`` and ``..._result.pkl``): a job that left the
-  queue unfinished is **failed**, with its error and traceback, or SLURM's own message
-  (cancelled, time limit, out of memory) from the log;
+* the job's record (``<results>/logs/jobs/<id>.json``), which names the SLURM worker
+  (array element) that took it, and SLURM's queue (``squeue``): a job no worker has
+  taken is **pending** while a worker of its submission is queued or running (with
+  SLURM's reason); a taken job is **running** while its worker runs;
+* submitit's logs (``<results>/logs/<slurm id>_0_log.err`` and ``..._result.pkl``): a
+  job whose worker left the queue without finishing it is **failed**, with its error
+  and traceback, or SLURM's own message (cancelled, time limit, out of memory) from the
+  worker's log; so is a job that no worker took when a worker died with an error;
 * for the local executor, the worker's pid: a record ``running`` whose process is gone
   is **failed**.
 """
@@ -105,7 +107,7 @@ def _status(
     if record is not None and record.get("started", 0) < entry["time"] - 1:
         record = None  # from an earlier attempt
     if executor == "slurm":
-        return _slurm_status(plan, base, entry["jobs"][job.job_id], record, queue)
+        return _slurm_status(plan, base, entry, record, queue)
     return _local_status(base, entry, record)
 
 
@@ -134,32 +136,78 @@ def _failed(
 def _slurm_status(
     plan: Plan,
     base: dict[str, Any],
-    slurm_id: str,
+    entry: dict[str, Any],
     record: dict[str, Any] | None,
     queue: dict[str, tuple[str, str]],
 ) -> JobStatus:
-    state, reason = queue.get(slurm_id, ("", ""))
-    if state == "PENDING" or (not state and _array_pending(slurm_id, queue)):
-        detail = f"queued in SLURM ({reason})" if reason and reason != "None" else "queued in SLURM"
+    # submissions before worker arrays had one element per job, named in "jobs"
+    workers = entry.get("workers") or [entry["jobs"][base["job_id"]]]
+    if record is None:
+        return _untaken_status(plan, base, workers, queue)
+    slurm_id = record.get("slurm_job_id")
+    state = queue.get(slurm_id, ("", ""))[0] if slurm_id else ""
+    if record.get("state") == "failed":
+        return _failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
+    if record.get("state") == "done":  # complete once, files removed since
         return JobStatus(
-            **base, state="pending", detail=detail, executor="slurm", slurm_id=slurm_id
+            **base, state="pending", detail="results missing; run again", executor="slurm"
         )
     if state in ACTIVE_STATES:
         return JobStatus(
             **base, state="running", detail=state.lower(), executor="slurm", slurm_id=slurm_id
         )
-    if record is not None and record.get("state") == "failed":
-        return _failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
+    error, trace = _worker_error(plan, slurm_id, queue) if slurm_id else ("", None)
+    if not error:
+        error = (
+            "the job's worker left SLURM's queue without finishing it (killed, or its node failed)"
+        )
+    return _failed(base, "slurm", slurm_id, error, trace)
+
+
+def _untaken_status(
+    plan: Plan, base: dict[str, Any], workers: list[str], queue: dict[str, tuple[str, str]]
+) -> JobStatus:
+    """A job no worker has started: pending while its workers may still take it."""
+    states = {w: queue.get(w, ("", "")) for w in workers}
+    running = [w for w, (state, _) in states.items() if state in ACTIVE_STATES - {"PENDING"}]
+    queued = [
+        w
+        for w, (state, _) in states.items()
+        if state == "PENDING" or (not state and _array_pending(w, queue))
+    ]
+    if running:
+        return JobStatus(
+            **base, state="pending", detail="queued for a running SLURM worker", executor="slurm"
+        )
+    if queued:
+        reason = states[queued[0]][1]
+        detail = f"queued in SLURM ({reason})" if reason and reason != "None" else "queued in SLURM"
+        return JobStatus(**base, state="pending", detail=detail, executor="slurm")
+    for worker in workers:
+        error, trace = _worker_error(plan, worker, queue)
+        if error:
+            return _failed(base, "slurm", None, f"no SLURM worker ran it; {worker}: {error}", trace)
+    return JobStatus(
+        **base,
+        state="pending",
+        detail="not run: the SLURM workers stopped before it; run the plan again",
+        executor="slurm",
+    )
+
+
+def _worker_error(
+    plan: Plan, slurm_id: str, queue: dict[str, tuple[str, str]]
+) -> tuple[str, str | None]:
+    """Why a worker that left the queue ended: its error or SLURM's state ("": it ended well)."""
     error, trace = _submitit_error(plan.logs_dir, slurm_id)
-    if state:
+    state, reason = queue.get(slurm_id, ("", ""))
+    if state and state not in {"COMPLETED", *ACTIVE_STATES}:
         error = (
             f"SLURM state {state}"
             + (f" ({reason})" if reason and reason != "None" else "")
             + (f": {error}" if error else "")
         )
-    if not error:
-        error = "the job left SLURM's queue without finishing (killed, or its node failed)"
-    return _failed(base, "slurm", slurm_id, error, trace)
+    return error, trace
 
 
 def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:

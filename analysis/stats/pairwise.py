@@ -9,7 +9,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import DroppedModelsWarning
 from ._checks import (
     RngLike,
     _as_vector,
@@ -17,6 +16,7 @@ from ._checks import (
     _check_n_resamples,
     _check_open_unit,
     _check_rng,
+    complete_score_matrix,
 )
 from ._inversion import exact_inversion, mc_inversion, random_sign_bits
 from ._resampling import _MAX_EXACT_SIGN_FLIP_N, _REL_TOL, _sign_patterns
@@ -69,53 +69,6 @@ def adjust_pvalues(
     out = np.empty(m)
     out[order] = np.minimum(1.0, stepped)
     return out
-
-
-def complete_score_matrix(
-    scores: Any,
-    *,
-    argname: str = "scores",
-    caller: str = "pairwise_significance",
-    min_units: int = 2,
-) -> tuple[np.ndarray, list[Any], dict[Any, list[Any]]]:
-    """Validate a units x models table; drop models with missing units, with a warning.
-
-    Returns the complete float matrix, the kept model names and ``{dropped model:
-    [its missing units]}``. A :class:`DroppedModelsWarning` names every dropped model
-    and the units (tasks) it lacks.
-    """
-    if not isinstance(scores, pd.DataFrame):
-        raise ValueError(
-            f"`{argname}` must be a pandas DataFrame (rows = units, columns = models), "
-            f"got {type(scores).__name__}"
-        )
-    if scores.columns.duplicated().any():
-        dup = sorted({str(c) for c in scores.columns[scores.columns.duplicated()]})
-        raise ValueError(f"`{argname}` has duplicate model columns: {dup}")
-    bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
-    if bad:
-        raise ValueError(f"`{argname}` has non-numeric columns: {bad}")
-    if len(scores) < min_units:
-        raise ValueError(f"`{argname}` needs at least {min_units} units (rows), got {len(scores)}")
-    X = scores.to_numpy(dtype=float, na_value=np.nan)
-    inf_cols = [scores.columns[int(k)] for k in np.flatnonzero(np.isinf(X).any(axis=0))]
-    if inf_cols:
-        raise ValueError(f"`{argname}` has infinite values in columns {inf_cols}")
-    holes = np.isnan(X)
-    dropped = {
-        scores.columns[int(k)]: list(scores.index[holes[:, k]])
-        for k in np.flatnonzero(holes.any(axis=0))
-    }
-    if dropped:
-        detail = "; ".join(f"{m!r} lacks {units}" for m, units in dropped.items())
-        warnings.warn(
-            f"{caller}: dropped {len(dropped)} model(s) without a score on every unit of "
-            f"`{argname}` (never averaged over a partial set): {detail}",
-            DroppedModelsWarning,
-            stacklevel=3,
-        )
-    keep = ~holes.any(axis=0)
-    return X[:, keep], [c for c, k in zip(scores.columns, keep, strict=True) if k], dropped
 
 
 def _maxt_null(

@@ -72,7 +72,6 @@ effect + model effect + normal noise, K = 10 and 20 models):
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -81,8 +80,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from ..errors import DroppedModelsWarning
-from ._checks import RngLike, _check_choice, _check_n_resamples, _check_open_unit, _check_rng
+from ._checks import (
+    RngLike,
+    _check_choice,
+    _check_n_resamples,
+    _check_open_unit,
+    _check_rng,
+    complete_score_matrix,
+)
 from ._resampling import _bootstrap_index_blocks, _sign_flip_is_exact, _sign_patterns
 
 __all__ = ["RankIntervalsResult", "rank_intervals"]
@@ -310,41 +315,15 @@ def _bootstrap_rank_intervals(
 
 def _check_scores(scores: Any) -> tuple[pd.DataFrame, dict[str, list[str]]]:
     """The complete models of ``scores`` (tasks x models), and the dropped ones."""
-    if not isinstance(scores, pd.DataFrame):
+    _, names, dropped = complete_score_matrix(
+        scores, caller="rank_intervals", min_units=1, stacklevel=4
+    )
+    if len(names) < 2:
         raise ValueError(
-            "`scores` must be a pandas DataFrame (rows = tasks, columns = models), "
-            f"got {type(scores).__name__}"
-        )
-    if scores.columns.duplicated().any():
-        dup = sorted({str(c) for c in scores.columns[scores.columns.duplicated()]})
-        raise ValueError(f"`scores` has duplicate model columns: {dup}")
-    bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
-    if bad:
-        raise ValueError(f"`scores` has non-numeric columns: {bad}")
-    X = scores.to_numpy(dtype=float, na_value=np.nan)
-    inf_cols = [scores.columns[j] for j in np.flatnonzero(np.isinf(X).any(axis=0))]
-    if inf_cols:
-        raise ValueError(f"`scores` has infinite values in columns {inf_cols}")
-    missing = np.isnan(X)
-    dropped = {
-        str(scores.columns[j]): [str(t) for t in scores.index[missing[:, j]]]
-        for j in np.flatnonzero(missing.any(axis=0))
-    }
-    if dropped:
-        detail = "; ".join(f"{m!r} misses {', '.join(t)}" for m, t in dropped.items())
-        warnings.warn(
-            f"rank_intervals: left out {len(dropped)} model(s) without a score on every one "
-            f"of the {len(scores)} tasks: {detail}",
-            DroppedModelsWarning,
-            stacklevel=3,
-        )
-    kept = scores.loc[:, ~missing.any(axis=0)]
-    if kept.shape[1] < 2:
-        raise ValueError(
-            f"`scores` needs at least 2 models with a score on every task, got {kept.shape[1]}; "
+            f"`scores` needs at least 2 models with a score on every task, got {len(names)}; "
             "drop tasks that few models have (rows) first"
         )
-    return kept, dropped
+    return scores.loc[:, names], {str(m): [str(t) for t in units] for m, units in dropped.items()}
 
 
 def rank_intervals(
