@@ -258,7 +258,8 @@ def slurm_section(detail: dict[str, Any], sequential_job: dict[str, float]) -> s
                 "between two jobs of one worker (largest, s)",
                 "last job function end -> SLURM end (median over workers, s)",
                 "**SLURM overhead per job**: worker time outside job functions / jobs (s)",
-                "first-use cost per job: (job functions - same jobs sequentially) / jobs (s)",
+                "extra inside job functions per job: (job functions - same jobs "
+                "sequentially) / jobs (s)",
             ],
             "value": [
                 f"{len(workers)} / {len(started)} / {len(ran)}",
@@ -279,7 +280,10 @@ def slurm_section(detail: dict[str, Any], sequential_job: dict[str, float]) -> s
         + "start, the imports of submitit, mteb and this package, and the first use of "
         + "mteb's lazily imported evaluation code once, not per job; a worker that finds "
         + "nothing left cancels the elements SLURM has not started. SLURM's timestamps "
-        + "have 1 s resolution. Goal: overhead at most 2 s per job.\n\n"
+        + "have 1 s resolution. Goal: overhead at most 2 s per job. The time a job function "
+        + "spends beyond the same job in the sequential run is listed apart: mteb's lazy "
+        + "imports on a worker's first evaluation, and one torch thread per 1-CPU worker "
+        + "where the sequential run had the machine's two.\n\n"
         + markdown_table(workers.drop(columns=["started"]), floatfmt=".2f")
     )
 

@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 from ..io import atomic_write_text
 from .locks import process_start
-from .plan import Job, Plan, PlanMismatchError
+from .plan import Job, Plan, PlanMismatchError, read_plan, write_plan
 
 logger = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ def claim(plan_or_results: Plan | str | Path, token: str, job_id: str) -> bool:
 
 
 def run_worker(
-    jobs: Sequence[Job],
+    jobs: Sequence[Job] | str | Path,
     token: str,
     *,
     batch_size: int = 32,
@@ -255,7 +255,8 @@ def run_worker(
     SLURM has not started yet: they would only start to find nothing to do.
 
     Args:
-        jobs: The submission's jobs, in plan order.
+        jobs: The submission's jobs in plan order, or the plan file that holds them (the
+            array's elements then share one file instead of pickling every job each).
         token: The submission's claim namespace.
         batch_size: Encoding batch size.
         timeout_min: The array's time limit per element, in minutes (None: none).
@@ -264,6 +265,8 @@ def run_worker(
     Returns:
         ``{"ran": [job ids], "failed": [job ids], "stopped": reason or None}``.
     """
+    if isinstance(jobs, str | Path):
+        jobs = read_plan(jobs).jobs
     start = time.monotonic()
     deadline = None if timeout_min is None else start + 60 * timeout_min
     ran: list[str] = []
@@ -583,8 +586,10 @@ def submit_slurm(
     entry: dict[str, Any] = {"executor": "slurm", "token": token, "options": asdict(options)}
     entry["options"]["batch_size"] = batch_size
     entry["jobs"] = {job.job_id: None for job in jobs}
+    jobs_file = plan.logs_dir / CLAIMS / token / "jobs.jsonl"
+    write_plan(Plan(results_dir=plan.results_dir, jobs=tuple(jobs)), jobs_file)
     worker = functools.partial(
-        run_worker, list(jobs), token, batch_size=batch_size, timeout_min=options.timeout_min
+        run_worker, str(jobs_file), token, batch_size=batch_size, timeout_min=options.timeout_min
     )
     try:
         with executor.batch():
