@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from analysis.runs import executors
-from analysis.runs.executors import _write_record, claim, log_submission, run_worker
+from analysis.runs.executors import (
+    _write_record,
+    claim,
+    claims_dir,
+    log_submission,
+    run_worker,
+)
 from analysis.runs.plan import Job, Plan, write_plan
 from analysis.runs.status import plan_status
 
@@ -91,7 +97,7 @@ def test_a_failing_job_does_not_stop_the_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(executors, "run_job", _fake_run_job(0.0, frozenset({"job01"})))
-    jobs_file = write_plan(_plan(tmp_path, 4), tmp_path / "logs" / "claims" / "tok" / "jobs.jsonl")
+    jobs_file = write_plan(_plan(tmp_path, 4), claims_dir(tmp_path, "tok") / "jobs.jsonl")
     outcome = run_worker(jobs_file.path, "tok")  # as SLURM workers get them: one shared file
     assert outcome == {
         "ran": ["job00", "job01", "job02", "job03"],

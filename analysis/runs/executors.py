@@ -211,7 +211,12 @@ def _limit_threads(threads: int | None) -> None:
 CLAIMS = "claims"
 
 
-def claim(plan_or_results: Plan | str | Path, token: str, job_id: str) -> bool:
+def claims_dir(results: str | Path, token: str) -> Path:
+    """``<results>/logs/claims/<token>``: one submission's claims and its jobs file."""
+    return Path(results) / "logs" / CLAIMS / token
+
+
+def claim(results: str | Path, token: str, job_id: str) -> bool:
     """Claim job ``job_id`` for one submission: True for exactly one caller.
 
     The claim is a file, ``<results>/logs/claims/<token>/<job_id>``, created with
@@ -219,8 +224,7 @@ def claim(plan_or_results: Plan | str | Path, token: str, job_id: str) -> bool:
     Claims are per submission (``token``), so a resubmission runs the job again; the
     per-task locks of :mod:`analysis.runs.locks` still keep two runs of one task apart.
     """
-    results = plan_or_results.results_dir if isinstance(plan_or_results, Plan) else plan_or_results
-    folder = Path(results) / "logs" / CLAIMS / token
+    folder = claims_dir(results, token)
     folder.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(folder / job_id, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -586,7 +590,7 @@ def submit_slurm(
     entry: dict[str, Any] = {"executor": "slurm", "token": token, "options": asdict(options)}
     entry["options"]["batch_size"] = batch_size
     entry["jobs"] = {job.job_id: None for job in jobs}
-    jobs_file = plan.logs_dir / CLAIMS / token / "jobs.jsonl"
+    jobs_file = claims_dir(plan.results_dir, token) / "jobs.jsonl"
     write_plan(Plan(results_dir=plan.results_dir, jobs=tuple(jobs)), jobs_file)
     worker = functools.partial(
         run_worker, str(jobs_file), token, batch_size=batch_size, timeout_min=options.timeout_min
