@@ -1,4 +1,9 @@
-"""Errors, warnings and name lookups shared by the results and runs halves.
+"""Errors, warnings and name lookups shared by every room of the package.
+
+Every error the package raises on purpose is an :class:`AnalysisError`, and every warning
+it emits an :class:`AnalysisWarning`; each class also derives from the built-in it
+refines (``ValueError``, ``FileNotFoundError``, ...), so ``except ValueError`` keeps
+working. All of them are defined here, in one place.
 
 Every "unknown name" error in the package is an :class:`UnknownNameError` (both a
 ``ValueError`` and a ``KeyError``) whose message lists the closest valid names, built by
@@ -13,7 +18,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 
-class UnknownNameError(ValueError, KeyError):
+class AnalysisError(Exception):
+    """Base of every error this package raises on purpose; the message says what to do."""
+
+
+class AnalysisWarning(UserWarning):
+    """Base of every warning this package emits."""
+
+
+class UnknownNameError(AnalysisError, ValueError, KeyError):
     """A model, task, benchmark or pin name is unknown; the message lists the closest names.
 
     It is a ``ValueError`` (bad argument value) and a ``KeyError`` (failed lookup), so
@@ -33,16 +46,44 @@ class UnknownTaskError(UnknownNameError):
     """A task or benchmark name is unknown to mteb and to the local task folders."""
 
 
-class ResultsNotFoundError(FileNotFoundError):
+class ResultsNotFoundError(AnalysisError, FileNotFoundError):
     """The results folder is missing or holds no MTEB results."""
 
 
-class ResultFileWarning(UserWarning):
+class ResultFileWarning(AnalysisWarning):
     """A result file could not be read and was skipped."""
 
 
-class DroppedModelsWarning(UserWarning):
+class DroppedModelsWarning(AnalysisWarning):
     """Some models were left out of an analysis (the message names them and why)."""
+
+
+class ModelLoadError(AnalysisError, ValueError):
+    """A model id or folder cannot be loaded; the message says why and what to do."""
+
+
+class LocalTaskError(AnalysisError, ValueError):
+    """A local task folder is invalid; the message names the file (and line) and the fix."""
+
+
+class PlanError(AnalysisError, ValueError):
+    """A plan file cannot be read or a plan cannot be made; the message says why."""
+
+
+class PlanMismatchError(PlanError):
+    """A plan does not fit what it is run against (results folder, model content)."""
+
+
+class ExecutorError(AnalysisError, ValueError):
+    """An executor cannot be used here (unknown name, no SLURM); the message says what to do."""
+
+
+class SubmissionError(AnalysisError, RuntimeError):
+    """SLURM rejected a submission; the message is SLURM's own."""
+
+
+class JobFailedError(AnalysisError, RuntimeError):
+    """Some tasks of a job failed (their errors and tracebacks are in the message)."""
 
 
 def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:

@@ -39,9 +39,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from ..errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError
 from ..io import atomic_write_text
 from .locks import process_start
-from .plan import Job, Plan, PlanMismatchError, read_plan, write_plan
+from .plan import Job, Plan, read_plan, write_plan
 
 logger = logging.getLogger(__name__)
 
@@ -52,18 +53,6 @@ SUBMISSIONS = "submissions.jsonl"
 ACTIVE_STATES = frozenset(
     {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}
 )
-
-
-class ExecutorError(ValueError):
-    """An executor cannot be used here (unknown name, no SLURM); the message says what to do."""
-
-
-class SubmissionError(RuntimeError):
-    """SLURM rejected a submission; the message is SLURM's own."""
-
-
-class JobFailedError(RuntimeError):
-    """Some tasks of a job failed (their errors and tracebacks are in the message)."""
 
 
 # --------------------------------------------------------------------------- job records

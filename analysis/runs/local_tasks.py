@@ -58,6 +58,8 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.abstasks.clustering import AbsTaskClustering
 from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
 
+from ..errors import LocalTaskError
+
 TASK_FILE = "task.json"
 
 #: The mteb task classes each local format can feed.
@@ -71,10 +73,6 @@ FORMAT_CLASSES: dict[str, tuple[type[AbsTask], ...]] = {
 
 Record = dict[str, Any]
 Line = tuple[int, Record]  # (1-based line number, parsed JSON object)
-
-
-class LocalTaskError(ValueError):
-    """A local task folder is invalid; the message names the file (and line) and the fix."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_implementations import MODEL_REGISTRY
 from mteb.models.model_meta import ScoringFunction
 
+from ..errors import ModelLoadError
+
 if TYPE_CHECKING:
     from model2vec import StaticModel
     from mteb.abstasks.task_metadata import TaskMetadata
@@ -48,10 +50,6 @@ _CONTENT_SUFFIXES = frozenset(
     {".safetensors", ".bin", ".pt", ".pth", ".onnx", ".npy", ".json", ".txt", ".model"}
 )
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
-
-
-class ModelLoadError(ValueError):
-    """A model id or folder cannot be loaded; the message says why and what to do."""
 
 
 class StaticModelEncoder(AbsEncoder):

@@ -22,20 +22,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PlanError, PlanMismatchError
 from ..io import atomic_write_text
 
 if TYPE_CHECKING:
     from mteb.abstasks.abstask import AbsTask
 
 PLAN_VERSION = 1
-
-
-class PlanError(ValueError):
-    """A plan file cannot be read or a plan cannot be made; the message says why."""
-
-
-class PlanMismatchError(PlanError):
-    """A plan does not fit what it is run against (results folder, model content)."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,30 @@
-"""Result types shared by the statistics functions."""
+"""Result types shared by the statistics functions.
+
+Every public function of :mod:`analysis.stats` returns a frozen dataclass that derives
+from :class:`StatsResult`, as scipy.stats returns result objects:
+
+* a short ``repr`` (at most :data:`MAX_REPR_LINES` lines: the headline numbers, not the
+  tables), so printing a result never floods a terminal;
+* ``to_frame()``: the result as one :class:`pandas.DataFrame` (one row per unit of the
+  result: a pair, a model, a group ...);
+* a notebook rendering (``_repr_html_``): the short summary above the frame.
+
+Subclasses are declared ``@dataclass(frozen=True, repr=False)`` (so the dataclass
+machinery keeps this ``__repr__``) and implement :meth:`StatsResult.to_frame` and,
+where the default is not telling, :meth:`StatsResult._summary_lines`.
+"""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import dataclasses
+import html
+import math
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+#: The longest ``repr`` a result may have.
+MAX_REPR_LINES = 10
 
 
 class ConfidenceInterval(NamedTuple):
@@ -10,3 +32,62 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+def _short(value: Any) -> str | None:
+    """A one-token rendering of a scalar field, or None for fields too big for a repr."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4g}"
+    if isinstance(value, ConfidenceInterval):
+        return f"({_short(float(value.low))}, {_short(float(value.high))})"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    if isinstance(value, pd.DataFrame):
+        return f"<{value.shape[0]} x {value.shape[1]} table>"
+    if isinstance(value, (dict, list, tuple)):
+        return f"<{len(value)} items>"
+    return None
+
+
+class StatsResult:
+    """Base of every statistics result: short repr, ``to_frame()``, notebook rendering."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """The result as one table (one row per unit of the result)."""
+        raise NotImplementedError
+
+    def _summary_lines(self) -> list[str]:
+        """Lines of the repr after the class name: ``field=value`` for short fields."""
+        parts = []
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            text = _short(getattr(self, f.name))
+            if text is not None:
+                parts.append(f"{f.name}={text}")
+        lines, line = [], ""
+        for part in parts:
+            if line and len(line) + len(part) > 86:
+                lines.append(line.rstrip(", "))
+                line = ""
+            line += part + ", "
+        if line:
+            lines.append(line.rstrip(", "))
+        return lines
+
+    def __repr__(self) -> str:
+        """At most :data:`MAX_REPR_LINES` lines; ``to_frame()`` has the rest."""
+        body = [f"  {line}" for line in self._summary_lines()]
+        if len(body) > MAX_REPR_LINES - 2:
+            body = [*body[: MAX_REPR_LINES - 3], "  ... (.to_frame() has the rest)"]
+        return "\n".join([f"{type(self).__name__}(", *body, ")"])
+
+    def _repr_html_(self) -> str:
+        """Notebook view: the summary lines, then the frame."""
+        head = "<br>".join(html.escape(line) for line in self._summary_lines())
+        frame = self.to_frame()
+        return f"<p><b>{html.escape(type(self).__name__)}</b><br>{head}</p>" + frame.to_html(
+            float_format=lambda v: f"{v:.4g}", max_rows=60
+        )
