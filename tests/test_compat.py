@@ -119,9 +119,7 @@ def _results_checkout(root):
     (root / "results").mkdir(parents=True)
     (root / "results" / ".gitkeep").write_text("")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "main"]):
-        subprocess.run(
-            ["git", *args], cwd=root, check=True, env={**__import__("os").environ, **env}
-        )
+        subprocess.run(["git", *args], cwd=root, check=True, env={**os.environ, **env})
     return env
 
 
