@@ -162,6 +162,19 @@ def _meta_missing(root: Path, model: str, rev: str, stage: str) -> None:
         write_result(model_folder(root, model, rev), "STSBenchmark", 0.8)
 
 
+def _legacy_folder_untouched(root: Path, model: str, rev: str, stage: str) -> None:
+    """A legacy folder CI exempts by name (no model_meta.json) beside a new, correct one."""
+    import mteb
+
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    if stage == "main":
+        write_result(model_folder(root, name, "no_revision_available"), "STS12", 0.7)
+    else:
+        revision = mteb.get_model_meta(name, fetch_from_hf=False).revision
+        write_meta(model_folder(root, name, revision), name, revision)
+        write_result(model_folder(root, name, revision), "STSBenchmark", 0.8)
+
+
 F = frozenset
 CASES = [
     Case("clean", _clean, F()),
@@ -190,6 +203,8 @@ CASES = [
     Case("meta-without-revision", _meta_without_revision, F({"model-meta-invalid"}),
          F({"test_correct_folder_structure", "test_that_revision_match"})),
     Case("meta-missing", _meta_missing, F({"model-meta-missing"}), F({"test_model_meta_in_folders"})),
+    Case("legacy-folder-untouched", _legacy_folder_untouched, F(),
+         name=lambda m: "sentence-transformers/all-MiniLM-L6-v2"),
 ]  # fmt: skip
 
 

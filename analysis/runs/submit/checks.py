@@ -7,12 +7,15 @@ workflow specify; no code of that repository is used. Each check returns
 each check to the CI test it mirrors; ``tests/test_submit_preflight.py`` runs the real
 tests beside these ones when a copy of the repository is available.
 
-Two checks are this project's own and stricter than CI: ``model-meta-invalid`` (mteb
-must be able to read ``model_meta.json``, else the leaderboard ignores the model's
-metadata) and ``result-unreadable`` (``TaskResult.from_disk`` must read every new result
-file). The legacy folders CI exempts by name (results from before 26 November 2024
-without ``model_meta.json`` or with a non-SHA revision) are not exempted here: only model
-folders that a submission touches are checked, and new results cannot use them.
+``model-meta-invalid`` stands for the several CI tests that stop with an error on a
+``model_meta.json`` that is not a JSON object with ``name`` and ``revision`` (what mteb's
+``ResultCache`` itself reads from it). ``result-unreadable`` is this project's own and
+stricter than CI: ``TaskResult.from_disk`` must read every new result file.
+
+Per-revision checks run on the revision folders a change touches; the others passed CI on
+main, some only because CI exempts them by name (legacy folders from before 26 November
+2024 without ``model_meta.json`` or with a non-SHA revision), which are therefore never
+flagged here. New results cannot use those exemptions.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import functools
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,10 @@ from typing import Any
 #: check id -> the CI test (file::function) or workflow that enforces it.
 CHECKS: dict[str, str] = {
     "model-meta-missing": "tests/test_ensure_correct_metadata.py::test_model_meta_in_folders",
-    "model-meta-invalid": "(this project; mteb's ResultCache must read model_meta.json)",
+    "model-meta-invalid": (
+        "tests/test_correct_folder_structure.py, tests/test_ensure_correct_metadata.py and "
+        "tests/test_model_implementation.py stop with an error"
+    ),
     "folder-structure": "tests/test_correct_folder_structure.py::test_correct_folder_structure",
     "revision-format": (
         "tests/test_ensure_correct_metadata.py::test_revision_is_specified_for_new_additions"
@@ -158,21 +164,31 @@ def is_sha1(value: str) -> bool:
     return len(value) == 40 and all(c in "0123456789abcdef" for c in value)
 
 
-def check_model_folder(root: Path, model: Path) -> list[Failure]:
+def check_model_folder(
+    root: Path, model: Path, changed: Collection[str] | None = None
+) -> list[Failure]:
     """Every per-folder check of CI on one model folder ``results/<org>__<name>``.
+
+    The checks of one revision folder (metadata, folder, task names) run on the revision
+    folders that ``changed`` touches: the others passed CI on main, some of them only
+    because CI exempts them by name (legacy folders). The checks across revisions
+    (duplicate revisions and tasks, the model in mteb's registry) see the whole folder.
 
     Args:
         root: The top folder of the (possibly staged) checkout.
         model: The model folder.
+        changed: Changed paths relative to ``root`` (None: every revision folder is checked).
 
     Returns:
         The failures, in a stable order.
     """
     failures: list[Failure] = []
     metas: dict[Path, dict[str, Any]] = {}
+    entries = sorted(p for p in model.glob("*") if p.name != ".DS_Store")
+    touched = [e for e in entries if changed is None or _touches(_rel(root, e), changed)]
     for meta_file in sorted(model.rglob(META)):
         meta, why = read_meta(meta_file)
-        if meta is None:
+        if meta is None and any(meta_file.is_relative_to(e) for e in touched):
             failures.append(
                 Failure(
                     "model-meta-invalid",
@@ -181,16 +197,21 @@ def check_model_folder(root: Path, model: Path) -> list[Failure]:
                     _meta_fix(_rel(root, model)),
                 )
             )
-        else:
+        elif meta is not None:
             metas[meta_file] = meta
-    failures += _folder_structure(root, metas)
-    entries = sorted(p for p in model.glob("*") if p.name != ".DS_Store")
-    for entry in entries:
+    failures += _folder_structure(
+        root, {f: m for f, m in metas.items() if any(f.is_relative_to(e) for e in touched)}
+    )
+    for entry in touched:
         failures += _revision_folder(root, entry, metas.get(entry / META))
     failures += _duplicate_revisions(root, model, metas)
     failures += _implemented(root, model, metas)
     failures += _duplicate_tasks(root, model, metas)
     return failures
+
+
+def _touches(folder: str, changed: Collection[str]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for path in changed)
 
 
 def _folder_structure(root: Path, metas: dict[Path, dict[str, Any]]) -> list[Failure]:

@@ -109,7 +109,7 @@ def preflight(
     with _view(root, folders, changed, staged) as view:
         for folder in folders:
             if (view / folder).is_dir():
-                failures += check_model_folder(view, view / folder)
+                failures += check_model_folder(view, view / folder, changed)
         failures += check_changes(view, changed, old_text)
     unique = {(f.check, f.path, f.problem): f for f in failures}
     ordered = sorted(unique.values(), key=lambda f: (f.path, f.check))
