@@ -132,3 +132,13 @@ def test_folder_without_runs_is_refused(tmp_path):
     )
     with pytest.raises(LeaderboardSubmitError, match="no result file"):
         refile.read_run(tmp_path / "r")
+
+
+def test_model_dir_of_another_model_is_refused(tmp_path):
+    folder = model_dir(tmp_path / "a")
+    runs = [refile.read_run(run_folder(tmp_path / "runs", "local/model", content_revision(folder)))]
+    refile.check_model_dir(runs, folder)  # the folder the run was made from: fine
+    other = model_dir(tmp_path / "b")
+    (other / "config.json").write_text(json.dumps({"model_type": "model2vec", "hidden_dim": 4}))
+    with pytest.raises(LeaderboardSubmitError, match="hashes to"):
+        refile.check_model_dir(runs, other)

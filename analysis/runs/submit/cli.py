@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ...errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
+
+if TYPE_CHECKING:
+    from .submission import SubmitOutcome
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,10 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _report(outcome)
 
 
-def _report(outcome: object) -> int:
-    from .submission import SubmitOutcome
-
-    assert isinstance(outcome, SubmitOutcome)
+def _report(outcome: SubmitOutcome) -> int:
     for note in outcome.notes:
         print(note)
     if outcome.status == "no_changes":

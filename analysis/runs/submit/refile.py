@@ -200,7 +200,7 @@ def plan_runs(
             f"folder are re-filed under another name. Pass --model {source_name}."
         )
     chosen, notes = _revision(source_revision, revision, registered_revision, folder_revision)
-    _check_model_dir(runs)
+    check_model_dir(runs)
     tasks = _tasks(runs)
     if (source_name, source_revision) != (name, chosen):
         notes.append(f"re-filed from {source_name} @ {source_revision} to {name} @ {chosen}")
@@ -230,9 +230,19 @@ def _revision(
     return None, []
 
 
-def _check_model_dir(runs: Sequence[RunFolder]) -> None:
+def check_model_dir(runs: Sequence[RunFolder], given: Path | None = None) -> None:
+    """Refuse when a local run's model folder no longer hashes to the run's revision.
+
+    Args:
+        runs: The runs.
+        given: The model folder passed explicitly (default: each run's own folder).
+
+    Raises:
+        LeaderboardSubmitError: The folder's content hash differs from the revision the
+            run was filed under (the folder changed, or it is another model).
+    """
     for run in runs:
-        folder = run.model_dir
+        folder = given or run.model_dir
         if folder is None or not run.revision.startswith(LOCAL_REVISION_PREFIX):
             continue
         now = content_revision(folder)

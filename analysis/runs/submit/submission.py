@@ -33,6 +33,7 @@ from typing import Any
 from ... import compat
 from ...errors import LeaderboardSubmitError, UnregisteredModelError, model_folder_name
 from . import gitrepo, refile
+from .card import write_card
 from .checks import registered_names, registered_revision
 from .folder import FolderFacts, derive
 from .model_meta import model_meta_json, submission_meta
@@ -121,6 +122,41 @@ def submit(
         LeaderboardSubmitError: Bad input (name, revision, folders, checkout).
     """
     root = gitrepo.require_checkout(checkout)
+    plan, meta, out_dir = _prepare(results, model, root, revision, model_dir, out)
+    with tempfile.TemporaryDirectory(prefix="static-rteb-submit-") as tmp:
+        cache_dir = Path(tmp) / "cache"
+        staged = refile.stage(plan, model_meta_json(meta), cache_dir)
+        (cache_dir / "remote").symlink_to(root, target_is_directory=True)
+        cache = compat.checkout_result_cache(cache_dir)
+        overlay = _overlay(cache, meta, staged, root, plan.folder, Path(tmp) / "merged")
+        if not overlay:
+            return SubmitOutcome("no_changes", root, plan.folder, notes=plan.notes)
+        before = preflight(root, overlay=overlay)
+        before.raise_for_failures()
+        card = write_card(meta, cache_dir, list(plan.tasks), out_dir / "model_card.md")
+        files = tuple(sorted(overlay))
+        if check_only:
+            return SubmitOutcome(
+                "checked", root, plan.folder, files, None, card, before, None, plan.notes
+            )
+        response = _commit(cache, meta, create_pr=create_pr, message=message)
+    branch = None if create_pr else gitrepo.current_branch(root)
+    after = None if create_pr else preflight(root)
+    status = "pr_created" if create_pr else "committed"
+    return SubmitOutcome(
+        status, root, plan.folder, files, branch, card, before, after, plan.notes, dict(response)
+    )
+
+
+def _prepare(
+    results: Sequence[str | Path],
+    model: str,
+    root: Path,
+    revision: str | None,
+    model_dir: str | Path | None,
+    out: str | Path | None,
+) -> tuple[refile.Submission, Any, Path]:
+    """Read the runs, refuse an unknown model, decide name and revision, build the metadata."""
     model = refile.check_model_name(model)
     out_dir = Path(out) if out is not None else DEFAULT_OUT / model_folder_name(model)
     runs = refile.read_runs(results)
@@ -138,47 +174,17 @@ def submit(
     if plan.revision is None:
         raise LeaderboardSubmitError(f"no revision known for {model}: pass --revision SHA.")
     _require_clean(root)
-    meta = submission_meta(model, plan.revision, facts)
-    with tempfile.TemporaryDirectory(prefix="static-rteb-submit-") as tmp:
-        cache_dir = Path(tmp) / "cache"
-        staged = refile.stage(plan, model_meta_json(meta), cache_dir)
-        (cache_dir / "remote").symlink_to(root, target_is_directory=True)
-        cache = compat.checkout_result_cache(cache_dir)
-        overlay = _overlay(cache, meta, staged, root, plan.folder, Path(tmp) / "merged")
-        outcome = SubmitOutcome("no_changes", root, plan.folder, notes=plan.notes)
-        if not overlay:
-            return outcome
-        before = preflight(root, overlay=overlay)
-        before.raise_for_failures()
-        card = write_card_for(meta, cache_dir, list(plan.tasks), out_dir / "model_card.md")
-        files = tuple(sorted(overlay))
-        if check_only:
-            return SubmitOutcome(
-                "checked", root, plan.folder, files, None, card, before, None, plan.notes
-            )
-        response = _commit(cache, meta, create_pr=create_pr, message=message)
-    branch = gitrepo.current_branch(root) if not create_pr else None
-    after = preflight(root) if not create_pr else None
-    status = "pr_created" if create_pr else "committed"
-    return SubmitOutcome(
-        status, root, plan.folder, files, branch, card, before, after, plan.notes, dict(response)
-    )
-
-
-def write_card_for(meta: Any, cache_dir: Path, tasks: list[str], output: Path) -> Path:
-    """Write the model card (see :mod:`.card`)."""
-    from .card import write_card
-
-    return write_card(meta, cache_dir, tasks, output)
+    return plan, submission_meta(model, plan.revision, facts), out_dir
 
 
 def _model_dir(given: str | Path | None, runs: Sequence[refile.RunFolder]) -> Path | None:
-    if given is not None:
-        folder = Path(given).expanduser().resolve()
-        if not folder.is_dir():
-            raise LeaderboardSubmitError(f"--model-dir {folder} does not exist or is not a folder.")
-        return folder
-    return next((run.model_dir for run in runs if run.model_dir is not None), None)
+    if given is None:
+        return next((run.model_dir for run in runs if run.model_dir is not None), None)
+    folder = Path(given).expanduser().resolve()
+    if not folder.is_dir():
+        raise LeaderboardSubmitError(f"--model-dir {folder} does not exist or is not a folder.")
+    refile.check_model_dir(runs, folder)
+    return folder
 
 
 def _refuse(
