@@ -4,7 +4,9 @@
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
   plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
-* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``.
+* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``;
+* ``submit``: own runs -> a checked branch of a results-repository checkout
+  (:mod:`analysis.runs.submit`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ COMMANDS = {
     "run": "analysis.runs.cli",
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
+    "submit": "analysis.runs.submit.cli",
 }
 
 

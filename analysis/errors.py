@@ -86,6 +86,32 @@ class JobFailedError(AnalysisError, RuntimeError):
     """Some tasks of a job failed (their errors and tracebacks are in the message)."""
 
 
+class LeaderboardSubmitError(AnalysisError, ValueError):
+    """Results cannot go to the MTEB results repository; the message says why and what to do."""
+
+
+class PreflightError(LeaderboardSubmitError):
+    """The results repository's CI checks, run locally, fail; each failure names file and fix.
+
+    ``failures`` holds the individual :class:`analysis.runs.submit.preflight.Failure` records.
+    """
+
+    def __init__(self, message: str, failures: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.failures = tuple(failures)
+
+
+class UnregisteredModelError(LeaderboardSubmitError):
+    """mteb's model registry does not know the model; nothing was committed.
+
+    ``entry_path`` is the generated ``ModelMeta`` entry to propose to mteb first.
+    """
+
+    def __init__(self, message: str, entry_path: Any = None) -> None:
+        super().__init__(message)
+        self.entry_path = entry_path
+
+
 def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
     """Format the closest candidates to ``name`` for an error message.
 
