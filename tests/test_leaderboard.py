@@ -16,6 +16,7 @@ import pytest
 from conftest import write_result
 
 from analysis.errors import IncompleteBenchmarkWarning, ResultsConflictError
+from analysis.paths import RESULTS_ENV
 from analysis.results.leaderboard import (
     ResultFileWarning,
     ResultsNotFoundError,
@@ -329,10 +330,9 @@ def test_wide_restricted_to_tasks(tiny, tmp_path):
 # ----------------------------------------------------------------- several folders
 
 
+@pytest.mark.usefixtures("_results_env")
 def test_several_folders_merge_with_their_source(tiny, tmp_path):
     own = tmp_path / "own"
-    write_result(own, "org/D", "r9", "STSBenchmark", 0.95)
-    write_result(own, "org/D", "r9", "AILAStatutes", 0.05)
     lb, _ = load([tiny, own], tmp_path)
     single, _ = load(tiny, tmp_path)
     rows = lb.scores.query("model == 'org/D'")
@@ -345,6 +345,16 @@ def test_several_folders_merge_with_their_source(tiny, tmp_path):
     assert lb.provenance["results"] == f"{tiny} + {own}"
     wide = lb.wide(tasks=["STSBenchmark", "AILAStatutes"])
     assert list(wide.columns) == ["org/A", "org/B", "org/D"]
+    by_env = load_leaderboard(tasks=TASKS, cache_dir=tmp_path / "lbcache", workers=1)
+    pd.testing.assert_frame_equal(by_env.scores, lb.scores)
+
+
+@pytest.fixture()
+def _results_env(monkeypatch, tiny, tmp_path):
+    own = tmp_path / "own"
+    write_result(own, "org/D", "r9", "STSBenchmark", 0.95)
+    write_result(own, "org/D", "r9", "AILAStatutes", 0.05)
+    monkeypatch.setenv(RESULTS_ENV, f"{tiny}{os.pathsep}{own}")
 
 
 def test_identical_results_in_two_folders_merge(tiny, tmp_path):

@@ -238,7 +238,9 @@ def _warn_incomplete(
         for other, spec in others.items()
     ]
     wanted = [s for s in extra_specs if s.tasks]
-    extra = iter(_load(wanted, [None] * len(wanted), **options) if wanted else [])
+    with warnings.catch_warnings():  # files of tasks the caller did not ask for
+        warnings.simplefilter("ignore", ResultFileWarning)
+        extra = iter(_load(wanted, [None] * len(wanted), **options) if wanted else [])
     specs = iter(extra_specs)
     for board, pin, others in pending:
         counts = {}
