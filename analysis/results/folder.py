@@ -488,11 +488,16 @@ class ResultsFolders:
         """
         return _combined(self.inventory())
 
-    def cache_identity(self) -> dict[str, Any]:
-        """What the parse cache keys on: real paths and the mtime fingerprints."""
+    def cache_identity(self, inventories: Sequence[Inventory] | None = None) -> dict[str, Any]:
+        """What the parse cache keys on: real paths and the mtime fingerprints.
+
+        Args:
+            inventories: :meth:`inventory`'s result, when the caller has it already.
+        """
+        inventories = inventories if inventories is not None else self.inventory()
         return {
             "folders": [os.path.realpath(f) for f in self.folders],
-            "fingerprints": [inv.change_fingerprint for inv in self.inventory()],
+            "fingerprints": [inv.change_fingerprint for inv in inventories],
         }
 
     @property
@@ -512,13 +517,16 @@ class ResultsFolders:
             return None
         return " + ".join(c or "none" for c in found)
 
-    def provenance(self) -> dict[str, Any]:
+    def provenance(self, inventories: Sequence[Inventory] | None = None) -> dict[str, Any]:
         """What a table header and ``Leaderboard.provenance`` record about the results.
 
         ``results`` (display form), ``results_fingerprint``, ``result_files``, and
         ``results_commit`` when a folder is a git clone.
+
+        Args:
+            inventories: :meth:`inventory`'s result, when the caller has it already.
         """
-        inventories = self.inventory()
+        inventories = inventories if inventories is not None else self.inventory()
         info: dict[str, Any] = {
             "results": self.display(),
             "results_fingerprint": _combined(inventories),

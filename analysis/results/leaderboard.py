@@ -285,7 +285,7 @@ def _load(
     assemble.check_models(models, folders, inventories)
     models = sorted(set(models)) if models else None
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    identity = folders.cache_identity()
+    identity = folders.cache_identity(inventories)
     keys = [cache_key(identity, spec, models, engine, mteb.__version__) for spec in specs]
     loaded: dict[int, Entry] = {}
     for i, key in enumerate(keys):
@@ -301,7 +301,7 @@ def _load(
             loaded[i] = entry
             if use_cache:
                 write_cache(cache, keys[i], entry)
-    results_info = folders.provenance()
+    results_info = folders.provenance(inventories)
     out: list[Leaderboard] = []
     for i, spec in enumerate(specs):
         scores, missing, problems = loaded[i]
