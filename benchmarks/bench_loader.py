@@ -81,11 +81,12 @@ def _measure(root: Path, repeat: int) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def _section(busy: int, t: dict[str, float]) -> list[str]:
+def _section(busy: int, t: dict[str, float], load: tuple[float, float]) -> list[str]:
     cold, warm = t["mteb"] / t["cold"], t["mteb"] / t["warm"]
     ok = {"cold": cold >= GOALS["cold"], "warm": warm >= GOALS["warm"]}
     return [
-        f"**{busy} CPU-bound process(es) beside the measurement**",
+        f"**{busy} CPU-bound process(es) beside the measurement** (1-minute load average of "
+        f"the machine: {load[0]:.1f} before, {load[1]:.1f} after; {os.cpu_count()} cores)",
         "",
         "| run | seconds | ratio (mteb / run) | goal |",
         "|---|---|---|---|",
@@ -130,7 +131,9 @@ def main(argv: list[str] | None = None) -> None:
         for h in hogs:
             h.start()
         try:
-            lines += _section(busy, _measure(root, args.repeat))
+            before = os.getloadavg()[0]
+            measured = _measure(root, args.repeat)
+            lines += _section(busy, measured, (before, os.getloadavg()[0]))
         finally:
             stop.set()
             for h in hogs:
