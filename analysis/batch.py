@@ -10,7 +10,8 @@ Notebooks are jupytext ``py:percent`` files. Each is converted to ``.ipynb`` in
 root as working directory; the executed copy (``<name>.ipynb``) stays in that folder.
 Parameters come from ``params/<profile>.yaml``: a mapping ``notebook name ->
 {parameter: value}``; the key ``_all`` applies to every notebook that declares the
-parameter. ``--results`` sets ``results_dir`` for every notebook that has it.
+parameter. ``--results`` sets ``results_dir`` for every notebook that has it (several
+folders are merged: ``--results ../shared/mteb-cache data/runs``).
 
 A failing notebook does not stop the others. The command exits 1 with a summary
 naming each failed notebook, its failing cell and the error.
@@ -176,7 +177,8 @@ def run_batch(
 
     Args:
         profile: ``smoke``, ``full`` or a path to a parameter YAML file.
-        results: results folder passed as ``results_dir`` to notebooks that declare it.
+        results: results folder(s) passed as ``results_dir`` to notebooks that declare it
+            (several joined by ``os.pathsep``, as ``$STATIC_RTEB_RESULTS`` takes them).
         only: notebook names to run (default: all in ``notebooks/``).
         build_dir: where executed copies go (default ``build/notebooks/<profile>``).
         root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
@@ -241,8 +243,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--results",
+        nargs="+",
         default=None,
-        help="results folder for every notebook (e.g. ../shared/mteb-cache offline)",
+        metavar="FOLDER",
+        help="results folder(s) for every notebook, merged in order (e.g. ../shared/mteb-cache "
+        "offline; ../shared/mteb-cache data/runs adds your own runs)",
     )
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
     parser.add_argument(
@@ -252,8 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    results = os.pathsep.join(args.results) if args.results else None
     runs = run_batch(
-        args.profile, results=args.results, only=args.only, build_dir=args.build_dir, root=args.root
+        args.profile, results=results, only=args.only, build_dir=args.build_dir, root=args.root
     )
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")

@@ -50,8 +50,20 @@ class ResultsNotFoundError(AnalysisError, FileNotFoundError):
     """The results folder is missing or holds no MTEB results."""
 
 
+class ResultsConflictError(AnalysisError, ValueError):
+    """Two results folders hold different results for the same (model, revision, task)."""
+
+
+class ResultsRevisionError(AnalysisError, ValueError):
+    """The results repository is not at the requested commit and may not be changed."""
+
+
 class ResultFileWarning(AnalysisWarning):
     """A result file could not be read and was skipped."""
+
+
+class IncompleteBenchmarkWarning(AnalysisWarning):
+    """Fewer than a quarter of the loaded models are complete on a benchmark."""
 
 
 class DroppedModelsWarning(AnalysisWarning):
@@ -190,8 +202,11 @@ def model_name_from_folder(folder: str) -> str:
 
 __all__: Sequence[str] = [
     "DroppedModelsWarning",
+    "IncompleteBenchmarkWarning",
     "ResultFileWarning",
+    "ResultsConflictError",
     "ResultsNotFoundError",
+    "ResultsRevisionError",
     "UnknownModelError",
     "UnknownNameError",
     "UnknownTaskError",

@@ -24,7 +24,6 @@ import functools
 import html
 import logging
 import os
-import socket
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +32,9 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import ResultsNotFoundError
-from .io import format_pvalue, results_label, save_figure, write_markdown_table
-from .paths import RESULTS_ENV, from_root, repo_root, results_location
+from .io import format_pvalue, save_figure, write_markdown_table
+from .paths import from_root, repo_root
+from .results.folder import ResultsFolders
 
 #: The color of every model that is not one of the post's four.
 OTHER_COLOR = "#b0b0b0"
@@ -199,58 +198,20 @@ def short_name(model: str) -> str:
     return model.split("/")[-1].split("__")[-1]
 
 
-def _offline() -> bool:
-    """True when downloads cannot work (HF offline flag set, or github.com unreachable)."""
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes"}:
-        return True
-    try:
-        socket.create_connection(("github.com", 443), timeout=3).close()
-    except OSError:
-        return True
-    return False
+def resolve_results(results_dir: str | Path | None) -> str:
+    """The results folder(s) a notebook reads: parameter > ``$STATIC_RTEB_RESULTS`` > mteb default.
 
-
-def _suggested_results() -> str:
-    """The results folder to suggest: the shared copy beside the repo when there is one."""
-    shared = Path(os.environ.get("SHARED_DIR") or repo_root().parent / "shared") / "mteb-cache"
-    if shared.is_dir():
-        return os.path.relpath(shared.resolve(), repo_root())
-    return "/path/to/mteb-cache"
-
-
-def resolve_results(results_dir: str | Path | None) -> str | None:
-    """The results folder a notebook reads: parameter > ``$STATIC_RTEB_RESULTS`` > mteb default.
+    See :meth:`analysis.results.folder.ResultsFolders.resolve` (mteb's default cache is
+    downloaded there when it is empty and HF_HUB_OFFLINE is not set).
 
     Returns:
-        The resolved folder; None when mteb's default cache is empty and will be
-        downloaded by the loader (online).
+        The folders, absolute with symlinks kept, joined by ``os.pathsep``.
 
     Raises:
         ResultsNotFoundError: A given folder holds no results, or none was given while
             offline and mteb's default cache is empty; the message says what to type.
     """
-    from .results.leaderboard import resolve_results_dir
-
-    given = results_location(results_dir)
-    if given is not None:
-        resolve_results_dir(given, download=False)  # checks it holds results
-        return given  # absolute, symlinks kept: headers name the folder as given
-    import mteb
-
-    default = Path(os.path.abspath(mteb.ResultCache().cache_path))
-    if (default / "remote" / "results").is_dir():
-        resolve_results_dir(default, download=False)
-        return str(default)
-    if not _offline():
-        return None  # the loader downloads mteb's results repository into ``default``
-    folder = _suggested_results()
-    raise ResultsNotFoundError(
-        f"No results folder: the notebook's results_dir is empty, ${RESULTS_ENV} is not set, "
-        f"and mteb's default cache {default} is empty and cannot be downloaded offline. "
-        f"Restart JupyterLab from the repository root with `make lab RESULTS={folder}`, "
-        f'or set results_dir = "{folder}" in the parameters cell '
-        f"(batch: `make figures RESULTS={folder}`)."
-    )
+    return os.pathsep.join(str(f) for f in ResultsFolders.resolve(results_dir or None))
 
 
 class _QuietPath(type(Path())):  # type: ignore[misc]
@@ -332,7 +293,7 @@ class NotebookContext:
             title=title,
             note=note,
             floatfmt=floatfmt,
-            results=self.results,
+            provenance=ResultsFolders.resolve(self.results).provenance() if self.results else None,
         )
         path = _QuietPath(path)
         self._written.append(path)
@@ -487,7 +448,7 @@ def setup(
     context = NotebookContext(notebook, params, out, results, in_kernel=shell is not None)
     if shell is not None and resolve:
         context.md(
-            f"Results: `{results_label(results) if results else 'mteb default cache (download)'}`"
+            f"Results: `{ResultsFolders.resolve(results).describe() if results else 'none'}`"
             f" · outputs: `{_display_path(out)}/`"
         )
     return context

@@ -21,9 +21,9 @@ from analysis.io import (
     format_pvalue,
     provenance_line,
     results_display,
-    results_provenance,
 )
 from analysis.paths import RESULTS_ENV, repo_root
+from analysis.results.folder import inventory, results_provenance
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -151,6 +151,7 @@ def test_fingerprint_is_stable_across_copies_and_changes_with_content(tmp_path):
     assert fa["results_fingerprint"] == fb["results_fingerprint"]
     assert fa["result_files"] == 4  # two results, two model_meta.json
     write_result(b, "org/model-b", "r1", "TaskA", 0.125678)  # one more digit: other size
+    inventory(b, refresh=True)  # rewritten in place, so no folder mtime tells the memo
     assert results_provenance(b)["results_fingerprint"] != fa["results_fingerprint"]
 
 
@@ -170,7 +171,7 @@ def test_header_names_the_resolved_folder_whichever_way_it_was_given(tmp_path, m
         assert header_param == header_env
         assert "results='build/test-notebook-helpers-results'" in header_param
         assert "results_fingerprint='" in header_param and "results_dir" not in header_param
-        assert header_param == provenance_line("t.py", {"k": 1}, results=results)
+        assert header_param == provenance_line("t.py", {"k": 1}, results_provenance(results))
     finally:
         shutil.rmtree(results)
 
