@@ -216,11 +216,16 @@ def test_in_a_kernel_figures_are_inline_even_with_agg_and_warnings_are_quiet(tmp
     import papermill as pm
 
     out = tmp_path / "out"
-    source = f"""# %%
+    nb_in = tmp_path / "k.ipynb"
+    source = f"""# %% tags=["parameters"]
+out: str = ""  # output folder
+
+# %%
 import warnings
 import matplotlib.pyplot as plt
 from analysis.notebook import setup
-nb = setup("k.py", output_dir={str(out)!r}, resolve=False)
+nb = setup({str(nb_in)!r}, output_dir=out, resolve=False)  # an .ipynb, by its path
+assert nb.parameters == {{"out": {str(out)!r}}}, nb.parameters  # the injected value
 warnings.warn("The task 'A' is superseded by 'B'.", UserWarning)
 
 # %%
@@ -231,7 +236,6 @@ nb.figure(fig, "line")
 # %%
 warnings.warn("a real problem", UserWarning)
 """
-    nb_in = tmp_path / "k.ipynb"
     notebook = jupytext.reads(source, fmt="py:percent")
     notebook.metadata["kernelspec"] = {
         "name": "python3",
@@ -246,6 +250,7 @@ warnings.warn("a real problem", UserWarning)
         pm.execute_notebook(
             str(nb_in),
             str(tmp_path / "k.out.ipynb"),
+            parameters={"out": str(out)},
             cwd=str(REPO),
             progress_bar=False,
             kernel_name="python3",
@@ -254,7 +259,12 @@ warnings.warn("a real problem", UserWarning)
         os.environ.clear()
         os.environ.update(old)
     executed = nbformat.read(tmp_path / "k.out.ipynb", as_version=4)
-    code = [c for c in executed.cells if c.cell_type == "code"]
+    tags = lambda cell: set(cell.metadata.get("tags", []))  # noqa: E731
+    code = [
+        c
+        for c in executed.cells
+        if c.cell_type == "code" and not tags(c) & {"parameters", "injected-parameters"}
+    ]
     stderr = lambda cell: [o for o in cell.outputs if o.get("name") == "stderr"]  # noqa: E731
     assert not stderr(code[0]), "the harmless warning is filtered"
     assert any("image/png" in o.get("data", {}) for o in code[1].outputs)
