@@ -45,7 +45,7 @@ from .io import (
     save_figure,
     write_markdown_table,
 )
-from .notebook_params import header_parameters, read_parameters
+from .notebook_params import find_source, header_parameters, read_parameters
 from .paths import RESULTS_ENV, from_root, repo_root, results_location
 from .seeds import seed_stream
 from .style import (
@@ -514,9 +514,10 @@ def setup(
         ResultsNotFoundError: See :func:`resolve_results`.
     """
     if parameters is None:
+        name = find_source(notebook).name
         params = read_parameters(notebook, namespace or _caller_globals(1))
     else:
-        params = dict(parameters)
+        name, params = Path(notebook).name, dict(parameters)
     filter_harmless_warnings()
     shell = _kernel_shell()
     _inline_figures(shell)
@@ -529,7 +530,7 @@ def setup(
     out = from_root(output_dir or params.get("output_dir") or "figures")
     out.mkdir(parents=True, exist_ok=True)
     context = NotebookContext(
-        Path(notebook).name,
+        name,
         params,
         out,
         results,
