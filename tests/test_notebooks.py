@@ -343,3 +343,27 @@ def test_batch_copies_keep_images_and_kernels_use_a_fixed_hash_seed(tmp_path, mo
     outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert any("image/png" in o.get("data", {}) for o in outputs)
     assert (tmp_path / "out" / "line.svg").is_file()
+
+
+@pytest.mark.slow
+def test_the_plain_papermill_route_of_the_readme(shared_results, tmp_path):
+    """`jupytext --to ipynb notebooks/X.py -o - | papermill - out.ipynb -p NAME VALUE ...`."""
+    import shlex
+    import subprocess
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    out = tmp_path / "figures"
+    given = {"results_dir": str(shared_results), "top_n": 6, "n_resamples": 2000}
+    flags = [a for k, v in {**given, "output_dir": str(out)}.items() for a in ("-p", k, str(v))]
+    command = (
+        f"{shlex.quote(str(bin_dir / 'jupytext'))} --to ipynb notebooks/significance.py -o - | "
+        f"{shlex.quote(str(bin_dir / 'papermill'))} - {shlex.quote(str(tmp_path / 'out.ipynb'))} "
+        + shlex.join(flags)
+    )
+    done = subprocess.run(
+        command, shell=True, cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = REPO / "notebooks" / "significance.py"
+    check_headers(sorted(out.glob("*.md")), path, {"top_n": 6, "n_resamples": 2000})
