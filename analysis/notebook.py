@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import html
 import inspect
 import logging
 import os
@@ -37,6 +36,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .display import (
+    QuietList,
+    QuietPath,
+    check_columns,
+    display_path,
+    pvalues_as_text,
+    styled,
+)
 from .errors import NotebookError, ResultsNotFoundError
 from .io import (
     format_pvalue,
@@ -225,13 +232,11 @@ def resolve_results(results_dir: str | Path | None) -> str | None:
     )
 
 
-def _folder_provenance(folder: str | None) -> dict[str, Any]:
-    """Header entries of a results folder (None: mteb's default cache, filled by the loader)."""
-    if folder is None:
-        import mteb
+def _downloaded_provenance() -> dict[str, Any]:
+    """Header entries of mteb's default cache, which the loader has downloaded by now."""
+    import mteb
 
-        folder = os.path.abspath(mteb.ResultCache().cache_path)
-    return results_provenance(folder)
+    return results_provenance(os.path.abspath(mteb.ResultCache().cache_path))
 
 
 def _results_source(results_dir: str | None) -> tuple[str | None, Callable[[], dict[str, Any]]]:
@@ -239,10 +244,13 @@ def _results_source(results_dir: str | None) -> tuple[str | None, Callable[[], d
 
     Returns:
         What the loaders take as ``results=``, and a function giving the table headers'
-        results entries (folder, fingerprint, file count), computed once on first use.
+        results entries (folder, fingerprint, file count): computed once on first use, or,
+        while mteb's default cache is still to be downloaded by the first load, each time.
     """
     folder = resolve_results(results_dir)
-    return folder, functools.cache(lambda: _folder_provenance(folder))
+    if folder is None:
+        return None, _downloaded_provenance
+    return folder, functools.cache(lambda: results_provenance(folder))
 
 
 def _no_results() -> dict[str, Any]:
@@ -250,20 +258,6 @@ def _no_results() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- the context
-
-
-class _QuietPath(type(Path())):  # type: ignore[misc]
-    """A Path that a cell's last line does not echo (the helper already said what it wrote)."""
-
-    def _ipython_display_(self) -> None:
-        """Display nothing."""
-
-
-class _QuietList(list):
-    """A list of paths that a cell's last line does not echo."""
-
-    def _ipython_display_(self) -> None:
-        """Display nothing."""
 
 
 @dataclass
@@ -343,23 +337,23 @@ class NotebookContext:
         Returns:
             The path written.
         """
-        _check_columns(frame, pvalue_columns)
+        check_columns(frame, pvalue_columns)
         path = write_markdown_table(
             self.out / f"{name}.md",
-            _pvalues_as_text(frame, pvalue_columns),
+            pvalues_as_text(frame, pvalue_columns),
             notebook=self.notebook,
             parameters=self.provenance(parameters),
             title=title,
             note=note,
             floatfmt=floatfmt,
         )
-        path = _QuietPath(path)
+        path = QuietPath(path)
         self._written.append(path)
         if show:
             if title:
                 self.md(f"**{title}**")
             self.show(frame, floatfmt=floatfmt, pvalue_columns=pvalue_columns)
-            self.md(f"Wrote `{_display_path(path)}`.")
+            self.md(f"Wrote `{display_path(path)}`.")
         return path
 
     def figure(self, fig: Any, name: str, *, show: bool = True, close: bool = True) -> list[Path]:
@@ -374,7 +368,7 @@ class NotebookContext:
         Returns:
             The PNG and SVG paths.
         """
-        paths: list[Path] = _QuietList(_QuietPath(p) for p in save_figure(fig, self.out / name))
+        paths: list[Path] = QuietList(QuietPath(p) for p in save_figure(fig, self.out / name))
         self._written.extend(paths)
         if show and self.in_kernel:
             from IPython.display import display
@@ -384,7 +378,7 @@ class NotebookContext:
             import matplotlib.pyplot as plt
 
             plt.close(fig)
-        print("Wrote " + ", ".join(_display_path(p) for p in paths))
+        print("Wrote " + ", ".join(display_path(p) for p in paths))
         return paths
 
     def show(
@@ -400,7 +394,7 @@ class NotebookContext:
         Returns None, so a call ending a cell does not show the table twice; use
         :func:`styled` for the Styler itself.
         """
-        _check_columns(frame, pvalue_columns)
+        check_columns(frame, pvalue_columns)
         styler = styled(frame, floatfmt=floatfmt, pvalue_columns=pvalue_columns, index=index)
         if self.in_kernel:
             from IPython.display import display
@@ -422,55 +416,14 @@ class NotebookContext:
         return list(self._written)
 
 
-def _check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise KeyError(
-            f"pvalue_columns {missing} are not columns of the table; it has {list(frame.columns)}."
-        )
-
-
-def _pvalues_as_text(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    if not columns:
-        return frame
-    out = frame.copy()
-    for column in columns:
-        out[column] = [format_pvalue(p) for p in frame[column]]
-    return out
-
-
-def styled(
-    frame: pd.DataFrame,
-    *,
-    floatfmt: str = ".2f",
-    pvalue_columns: Sequence[str] = (),
-    index: bool = False,
-) -> Any:
-    """A pandas Styler: floats as ``floatfmt``, p-values as text, missing as "—", compact."""
-    floats = [
-        c
-        for c in frame.columns
-        if pd.api.types.is_float_dtype(frame[c]) and c not in pvalue_columns
-    ]
-    styler = frame.style.format({c: f"{{:{floatfmt}}}" for c in floats}, na_rep="—").format(
-        lambda p: html.escape(format_pvalue(p)), subset=list(pvalue_columns)
+def _results_line(results: str | None, provenance: Callable[[], dict[str, Any]]) -> str:
+    if results is None:
+        return "mteb's default cache (downloaded by the first load)"
+    info = provenance()
+    return (
+        f"{info['results']} (fingerprint {info['results_fingerprint']}, "
+        f"{info['result_files']} files)"
     )
-    styler = styler.set_table_styles(
-        [
-            {"selector": "th", "props": "white-space: normal; max-width: 14em; font-size: 0.9em;"},
-            {"selector": "td", "props": "font-size: 0.9em; padding: 0.2em 0.6em;"},
-        ]
-    )
-    return styler if index else styler.hide(axis="index")
-
-
-def _display_path(path: Path) -> str:
-    """A written file as the reader knows it: relative to the repository, symlinks kept."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(repo_root()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _caller_globals(depth: int) -> dict[str, Any]:
@@ -538,10 +491,8 @@ def setup(
         _results_provenance=provenance,
     )
     if shell is not None and resolve:
-        info = provenance()
         context.md(
-            f"Results: `{info['results']} (fingerprint {info['results_fingerprint']}, "
-            f"{info['result_files']} files)` · outputs: `{_display_path(out)}/`"
+            f"Results: `{_results_line(results, provenance)}` · outputs: `{display_path(out)}/`"
         )
     return context
 
