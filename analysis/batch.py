@@ -28,7 +28,9 @@ import contextlib
 import os
 import re
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -322,6 +324,10 @@ def run_notebook(
             cwd=str(root),
             kernel_name="python3",
             progress_bar=False,
+            # nbclient: kill the kernel when the notebook ends or is interrupted, instead
+            # of asking it to exit and waiting (seconds on a busy machine); every output
+            # is written by then
+            shutdown_kernel="immediate",
         )
     except _execution_errors() as err:  # papermill saves the failed notebook before raising
         cell, line, code, message = (
@@ -426,10 +432,10 @@ def _run_all(
 ) -> list[NotebookRun]:
     runs: list[NotebookRun] = []
     for i, source in enumerate(sources, 1):
-        nb_in, declared = prepare(source, build)
-        params = params_for(source.stem, declared, profile, results, overrides)
-        print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
         try:
+            nb_in, declared = prepare(source, build)
+            params = params_for(source.stem, declared, profile, results, overrides)
+            print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
             run = run_notebook(nb_in, source.stem, params, declared, root)
         except KeyboardInterrupt:
             raise BatchInterrupted(runs, source.stem, [p.stem for p in sources[i:]]) from None
@@ -511,25 +517,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             typed=args.parameters,
             raw=args.parameters_raw,
         )
-        runs = run_batch(
-            args.profile,
-            results=args.results,
-            only=args.only,
-            parameters=overrides,
-            build_dir=args.build_dir,
-            root=args.root,
-        )
+        with _sigterm_stops_like_ctrl_c():
+            runs = run_batch(
+                args.profile,
+                results=args.results,
+                only=args.only,
+                parameters=overrides,
+                build_dir=args.build_dir,
+                root=args.root,
+            )
     except (AnalysisError, OSError, yaml.YAMLError) as err:
         print(f"python -m analysis.batch: {err}", file=sys.stderr)
         return 2
     except BatchInterrupted as stop:
         print(_interrupted_message(stop, argv if argv is not None else sys.argv[1:]), flush=True)
         return 130
+    except KeyboardInterrupt:
+        print("\nInterrupted before any notebook ran.", flush=True)
+        return 130
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
     for r in failed:
         print(f"FAILED {r.name}: {r.where()}: {r.error} (executed copy: {r.output})")
     return 1 if failed else 0
+
+
+@contextlib.contextmanager
+def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
+    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
@@ -557,5 +584,34 @@ def _without_only(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _exit(code: int) -> None:
+    """Exit with ``code``; after Ctrl-C, at once.
+
+    The interrupted notebook's kernel (a child of this process) is stopped, then the
+    process exits without the interpreter's teardown: unloading papermill, jupyter and zmq
+    takes seconds on a busy machine, and every output is already written.
+    """
+    if code == 130:
+        _stop_children()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _stop_children(timeout: float = 2.0) -> None:
+    """Terminate this process's child processes (the kernel papermill started), then kill."""
+    import psutil
+
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.terminate()
+    _, alive = psutil.wait_procs(children, timeout=timeout)
+    for child in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())

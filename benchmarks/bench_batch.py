@@ -8,18 +8,21 @@ folder) and, for the model-running notebooks, no own runs and no distilled stude
 ``--warm`` the profile runs a second time in the same state: what a rerun costs (parsed
 results cached, runs finished). Each notebook's time is papermill's wall time for it.
 
-The section for the profile in the output file is replaced; it records the machine's
-cores and load average before and after, so a measurement on a busy machine says so.
+``--busy N`` starts N CPU-bound processes beside the measurement: "2 busy cores" made
+reproducible. The section for the profile in the output file is replaced; it records the
+machine's cores, the hogs, the niceness and the load average before and after, so a
+measurement on a busy machine says so.
 
 Usage (from the repository root):
 
-    python benchmarks/bench_batch.py --profile figures --results ../shared/mteb-cache --warm
+    python benchmarks/bench_batch.py --profile figures --results ../shared/mteb-cache --warm --busy 2
     python benchmarks/bench_batch.py --profile runs --results ../shared/mteb-cache --warm
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import platform
 import re
@@ -50,9 +53,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--results", default=None, help="results folder (as --results of the batch)"
     )
     parser.add_argument("--warm", action="store_true", help="run a second time in the same state")
+    parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the run")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/batch.md"))
     return parser.parse_args(argv)
+
+
+def _spin(stop: object) -> None:
+    x = 0
+    while not stop.is_set():  # type: ignore[attr-defined]
+        for i in range(100_000):
+            x ^= i
 
 
 def fresh_parameters(profile: str, state: Path) -> dict[str, str]:
@@ -80,6 +91,7 @@ def section(
     passes: dict[str, tuple[list[batch.NotebookRun], float]],
     loads: list[tuple[float, ...]],
     command: str,
+    busy: int = 0,
 ) -> str:
     names = [r.name for r in next(iter(passes.values()))[0]]
     header = "| notebook | " + " | ".join(f"{label} (s)" for label in passes) + " |"
@@ -98,15 +110,16 @@ def section(
         "| wall time of the batch | " + " | ".join(f"{w:.0f}" for _, w in passes.values()) + " |"
     )
     load_text = "; ".join(f"{a:.1f} / {b:.1f} / {c:.1f}" for a, b, c in loads)
-    busy = max(load[0] for load in loads) > (os.cpu_count() or 1)
+    loaded = max(load[0] for load in loads) > (os.cpu_count() or 1)
     return "\n".join(
         [
             f"## {profile}",
             "",
             f"`{command}` — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
-            f"{os.cpu_count()} cores, Python {platform.python_version()}, niceness {os.nice(0)}.",
+            f"{os.cpu_count()} cores, Python {platform.python_version()}, niceness {os.nice(0)}, "
+            f"{busy} CPU-bound process(es) started beside the run.",
             f"Load average (1/5/15 min) before and after each pass: {load_text}"
-            + (" — **measured on a busy shared machine**." if busy else "."),
+            + (" — **measured on a busy shared machine**." if loaded else "."),
             "",
             "fresh: empty parquet cache, no own runs, no distilled student (a fresh clone's "
             "state). warm: the same again right after (cache filled, runs finished).",
@@ -143,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["STATIC_RTEB_CACHE"] = str(state / "cache")
     passes: dict[str, tuple[list[batch.NotebookRun], float]] = {}
     loads = []
+    stop = mp.Event()
+    hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(args.busy)]
+    for hog in hogs:
+        hog.start()
     try:
         for label in ["fresh", "warm"] if args.warm else ["fresh"]:
             before = os.getloadavg()
@@ -153,9 +170,14 @@ def main(argv: list[str] | None = None) -> int:
         command = "python " + shlex.join(
             ["benchmarks/bench_batch.py", *(argv if argv is not None else sys.argv[1:])]
         )
-        write_section(args.out, args.profile, section(args.profile, passes, loads, command))
+        write_section(
+            args.out, args.profile, section(args.profile, passes, loads, command, args.busy)
+        )
         print(f"wrote {args.out}")
     finally:
+        stop.set()
+        for hog in hogs:
+            hog.join()
         if not args.keep:
             shutil.rmtree(state, ignore_errors=True)
     failed = [r.name for runs, _ in passes.values() for r in runs if not r.ok]

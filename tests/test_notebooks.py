@@ -367,3 +367,66 @@ def test_the_plain_papermill_route_of_the_readme(shared_results, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     path = REPO / "notebooks" / "significance.py"
     check_headers(sorted(out.glob("*.md")), path, {"top_n": 6, "n_resamples": 2000})
+
+
+def _printed(executed: Path, text: str) -> bool:
+    """The executed copy (saved by papermill as cells run) shows ``text`` in a cell's output."""
+    try:
+        cells = nbformat.read(executed, as_version=4).cells
+    except (OSError, ValueError):  # not written yet, or being written
+        return False
+    return any(text in o.get("text", "") for c in cells for o in c.get("outputs", []))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGINT to the main process", "SIGTERM"])
+def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_path, how):
+    """As a terminal's Ctrl-C, `kill -INT <pid>` / `timeout -s INT`, and a scheduler's SIGTERM."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    sleeper = '# %% tags=["parameters"]\nwait: int = 120  # seconds\n\n# %%\nimport time\nprint("started", flush=True)\ntime.sleep(wait)\n'
+    root = _project(tmp_path, {"a_sleep": sleeper, "b_next": PARAMS_CELL}, "_all: {}\n")
+    build = tmp_path / "b"
+    command = [sys.executable, "-m", "analysis.batch", "--profile", "smoke", "--root", str(root)]
+    proc = subprocess.Popen(
+        [*command, "--build-dir", str(build)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while not _printed(build / "a_sleep.ipynb", "started"):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.2)
+        kernels = psutil.Process(proc.pid).children(recursive=True)
+        assert kernels, "the kernel runs as a child of the batch"
+        start = time.monotonic()
+        if how == "SIGINT to the group":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT if how.startswith("SIGINT") else signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, (out, err)
+    assert seconds < 5, f"stopped after {seconds:.1f} s"
+    assert (
+        "Interrupted in a_sleep; finished: none. Run the rest with: python -m analysis.batch" in out
+    )
+    assert out.rstrip().endswith("--only a_sleep b_next"), out
+    assert "Traceback" not in out + err, err
+    time.sleep(0.5)
+    alive = [k.pid for k in kernels if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    assert not alive, f"kernels left running: {alive}"
+    assert not (build / "b_next.ipynb").exists(), "the rest did not run"
