@@ -41,6 +41,10 @@ import yaml
 
 from .errors import AnalysisError, BatchError, close_names
 from .notebook_params import declared_parameters
+from .papermill_flags import (
+    add_parameter_flags,
+    parameters_from_flags,
+)
 from .paths import repo_root
 
 #: Profile keys that are not notebook names.
@@ -158,55 +162,6 @@ def _check_profile_names(profile: Profile, names: Iterable[str]) -> None:
             + "; ".join(f"{u!r}{close_names(u, known)}" for u in unknown)
             + "."
         )
-
-
-# --------------------------------------------------------------------------- papermill's flags
-
-
-class _NoDatesLoader(yaml.SafeLoader):
-    """YAML without timestamp parsing, as papermill reads ``-y`` and ``-f`` (dates stay text)."""
-
-    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
-        key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
-        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-
-
-def parameter_value(text: str) -> Any:
-    """A ``-p`` value as papermill types it: True/False/None, int, float, else the string."""
-    if text in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[text]
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            continue
-    return text
-
-
-def command_line_parameters(
-    *,
-    files: Sequence[str] = (),
-    yaml_texts: Sequence[str] = (),
-    typed: Sequence[Sequence[str]] = (),
-    raw: Sequence[Sequence[str]] = (),
-) -> dict[str, Any]:
-    """Merge papermill-style parameters in papermill's order: ``-f``, ``-y``, ``-p``, ``-r``.
-
-    Raises:
-        BatchError: A YAML file or string is not a mapping.
-    """
-    merged: dict[str, Any] = {}
-    sources = [(f, Path(f).read_text(encoding="utf-8")) for f in files]
-    sources += [(f"-y {t!r}", t) for t in yaml_texts]
-    for label, text in sources:
-        data = yaml.load(text, Loader=_NoDatesLoader) or {}  # a SafeLoader
-        if not isinstance(data, dict):
-            raise BatchError(f"{label} must be a YAML mapping (name: value), got {data!r}.")
-        merged.update(data)
-    merged.update({name: parameter_value(value) for name, value in typed})
-    merged.update({name: value for name, value in raw})
-    return merged
 
 
 def results_parameters(results: str | None) -> dict[str, Any]:
@@ -464,40 +419,7 @@ def _parser() -> argparse.ArgumentParser:
         help="results folder for every notebook (e.g. ../shared/mteb-cache offline)",
     )
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
-    parser.add_argument(
-        "-p",
-        "--parameters",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a parameter, typed as papermill does (True/False/None, int, float, else text)",
-    )
-    parser.add_argument(
-        "-r",
-        "--parameters_raw",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a parameter taken as a raw string",
-    )
-    parser.add_argument(
-        "-y",
-        "--parameters_yaml",
-        action="append",
-        default=[],
-        metavar="YAML",
-        help='parameters as a YAML mapping, e.g. -y "tasks: [AILAStatutes, STSBenchmark]"',
-    )
-    parser.add_argument(
-        "-f",
-        "--parameters_file",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="parameters from a YAML file",
-    )
+    add_parameter_flags(parser)
     parser.add_argument(
         "--build-dir",
         default=None,
@@ -511,12 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code (0 ok, 1 a notebook failed, 2 usage)."""
     args = _parser().parse_args(argv)
     try:
-        overrides = command_line_parameters(
-            files=args.parameters_file,
-            yaml_texts=args.parameters_yaml,
-            typed=args.parameters,
-            raw=args.parameters_raw,
-        )
+        overrides = parameters_from_flags(args)
         with _sigterm_stops_like_ctrl_c():
             runs = run_batch(
                 args.profile,

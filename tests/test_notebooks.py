@@ -15,7 +15,7 @@ import pytest
 import yaml
 from papermill.translators import PythonTranslator
 
-from analysis import batch
+from analysis import batch, papermill_flags
 from analysis.errors import BatchError
 from analysis.notebook_params import NOT_IN_HEADERS
 
@@ -179,7 +179,7 @@ def test_p_values_are_typed_as_papermill_types_them(text):
     """Reference: papermill's own command-line parser."""
     from papermill.cli import _resolve_type
 
-    ours, theirs = batch.parameter_value(text), _resolve_type(text)
+    ours, theirs = papermill_flags.parameter_value(text), _resolve_type(text)
     assert type(ours) is type(theirs)
     assert ours == theirs or (ours != ours and theirs != theirs)  # nan
 
@@ -187,7 +187,7 @@ def test_p_values_are_typed_as_papermill_types_them(text):
 def test_command_line_parameters_merge_in_papermills_order(tmp_path):
     file = tmp_path / "p.yaml"
     file.write_text("a: 1\nb: 1\nc: 1\nd: 1\nwhen: 2025-10-06\n")
-    merged = batch.command_line_parameters(
+    merged = papermill_flags.command_line_parameters(
         files=[str(file)],
         yaml_texts=["b: 2\nc: 2\nd: 2"],
         typed=[("c", "3"), ("d", "3")],
@@ -195,7 +195,7 @@ def test_command_line_parameters_merge_in_papermills_order(tmp_path):
     )
     assert merged == {"a": 1, "b": 2, "c": 3, "d": "4", "when": "2025-10-06"}, "dates stay text"
     with pytest.raises(BatchError, match="must be a YAML mapping"):
-        batch.command_line_parameters(yaml_texts=["[1, 2]"])
+        papermill_flags.command_line_parameters(yaml_texts=["[1, 2]"])
 
 
 def test_an_interrupted_batch_says_what_finished_and_how_to_run_the_rest():
