@@ -46,6 +46,14 @@ class UnknownTaskError(UnknownNameError):
     """A task or benchmark name is unknown to mteb and to the local task folders."""
 
 
+class NotebookError(AnalysisError, ValueError):
+    """A notebook cannot be set up (source or parameters cell not found, a parameter unset)."""
+
+
+class BatchError(AnalysisError, ValueError):
+    """A batch run cannot start (unknown profile or notebook, bad ``-p`` parameter)."""
+
+
 class ResultsNotFoundError(AnalysisError, FileNotFoundError):
     """The results folder is missing or holds no MTEB results."""
 

@@ -53,12 +53,8 @@ from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import rank_intervals
 
-nb = setup(
-    "leaderboard_uncertainty.py",
-    parameters={"results_dir": results_dir, "pin": pin, "aggregate": aggregate, "simultaneous": simultaneous, "n_resamples": n_resamples, "confidence_level": confidence_level, "alpha": alpha, "seed": seed},
-    output_dir=output_dir,
-)
-rng = np.random.default_rng(seed)
+nb = setup("leaderboard_uncertainty.py")
+rng = nb.rng("leaderboard_uncertainty")  # the intervals, the groups and the figure
 boards = load_leaderboards([mteb_benchmark, rteb_benchmark], results=nb.results, pin=pin, cache_dir=cache_dir or None)
 post = post_models()
 palette = model_palette(post)

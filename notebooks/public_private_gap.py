@@ -52,13 +52,9 @@ from analysis.results.groups import model_groups
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import group_contrast, public_private_gap
 
-nb = setup(
-    "public_private_gap.py",
-    parameters={"results_dir": results_dir, "pin": pin, "benchmark": benchmark, "n_resamples": n_resamples, "alpha": alpha, "seed": seed},
-    output_dir=output_dir,
-)
+nb = setup("public_private_gap.py")
 labelled = list(highlight) or post_models()
-rng = np.random.default_rng(seed)
+rng = nb.rng("public_private_gap")  # the gap table, its figure and the rank-shift table
 lb = load_leaderboard(benchmark, results=nb.results, pin=pin, cache_dir=cache_dir or None)
 public_tasks = [t.task for t in lb.spec.tasks if t.is_public]
 private_tasks = [t.task for t in lb.spec.tasks if not t.is_public]
@@ -149,6 +145,7 @@ nb.md(
 # gets no interval.
 
 # %%
+rng = nb.rng("public_private_groups")
 specs = [
     ("relative gap: static − transformer", "relative_gap", "family", "static", "transformer"),
     ("relative gap: supervised static − distilled static", "relative_gap", "static_kind", "supervised", "distilled"),

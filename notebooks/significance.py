@@ -52,13 +52,9 @@ from analysis.results.blog import post_comparisons
 from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import adjust_pvalues, paired_bootstrap, pairwise_significance
 
-nb = setup(
-    "significance.py",
-    parameters={"results_dir": results_dir, "pin": pin, "alpha": alpha, "adjustment": adjustment, "n_resamples": n_resamples, "seed": seed},
-    output_dir=output_dir,
-)
+nb = setup("significance.py")
 pairs_to_test = [tuple(c) for c in comparisons] or post_comparisons()
-rng = np.random.default_rng(seed)
+rng = nb.rng("significance_claims")
 names = sorted(set(mteb_benchmarks.values()) | set(rteb_benchmarks.values()) | {heatmap_benchmark})
 boards = load_leaderboards(names, results=nb.results, pin=pin, cache_dir=cache_dir or None)
 
@@ -143,6 +139,7 @@ nb.md(
 # the table too.
 
 # %%
+rng = nb.rng("significance_pairwise")  # the table and its heatmap
 lb = boards[heatmap_benchmark]
 priv = lb.wide(is_public=False)
 top = lb.summary.loc[priv.columns].sort_values("mean_private", ascending=False).index[:top_n]
