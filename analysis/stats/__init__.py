@@ -46,27 +46,37 @@ same unit may be arbitrarily correlated (that is what pairing handles).
 
 from __future__ import annotations
 
-from ..errors import DroppedModelsWarning, UnknownModelError
-from ._results import ConfidenceInterval
+from ..errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
+from ._results import ConfidenceInterval, StatsResult
 from .agreement import BenchmarkAgreementResult, benchmark_agreement
+from .compare import ComparisonReport, compare
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
-from .gap import public_private_gap
+from .friedman import FriedmanNemenyiResult, friedman_nemenyi
+from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
-from .pairwise import adjust_pvalues, pairwise_significance
+from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
 
 __all__ = [
     "BenchmarkAgreementResult",
+    "ComparisonReport",
     "ConfidenceInterval",
     "DroppedModelsWarning",
+    "FriedmanNemenyiResult",
     "GroupContrastResult",
+    "LabelMismatchError",
     "PairedTestResult",
+    "PairwiseResult",
+    "PublicPrivateGapResult",
     "RankCorrelationResult",
     "RankIntervalsResult",
+    "StatsResult",
     "UnknownModelError",
     "adjust_pvalues",
     "benchmark_agreement",
+    "compare",
+    "friedman_nemenyi",
     "group_contrast",
     "paired_bootstrap",
     "pairwise_significance",
