@@ -67,8 +67,8 @@ def group_contrast_designs(
     of the interval and ``agree`` (interval excludes 0 <=> p < alpha), over ``reps``
     data sets. Permutation of Welch's t (labels reassigned, ``n_permutations`` random
     arrangements, the ``(b+1)/(B+1)`` p-value): ``type1_permutation`` over
-    ``permutation_reps`` data sets (default ``reps // 5``). ``dist``: ``"normal"`` or
-    ``"exponential"`` (centred, skewness 2).
+    ``permutation_reps`` data sets (default ``reps // 5``; 0: not measured). ``dist``:
+    ``"normal"`` or ``"exponential"`` (centred, skewness 2).
     """
     rng = np.random.default_rng([seed, n_a, n_b, int(10 * sd_a), int(10 * sd_b)])
 
@@ -108,7 +108,8 @@ def group_contrast_designs(
         tp, _ = _welch_t(xs[:, None, :], mask)
         count = (np.abs(tp) >= np.abs(t0)[:, None] * (1 - 1e-12)).sum(axis=1)
         hits += int(((count + 1.0) / (n_permutations + 1.0) < alpha).sum())
-    out["type1_permutation"] = Rate(hits / p_reps, p_reps)
+    if p_reps:
+        out["type1_permutation"] = Rate(hits / p_reps, p_reps)
     return out
 
 
@@ -366,3 +367,99 @@ def float_constant_check(n_tasks: int = 13, n_models: int = 8, seed: int = 3) ->
     finite = np.isfinite(a.loc[~pair, ["ci_low", "ci_high"]].to_numpy()).all()
     point = float(a.loc[pair, "ci_high"].iloc[0] - a.loc[pair, "ci_low"].iloc[0]) < 1e-9
     return {"finite": float(finite), "max_change": float(change.max()), "pair_point": float(point)}
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def label_alignment_check(n_shuffles: int = 5, seed: int = 0) -> dict[str, int]:
+    """Every public function with labelled input: shuffled labels give identical results.
+
+    For each function, ``n_shuffles`` reorderings of its pandas inputs (rows of a table,
+    entries of a Series; Monte-Carlo resampling included) are compared with the original
+    order (``to_frame()`` equal, exactly); then one input loses a label and gains another,
+    and the error must be a LabelMismatchError naming both. Returns counts:
+    ``identical`` / ``runs`` and ``named`` / ``mismatches``.
+    """
+    from ..errors import LabelMismatchError
+    from .agreement import benchmark_agreement
+    from .compare import compare
+    from .contrast import group_contrast
+    from .correlation import rank_correlation
+    from .friedman import friedman_nemenyi
+    from .gap import public_private_gap
+    from .paired import paired_bootstrap
+    from .ranks import rank_intervals
+
+    rng = np.random.default_rng(seed)
+    n, k = 25, 6  # 25 tasks: Monte-Carlo sign flips, where the order would matter
+    X = pd.DataFrame(
+        rng.normal(size=(n, 1)) + np.linspace(0, 1, k) + rng.normal(size=(n, k)),
+        index=[f"task{i}" for i in range(n)],
+        columns=[f"model{j}" for j in range(k)],
+    )
+    clusters = pd.Series([f"c{i // 2}" for i in range(n)], index=X.index)
+    a, b = X.iloc[:, 0], X.iloc[:, 1]
+    groups = pd.Series(list("aaabbb"), index=X.columns)
+    pub, priv = list(X.index[:12]), list(X.index[12:])
+
+    def shuffle(obj: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
+        return obj.sample(frac=1.0, random_state=int(rng.integers(1 << 30)))
+
+    calls = {
+        "paired_bootstrap": lambda f: paired_bootstrap(f(a), f(b), clusters=f(clusters), rng=1),
+        "pairwise_significance": lambda f: pairwise_significance(
+            f(X), clusters=f(clusters), n_resamples=999, rng=1
+        ),
+        "rank_intervals": lambda f: rank_intervals(
+            f(X), clusters=f(clusters), n_resamples=999, rng=1
+        ),
+        "compare": lambda f: compare(f(X), n_resamples=999, rng=1),
+        "rank_correlation": lambda f: rank_correlation(f(a), f(b), n_resamples=999, rng=1),
+        "benchmark_agreement": lambda f: benchmark_agreement(
+            f(a), f(b), top_k=(10,), subset_sizes=(10,), n_subsets=50, n_resamples=99, rng=1
+        ),
+        "group_contrast": lambda f: group_contrast(
+            f(X.iloc[0]), f(groups), group_a="a", group_b="b"
+        ),
+        "public_private_gap": lambda f: public_private_gap(
+            f(X), public_tasks=pub, private_tasks=priv, n_resamples=99, rng=1
+        ),
+        "friedman_nemenyi": lambda f: friedman_nemenyi(f(X)),
+    }
+    identical = runs = 0
+    for call in calls.values():
+        ref = call(lambda o: o).to_frame()
+        for _ in range(n_shuffles):
+            got = call(shuffle).to_frame()
+            runs += 1
+            identical += bool(got.reset_index(drop=True).equals(ref.reset_index(drop=True)))
+    named = mismatches = 0
+
+    def drift(obj: pd.DataFrame | pd.Series) -> pd.DataFrame | pd.Series:
+        return obj.rename(index={obj.index[0]: "not-a-label"})
+
+    for call in (calls["paired_bootstrap"], calls["rank_correlation"], calls["group_contrast"]):
+        mismatches += 1
+        labelled = {"n": 0}
+
+        def second_drifts(obj: pd.DataFrame | pd.Series, state: dict = labelled):
+            state["n"] += 1
+            return drift(obj) if state["n"] == 2 else obj
+
+        try:
+            call(second_drifts)
+        except LabelMismatchError as exc:
+            named += "not-a-label" in str(exc) and "lacks" in str(exc)
+    for call in (calls["pairwise_significance"], calls["rank_intervals"]):
+        mismatches += 1
+        try:  # the clusters Series drifts
+            call(lambda o: drift(o) if isinstance(o, pd.Series) else o)
+        except LabelMismatchError as exc:
+            named += "not-a-label" in str(exc) and "lacks" in str(exc)
+    mismatches += 1
+    try:
+        public_private_gap(drift(X), public_tasks=pub, private_tasks=priv)
+    except LabelMismatchError as exc:
+        named += "not-a-label" in str(exc) and "lacks" in str(exc)
+    return {"identical": identical, "runs": runs, "named": named, "mismatches": mismatches}

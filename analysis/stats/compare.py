@@ -106,7 +106,8 @@ class ComparisonReport(StatsResult):
             "to_markdown(), to_latex(), plot_cd(); .pairwise, .ranks",
         ]
 
-    def _caption(self) -> str:
+    def caption(self) -> str:
+        """What the model table shows, in a sentence (for a table's note or a caption)."""
         what = "mean score" if self.aggregate == "mean" else "Borda points"
         units = (
             f"{self.n_tasks} tasks"
@@ -152,7 +153,7 @@ class ComparisonReport(StatsResult):
             "|" + "---|" * len(head),
             *("| " + " | ".join(r) + " |" for r in self._model_rows(digits, "<sup>{}</sup>")),
             "",
-            self._caption(),
+            self.caption(),
         ]
         if pairs:
             t = self.pairwise.table
@@ -191,7 +192,7 @@ class ComparisonReport(StatsResult):
 
         rows = self._model_rows(digits, "$^{{\\mathrm{{{}}}}}$")
         body = [" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows]
-        cap = esc(caption if caption is not None else self._caption())
+        cap = esc(caption if caption is not None else self.caption())
         return (
             "\n".join(
                 [
@@ -235,11 +236,12 @@ class ComparisonReport(StatsResult):
         differ = better | better.T
         # This package's decisions as a 0/1 matrix: 0 (< alpha) = significant, 1 = not.
         sig = pd.DataFrame(np.where(differ, 0.0, 1.0), index=differ.index, columns=differ.columns)
-        fmt = "{label} ({rank:.3g})"
-        options = {"label_fmt_left": fmt, "label_fmt_right": "({rank:.3g}) {label}", **kwargs}
+        fmt = "{label} ({rank:.4g})"
+        options = {"label_fmt_left": fmt, "label_fmt_right": "({rank:.4g}) {label}", **kwargs}
         sp.critical_difference_diagram(
             position.astype(float), sig, alpha=self.alpha, ax=ax, **options
         )
+        ax.grid(False)
         return ax
 
 
