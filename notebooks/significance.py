@@ -57,7 +57,13 @@ from analysis.notebook import setup, short_name
 from analysis.results.blog import post_comparisons
 from analysis.results.clusters import task_clusters
 from analysis.results.leaderboard import load_leaderboards
-from analysis.stats import adjust_pvalues, compare, friedman_nemenyi, paired_bootstrap, pairwise_significance
+from analysis.stats import (
+    adjust_pvalues,
+    compare,
+    friedman_nemenyi,
+    paired_bootstrap,
+    pairwise_significance,
+)
 
 nb = setup(
     "significance.py",
