@@ -720,6 +720,17 @@ def test_pairwise_reversed_columns_mirror():
     assert rev["ci_low"].to_numpy() == pytest.approx(-fwd["ci_high"].to_numpy(), abs=1e-9)
 
 
+def test_pairwise_result_shape_and_pvalue_matrix():
+    res = pairwise_significance(_scores(13, 5, seed=4), rng=0)
+    assert res.to_frame().equals(res.table) and res.confidence_level == 0.95
+    assert res.pair_confidence_level == 0.95 and res.n_units == res.n_tasks == 13
+    m = res.pvalue_matrix("pvalue_maxT")
+    assert (np.diag(m) == 1).all() and (m.to_numpy() == m.to_numpy().T).all()
+    for r in res.table.itertuples():
+        assert m.loc[r.model_a, r.model_b] == r.pvalue_maxT
+    assert len(repr(res).splitlines()) <= 10
+
+
 def test_pairwise_drops_model_with_missing_tasks():
     scores = _scores(9, 4)
     scores.iloc[2, 1] = np.nan

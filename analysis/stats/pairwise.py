@@ -153,12 +153,12 @@ class PairwiseResult(StatsResult):
     def pvalue_matrix(self, column: str = "pvalue_adjusted") -> pd.DataFrame:
         """Models x models p-values of ``column`` (symmetric, 1 on the diagonal)."""
         names = list(dict.fromkeys([*self.table["model_a"], *self.table["model_b"]]))
-        out = pd.DataFrame(1.0, index=names, columns=names)
-        for a, b, p in zip(
-            self.table["model_a"], self.table["model_b"], self.table[column], strict=True
-        ):
-            out.loc[a, b] = out.loc[b, a] = p
-        return out
+        position = {m: i for i, m in enumerate(names)}
+        ia = self.table["model_a"].map(position).to_numpy()
+        ib = self.table["model_b"].map(position).to_numpy()
+        values = np.ones((len(names), len(names)))
+        values[ia, ib] = values[ib, ia] = self.table[column].to_numpy(dtype=float)
+        return pd.DataFrame(values, index=names, columns=names)
 
 
 def _maxt_intervals(
