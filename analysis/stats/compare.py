@@ -276,10 +276,11 @@ def compare(
     sign patterns, and collects wins/ties/losses. Their nulls, assumptions and measured
     behaviour are documented there; in short: tasks (or, with ``clusters``, clusters of
     tasks) are independent units, and a pair's null is that its task-wise differences
-    are symmetric about 0. The per-model ``better_than`` keys and the critical-difference
-    diagram use the pairwise table's max-T decisions (each pair judged on its own
-    differences), not Nemenyi's mean ranks (:func:`friedman_nemenyi` is the labelled
-    reference).
+    are symmetric about 0. The per-model ``better_than`` keys, the rank intervals and the
+    critical-difference diagram use the step-down max-T decisions of ``rank_intervals``
+    (each pair judged on its own task-wise differences); every pair the single-step
+    pairs table calls significant is among them (``aggregate="mean"``). Not Nemenyi's
+    mean ranks (:func:`friedman_nemenyi` is the labelled reference).
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better.
