@@ -78,6 +78,14 @@ class DroppedModelsWarning(AnalysisWarning):
     """Some models were left out of an analysis (the message names them and why)."""
 
 
+class LabelMismatchError(AnalysisError, ValueError):
+    """Two labelled inputs (Series, DataFrames) do not hold the same labels.
+
+    The message names the labels one input lacks and the ones it has in excess, and how
+    to align them; plain arrays are paired by position and never raise this.
+    """
+
+
 class ModelLoadError(AnalysisError, ValueError):
     """A model id or folder cannot be loaded; the message says why and what to do."""
 
@@ -211,6 +219,7 @@ def model_name_from_folder(folder: str) -> str:
 __all__: Sequence[str] = [
     "DroppedModelsWarning",
     "IncompleteBenchmarkWarning",
+    "LabelMismatchError",
     "ResultFileWarning",
     "ResultsConflictError",
     "ResultsNotFoundError",

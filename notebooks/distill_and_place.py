@@ -121,7 +121,7 @@ nb.show(pd.DataFrame([
 ]), floatfmt=".6f")
 a, b = checked[teacher_meta.name].per_query, checked[student_meta.name].per_query
 common = a.index.intersection(b.index)
-res = paired_bootstrap(a[common].to_numpy(), b[common].to_numpy(), n_resamples=n_resamples, rng=nb.rng("distill_per_query_test"))
+res = paired_bootstrap(a[common], b[common], n_resamples=n_resamples, rng=nb.rng("distill_per_query_test"))  # Series: paired by query id
 nb.table(
     pd.DataFrame([{
         "task": significance_task, "queries": res.n, "teacher − student nDCG@10": res.statistic,
