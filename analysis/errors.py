@@ -62,6 +62,13 @@ class ResultsConflictError(AnalysisError, ValueError):
     """Two results folders hold different results for the same (model, revision, task)."""
 
 
+class ResultsConflictWarning(AnalysisWarning):
+    """Merged folders differ on some (model, revision, task); the first folder's was kept.
+
+    Only with ``on_conflict="first"``: the default raises :class:`ResultsConflictError`.
+    """
+
+
 class ResultsRevisionError(AnalysisError, ValueError):
     """The results repository is not at the requested commit and may not be changed."""
 
@@ -222,6 +229,7 @@ __all__: Sequence[str] = [
     "LabelMismatchError",
     "ResultFileWarning",
     "ResultsConflictError",
+    "ResultsConflictWarning",
     "ResultsNotFoundError",
     "ResultsRevisionError",
     "UnknownModelError",

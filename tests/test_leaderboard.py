@@ -15,7 +15,11 @@ import pandas as pd
 import pytest
 from conftest import write_result
 
-from analysis.errors import IncompleteBenchmarkWarning, ResultsConflictError
+from analysis.errors import (
+    IncompleteBenchmarkWarning,
+    ResultsConflictError,
+    ResultsConflictWarning,
+)
 from analysis.paths import RESULTS_ENV
 from analysis.results.leaderboard import (
     ResultFileWarning,
@@ -380,6 +384,23 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
     for name in ("STSBenchmark", "EnglishFinance1Retrieval"):
         assert f"{tiny}/remote/results/org__A/r1/{name}.json" in message
         assert f"{other}/remote/results/org__A/r1/{name}.json" in message
+    # opted in by name: the first folder's result is kept, with a short warning naming it
+    with pytest.warns(ResultsConflictWarning, match="STSBenchmark") as caught:
+        merged = load_leaderboard(
+            tasks=TASKS,
+            results=[tiny, other],
+            workers=1,
+            cache_dir=tmp_path / "c2",
+            on_conflict="first",
+        )
+    assert all(len(str(w.message)) < 1000 for w in caught)
+    single, _ = load(tiny, tmp_path)
+    kept = merged.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
+    pd.testing.assert_frame_equal(
+        kept, single.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
+    )
+    with pytest.raises(ResultsConflictError):  # the "first" cache entry never serves "error"
+        load_leaderboard(tasks=TASKS, results=[tiny, other], workers=1, cache_dir=tmp_path / "c2")
 
 
 # ----------------------------------------------------------------- completeness warning

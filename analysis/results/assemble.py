@@ -12,13 +12,20 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..errors import ResultsConflictError, check_names, model_folder_name, model_name_from_folder
+from ..errors import (
+    ResultsConflictError,
+    ResultsConflictWarning,
+    check_names,
+    model_folder_name,
+    model_name_from_folder,
+)
 from .folder import Inventory, ResultsFolders
 from .parse_cache import Entry
 from .parsing import MISSING_COLUMNS, Engine, FileRef, Parsed, parse_all
@@ -104,8 +111,11 @@ def fill_never_loaded(
     return pd.concat([missing, added], ignore_index=True)
 
 
-def check_conflicts(parsed: Parsed, folders: ResultsFolders) -> None:
+def check_conflicts(parsed: Parsed, folders: ResultsFolders, on_conflict: str = "error") -> None:
     """Raise :class:`ResultsConflictError` naming every clash between two folders.
+
+    With ``on_conflict="first"`` the first folder's result was kept (the parser keeps it
+    either way) and a short :class:`ResultsConflictWarning` names the clashes instead.
 
     Clashes within a worker are found while reading (both files named); one model
     identity filed under two model folder names can meet only here, in the frames.
@@ -120,7 +130,15 @@ def check_conflicts(parsed: Parsed, folders: ResultsFolders) -> None:
         for (model, revision, task), group in clash.groupby(["model", "revision", "task"]):
             labels = " and ".join(folders.label(int(s)) for s in group["source"])
             shown.append(f"{model} {revision} {task} in {labels}")
-    if shown:
+    if shown and on_conflict == "first":
+        listed = "; ".join(sorted(set(shown))[:3])
+        more = f" (and {len(set(shown)) - 3} more)" if len(set(shown)) > 3 else ""
+        warnings.warn(
+            f"Kept the first folder's result where merged folders differ: {listed}{more}.",
+            ResultsConflictWarning,
+            stacklevel=5,
+        )
+    elif shown:
         listed = "; ".join(sorted(set(shown))[:10])
         more = f" (and {len(set(shown)) - 10} more)" if len(set(shown)) > 10 else ""
         raise ResultsConflictError(
@@ -145,6 +163,7 @@ def parse_frames(
     models: Sequence[str] | None,
     workers: int | None,
     engine: Engine,
+    on_conflict: str = "error",
 ) -> list[Entry]:
     """Parse the files of ``specs`` once; one (scores, missing, problems) per spec."""
     files = select_files(folders, inventories, {t for s in specs for t in s.task_names}, models)
@@ -155,7 +174,7 @@ def parse_frames(
         for task in spec.tasks:
             task.to_mteb()
     parsed = parse_all(files, specs, n_workers, engine)
-    check_conflicts(parsed, folders)
+    check_conflicts(parsed, folders, on_conflict)
     entries = []
     for j, spec in enumerate(specs):
         stems = {*spec.task_names, "model_meta"}

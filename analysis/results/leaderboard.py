@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -62,6 +62,8 @@ from .summary import _borda_rank, complete_models, completeness_message, summari
 
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
+#: How merged folders that disagree are settled (see :func:`load_leaderboard`).
+OnConflict = Literal["error", "first"]
 
 __all__ = [
     "ENGINES",
@@ -270,6 +272,7 @@ def _load(
     engine: Engine,
     results_revision: str | None,
     results_remote: str | None,
+    on_conflict: OnConflict = "error",
     include_tasks: Sequence[str] | None = None,
     exclude_tasks: Sequence[str] | None = None,
 ) -> list[Leaderboard]:
@@ -278,6 +281,8 @@ def _load(
 
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {ENGINES}, got {engine!r}")
+    if on_conflict not in ("error", "first"):
+        raise ValueError(f"`on_conflict` must be 'error' or 'first', got {on_conflict!r}")
     folders = ResultsFolders.resolve(
         results, download=download, revision=results_revision, remote=results_remote
     )
@@ -286,7 +291,9 @@ def _load(
     models = sorted(set(models)) if models else None
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     identity = folders.cache_identity(inventories)
-    keys = [cache_key(identity, spec, models, engine, mteb.__version__) for spec in specs]
+    keys = [
+        cache_key(identity, spec, models, engine, mteb.__version__, on_conflict) for spec in specs
+    ]
     loaded: dict[int, Entry] = {}
     for i, key in enumerate(keys):
         hit = read_cache(cache, key) if use_cache else None
@@ -295,7 +302,7 @@ def _load(
     todo = [i for i in range(len(specs)) if i not in loaded]
     if todo:
         entries = assemble.parse_frames(
-            folders, inventories, [specs[i] for i in todo], models, workers, engine
+            folders, inventories, [specs[i] for i in todo], models, workers, engine, on_conflict
         )
         for i, entry in zip(todo, entries, strict=True):
             loaded[i] = entry
@@ -364,6 +371,7 @@ def load_leaderboards(
     engine: Engine = "fast",
     results_revision: str | None = None,
     results_remote: str | None = None,
+    on_conflict: OnConflict = "error",
 ) -> dict[str, Leaderboard]:
     """Load several benchmarks in one pass over the results folders.
 
@@ -394,6 +402,7 @@ def load_leaderboards(
         engine=engine,
         results_revision=results_revision,
         results_remote=results_remote,
+        on_conflict=on_conflict,
         include_tasks=include_tasks,
         exclude_tasks=exclude_tasks,
     )
@@ -417,6 +426,7 @@ def load_leaderboard(
     engine: Engine = "fast",
     results_revision: str | None = None,
     results_remote: str | None = None,
+    on_conflict: OnConflict = "error",
 ) -> Leaderboard:
     """Load one benchmark's results as a :class:`Leaderboard`.
 
@@ -449,6 +459,11 @@ def load_leaderboard(
             mteb's default cache is fetched and checked out at it (network); a folder
             you give must be at it, or pass ``download=True``. Recorded in provenance.
         results_remote: the results repository URL to download from (default mteb's).
+        on_conflict: merged folders holding different results for one (model, revision,
+            task): ``"error"`` (default) raises :class:`ResultsConflictError` naming both
+            files; ``"first"`` keeps the first folder's result with a
+            :class:`ResultsConflictWarning` (e.g. your own rerun of a leaderboard model,
+            equal up to float noise, beside the published results).
 
     Returns:
         The benchmark's :class:`Leaderboard`.
@@ -475,6 +490,7 @@ def load_leaderboard(
         engine=engine,
         results_revision=results_revision,
         results_remote=results_remote,
+        on_conflict=on_conflict,
         include_tasks=include_tasks,
         exclude_tasks=exclude_tasks,
     )

@@ -41,6 +41,7 @@ def cache_key(
     models: Sequence[str] | None,
     engine: str,
     mteb_version: str,
+    on_conflict: str = "error",
 ) -> str:
     """The entry's name: a hash of everything that changes the parsed frames.
 
@@ -50,6 +51,8 @@ def cache_key(
         models: the model filter (None: all).
         engine: the parsing engine.
         mteb_version: the installed mteb's version.
+        on_conflict: how clashes between merged folders were settled (an entry made
+            with ``"first"`` must not serve a load that asks for ``"error"``).
     """
     payload = {
         "loader": LOADER_VERSION,
@@ -58,6 +61,7 @@ def cache_key(
         "spec": spec.key(),
         "models": sorted(models) if models else None,
         "engine": engine,
+        **({"on_conflict": on_conflict} if on_conflict != "error" else {}),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:24]
 
