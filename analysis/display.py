@@ -88,3 +88,39 @@ def display_path(path: Path) -> str:
 
 
 __all__ = ["QuietList", "QuietPath", "check_columns", "display_path", "pvalues_as_text", "styled"]
+
+
+def show_package_warnings_as_notes() -> None:
+    """In a notebook, show this package's own warnings as one short note each, not on stderr.
+
+    Warnings derived from :class:`~analysis.errors.AnalysisWarning` (an incomplete
+    benchmark, dropped models, a skipped file) are expected, explained findings: the
+    notebook shows them as a markdown line ("**IncompleteBenchmarkWarning**: ..."), so a
+    clean run has no red stderr output. Every other warning is shown as Python shows it.
+    Idempotent; outside a notebook nothing changes.
+    """
+    import warnings
+
+    from .errors import AnalysisWarning
+
+    current = warnings.showwarning
+    if getattr(current, "_analysis_notes", False):
+        return
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, AnalysisWarning):
+            from IPython.display import Markdown, display
+
+            display(Markdown(f"**{category.__name__}**: {html.escape(str(message))}"))
+        else:
+            current(message, category, filename, lineno, file, line)
+
+    show._analysis_notes = True  # type: ignore[attr-defined]
+    warnings.showwarning = show

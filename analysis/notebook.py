@@ -40,6 +40,7 @@ from .display import (
     check_columns,
     display_path,
     pvalues_as_text,
+    show_package_warnings_as_notes,
     styled,
 )
 from .errors import NotebookError
@@ -420,6 +421,8 @@ def setup(
         in_kernel=shell is not None,
         _results_provenance=provenance,
     )
+    if shell is not None:
+        show_package_warnings_as_notes()
     if shell is not None and resolve:
         context.md(
             f"Results: `{_results_line(results, provenance)}` · outputs: `{display_path(out)}/`"

@@ -500,3 +500,24 @@ def test_the_suggested_results_folder_is_named_as_given_not_through_symlinks(tmp
         nbmod.resolve_results("")
     assert f"RESULTS={results_display(link / 'mteb-cache')}`" in str(err.value)
     assert "shared-link" in str(err.value) and "real-shared" not in str(err.value)
+
+
+def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
+    import warnings
+
+    import IPython.display
+
+    from analysis.display import show_package_warnings_as_notes
+    from analysis.errors import IncompleteBenchmarkWarning
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored afterwards
+    show_package_warnings_as_notes()
+    show_package_warnings_as_notes()  # idempotent: one note per warning, not two
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn("only 7 of 283 models are complete", IncompleteBenchmarkWarning, stacklevel=1)
+        warnings.warn("something else", UserWarning, stacklevel=1)
+    assert shown == ["**IncompleteBenchmarkWarning**: only 7 of 283 models are complete"]
+    assert "IncompleteBenchmarkWarning" not in capsys.readouterr().err  # others go the usual way
