@@ -20,7 +20,7 @@ from analysis.errors import (
     ResultsConflictError,
     ResultsConflictWarning,
 )
-from analysis.paths import RESULTS_ENV
+from analysis.paths import RESULTS_ENV, display_path
 from analysis.results.leaderboard import (
     ResultFileWarning,
     ResultsNotFoundError,
@@ -334,6 +334,11 @@ def test_wide_restricted_to_tasks(tiny, tmp_path):
 # ----------------------------------------------------------------- several folders
 
 
+def shown(folder: Path) -> str:
+    """A folder as messages and the ``source`` column show it (relative beside the repo)."""
+    return display_path(folder)
+
+
 @pytest.mark.usefixtures("_results_env")
 def test_several_folders_merge_with_their_source(tiny, tmp_path):
     own = tmp_path / "own"
@@ -341,12 +346,12 @@ def test_several_folders_merge_with_their_source(tiny, tmp_path):
     single, _ = load(tiny, tmp_path)
     rows = lb.scores.query("model == 'org/D'")
     assert set(rows["task"]) == {"STSBenchmark", "AILAStatutes"}
-    assert set(rows["source"]) == {str(own)} and set(single.scores["source"]) == {str(tiny)}
+    assert set(rows["source"]) == {shown(own)} and set(single.scores["source"]) == {shown(tiny)}
     others = lb.scores[lb.scores["model"] != "org/D"].reset_index(drop=True)
     pd.testing.assert_frame_equal(others, single.scores)
     no_file = lb.missing.query("model == 'org/D' and task == 'SciFact'")
     assert no_file["reason"].item() == "no result file" and no_file["source"].isna().all()
-    assert lb.provenance["results"] == f"{tiny} + {own}"
+    assert lb.provenance["results"] == f"{shown(tiny)} + {shown(own)}"
     wide = lb.wide(tasks=["STSBenchmark", "AILAStatutes"])
     assert list(wide.columns) == ["org/A", "org/B", "org/D"]
     by_env = load_leaderboard(tasks=TASKS, cache_dir=tmp_path / "lbcache", workers=1)
@@ -371,7 +376,7 @@ def test_identical_results_in_two_folders_merge(tiny, tmp_path):
     lb, _ = load([tiny, copy], tmp_path)
     single, _ = load(tiny, tmp_path)
     pd.testing.assert_frame_equal(lb.summary, single.summary)
-    assert set(lb.scores.query("model == 'org/A'")["source"]) == {str(tiny)}  # the first
+    assert set(lb.scores.query("model == 'org/A'")["source"]) == {shown(tiny)}  # the first
 
 
 def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_path):
@@ -382,8 +387,8 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
         load([tiny, other], tmp_path)
     message = str(err.value)
     for name in ("STSBenchmark", "EnglishFinance1Retrieval"):
-        assert f"{tiny}/remote/results/org__A/r1/{name}.json" in message
-        assert f"{other}/remote/results/org__A/r1/{name}.json" in message
+        assert f"{shown(tiny)}/remote/results/org__A/r1/{name}.json" in message
+        assert f"{shown(other)}/remote/results/org__A/r1/{name}.json" in message
     # opted in by name: the first folder's result is kept, with a short warning naming it
     with pytest.warns(ResultsConflictWarning, match="STSBenchmark") as caught:
         merged = load_leaderboard(
