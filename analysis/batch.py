@@ -284,6 +284,10 @@ def run_notebook(
             # of asking it to exit and waiting (seconds on a busy machine); every output
             # is written by then
             shutdown_kernel="immediate",
+            # ipykernel warns on every start that its localhost TCP sockets are not
+            # encrypted; that line says nothing about the notebook, so the kernel logs
+            # errors only (a notebook's own warnings and errors still show in full)
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except _execution_errors() as err:  # papermill saves the failed notebook before raising
         cell, line, code, message = (
