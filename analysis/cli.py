@@ -1,10 +1,13 @@
-"""``static-rteb`` command: ``batch``, ``run``, ``plan`` and ``status``.
+"""``static-rteb`` command: ``batch``, ``run``, ``plan``, ``status`` and ``distill``.
 
 * ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
   plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
-* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``.
+* ``status``: report a plan's jobs as done / running / failed / interrupted / pending;
+  ``--retry-failed``;
+* ``distill``: a static model2vec model from a sentence-transformers teacher
+  (:mod:`analysis.runs.distill`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ COMMANDS = {
     "run": "analysis.runs.cli",
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
+    "distill": "analysis.runs.distill",
 }
 
 

@@ -9,7 +9,7 @@ Usage (the first code cell after the ``parameters`` cell)::
     nb.table(frame, "significance_claims", pvalue_columns=("p",))   # .md + inline view
     nb.figure(fig, "significance_pairwise_heatmap")                  # PNG + SVG + inline
 
-:func:`setup` filters the known harmless library warnings (see :data:`HARMLESS_WARNINGS`),
+:func:`setup` filters the known harmless library warnings (:mod:`analysis.quiet`),
 turns on inline figures inside a Jupyter kernel (also under papermill, whose executed
 copies then keep the images), applies the project's seaborn style, and resolves the
 results folder (parameter > ``$STATIC_RTEB_RESULTS`` > mteb's default cache). Offline
@@ -19,14 +19,11 @@ exactly what to type.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import html
-import logging
 import os
 import socket
-import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,90 +33,12 @@ import pandas as pd
 from .errors import ResultsNotFoundError
 from .io import format_pvalue, results_label, save_figure, write_markdown_table
 from .paths import RESULTS_ENV, from_root, repo_root, results_location
+from .quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
 
 #: The color of every model that is not one of the post's four.
 OTHER_COLOR = "#b0b0b0"
 #: Colors of the post's models, in the order of the post's RTEB table (colorblind-safe).
 POST_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc")
-
-#: Known harmless library warnings, filtered by category, module and message. Why each:
-#: - mteb's FutureWarnings announce API changes inside mteb itself; our code goes through
-#:   analysis.compat and the pinned mteb, so they say nothing about our results.
-#: - "... is superseded by ...": mteb warns on every run of an older task version. The
-#:   benchmarks we reproduce name those versions on purpose (the post used them).
-#: - "IProgress not found": tqdm without ipywidgets; ipywidgets is pinned, so it only
-#:   appears in a foreign environment, where the text bars still work.
-HARMLESS_WARNINGS: tuple[dict[str, Any], ...] = (
-    {"category": FutureWarning, "module": r"mteb(\.|$)"},
-    {"category": UserWarning, "message": r"The task '.*' is superseded by"},
-    {"category": Warning, "message": r"IProgress not found"},
-)
-
-
-class _HarmlessLogRecords(logging.Filter):
-    """Drops two log messages that only repeat what is known and harmless.
-
-    - mteb logs the "superseded" warning a second time through ``logging``.
-    - transformers logs a "LOAD REPORT" when a checkpoint holds keys the architecture
-      does not use (sentence-transformers checkpoints carry e.g. pooler weights). Only
-      reports whose every row is UNEXPECTED are dropped; MISSING, MISMATCH and
-      CONVERSION rows mean real problems and still show.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if "is superseded by" in message:
-            return False
-        if "LOAD REPORT" in message:
-            return any(word in message for word in ("MISSING", "MISMATCH", "CONVERSION"))
-        return True
-
-
-_LOG_FILTER = _HarmlessLogRecords()
-_FILTERED_LOGGERS = ("mteb", "mteb.abstasks.abstask", "transformers.modeling_utils")
-
-
-def filter_harmless_warnings() -> None:
-    """Install the filters of :data:`HARMLESS_WARNINGS` (idempotent); real warnings still show."""
-    for spec in HARMLESS_WARNINGS:
-        warnings.filterwarnings("ignore", **spec)
-    for name in _FILTERED_LOGGERS:
-        log = logging.getLogger(name)
-        if _LOG_FILTER not in log.filters:
-            log.addFilter(_LOG_FILTER)
-
-
-@contextlib.contextmanager
-def widget_progress(*modules: str) -> Iterator[None]:
-    """Inside the block, the named modules' plain ``tqdm`` bars render like ``tqdm.auto``.
-
-    Some libraries import ``from tqdm import tqdm``; in a notebook each update of such a
-    bar is a new red stderr line (model2vec's "Encoding tokens" while distilling). Within
-    this block their ``tqdm`` is ``tqdm.auto.tqdm``: one widget bar in JupyterLab, the
-    usual text bar in a terminal. The modules are restored afterwards.
-
-    Args:
-        modules: Importable module names whose global ``tqdm`` is swapped.
-
-    Raises:
-        AttributeError: If a module has no ``tqdm`` attribute (the library changed).
-    """
-    import importlib
-
-    from tqdm.auto import tqdm as auto_tqdm
-
-    loaded = [importlib.import_module(name) for name in modules]
-    for module in loaded:
-        if not hasattr(module, "tqdm"):
-            raise AttributeError(f"{module.__name__} has no tqdm to replace.")
-    saved = [module.tqdm for module in loaded]
-    try:
-        for module in loaded:
-            setattr(module, "tqdm", auto_tqdm)  # noqa: B010 - a module global, by name
-        yield
-    finally:
-        for module, original in zip(loaded, saved, strict=True):
-            setattr(module, "tqdm", original)  # noqa: B010
 
 
 def _kernel_shell() -> Any | None:
