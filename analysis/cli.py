@@ -39,5 +39,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(getattr(module, function or "main")(args[1:]) or 0)
 
 
+def console() -> None:
+    """The ``static-rteb`` console script: :func:`main`, then exit with its status.
+
+    A stopped run (status 128 + signal) ends at once, without Python's slow shutdown
+    (:func:`analysis.runs.interrupt.end_if_stopped`).
+    """
+    status = main()
+    if status >= 128:
+        from analysis.runs.interrupt import end_if_stopped
+
+        end_if_stopped(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

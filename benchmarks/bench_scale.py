@@ -192,7 +192,7 @@ def run_slurm(plan: Any, args: argparse.Namespace) -> tuple[float, Any, dict[str
 
     start = time.perf_counter()
     submitted_at = time.time()
-    options = SlurmOptions(cpus_per_job=1, timeout_min=30, max_parallel=args.max_parallel)
+    options = SlurmOptions(cpus_per_worker=1, timeout_min=30, max_parallel=args.max_parallel)
     submission = submit_slurm(plan, plan.jobs, options, batch_size=args.batch_size)
     wait_slurm(submission, poll=0.5, show_progress=False)
     wall = time.perf_counter() - start

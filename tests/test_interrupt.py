@@ -99,11 +99,17 @@ def _signal(process: subprocess.Popen, how: str) -> int:
 
 
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    """Whether a process of group ``pgid`` still runs (zombies waiting to be reaped do not)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if int(fields[2]) == pgid and fields[0] not in {"Z", "X"}:
+            return True
+    return False
 
 
 def _stop(process: subprocess.Popen, how: str) -> tuple[int, str, str, float, int]:

@@ -266,7 +266,7 @@ def test_one_console_script_and_module_entry_point_still_runs() -> None:
     import tomllib
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts == {"static-rteb": "analysis.cli:main"}
+    assert scripts == {"static-rteb": "analysis.cli:console"}
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run(
         [sys.executable, "-m", "analysis.runs.cli", "--help"],

@@ -172,7 +172,7 @@ def _execute(
         "max_parallel": args.max_parallel,
     }
     merged = {k: v if v is not None else options.get(k) for k, v in given.items()}
-    executor = make_executor(args.executor, merged)
+    executor = make_executor(args.executor, {**merged, "verbose": args.verbose})
     try:
         submitted = executor.submit(plan, jobs, batch_size=batch_size)
     except SubmissionError as err:
@@ -328,4 +328,8 @@ def _print_summary(summary: pd.DataFrame) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from analysis.runs.interrupt import end_if_stopped
+
+    status = main()
+    end_if_stopped(status)
+    sys.exit(status)

@@ -252,4 +252,8 @@ def _distill(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from analysis.runs.interrupt import end_if_stopped
+
+    status = main()
+    end_if_stopped(status)
+    sys.exit(status)

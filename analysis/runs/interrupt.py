@@ -23,6 +23,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import logging
+import os
 import signal
 import sys
 import threading
@@ -41,10 +43,19 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    """Signal handler that does nothing.
+
+    Used instead of ``SIG_IGN``: a signal that arrived just before the switch is still
+    delivered to Python, and with ``SIG_IGN`` in place Python raises ``OSError: Signal
+    15 ignored due to race condition`` from wherever the process is cleaning up.
+    """
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     """Signal handler: ignore further stop signals, raise :class:`RunInterrupted` once."""
     for other in STOP_SIGNALS:
-        signal.signal(other, signal.SIG_IGN)
+        signal.signal(other, _ignore)
     raise RunInterrupted(signum=signum)
 
 
@@ -82,7 +93,7 @@ def signals_ignored() -> Iterator[None]:
         return
     previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig in STOP_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
+        signal.signal(sig, _ignore)
     try:
         yield
     finally:
@@ -176,3 +187,19 @@ def stoppable_command(command: Callable[[], int], *, resume: str) -> int:
             # objects are skipped, so the process is gone at once. Nothing is left to write.
             gc.freeze()
             return exit_status(stop.signum)
+
+
+def end_if_stopped(status: int) -> None:
+    """At a command-line entry point: after a stop (``status`` >= 128), end the process now.
+
+    Flushes the standard streams and logging, then ``os._exit(status)``: Python's
+    shutdown would spend another second or more freeing mteb's, torch's and pandas'
+    objects after the run has already stopped and said so. Returns for other statuses
+    (the entry point then exits normally). Call it only where the process ends next.
+    """
+    if status < 128:
+        return
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

@@ -126,7 +126,8 @@ def make_executor(name: str, options: Mapping[str, Any] | None = None) -> Execut
 
     Args:
         name: ``local`` or ``slurm``.
-        options: ``workers`` for local; the fields of :class:`~.slurm.SlurmOptions` for slurm.
+        options: ``workers`` and ``verbose`` for local; the fields of
+            :class:`~.slurm.SlurmOptions` for slurm.
 
     Returns:
         The executor.
@@ -139,7 +140,7 @@ def make_executor(name: str, options: Mapping[str, Any] | None = None) -> Execut
     if name == "local":
         from .local import LocalExecutor
 
-        return LocalExecutor(workers=options.get("workers"))
+        return LocalExecutor(workers=options.get("workers"), verbose=bool(options.get("verbose")))
     from .slurm import SlurmExecutor, SlurmOptions
 
     return SlurmExecutor(SlurmOptions.from_mapping(options))

@@ -5,6 +5,13 @@ run the same worker loop as a SLURM array's elements (:func:`~.worker.run_worker
 they claim the submission's jobs one at a time. This process draws one progress bar
 from the job records.
 
+Workers are started by a fork server (``multiprocessing``'s ``forkserver``), not forked
+from this process: a process that has run scikit-learn's or torch's OpenMP code, or holds
+polars' and pyarrow's threads, cannot be forked safely. A notebook kernel or a test that
+had run one evaluation itself forked workers that hung in their first OpenMP call. The
+server is a fresh process that imports mteb and this package once (``PRELOAD``) and forks
+every worker from there, so workers still start without paying the imports.
+
 Stopping: on ``KeyboardInterrupt`` (Ctrl-C to the terminal's process group, SIGINT or
 SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGTERM;
 each records its job as interrupted, removes its staging folder, releases its lock and
@@ -36,6 +43,9 @@ from .worker import new_token, run_worker
 
 #: Seconds between looks at the job records while waiting.
 POLL = 0.25
+#: Modules the fork server imports once, so that workers forked from it start at once
+#: (the last one freezes the server's objects for the garbage collector: see it).
+PRELOAD = ("analysis.runs.executors.local", "analysis.runs.runner", f"{__package__}._preloaded")
 
 
 class LocalExecutor(Executor):
@@ -50,12 +60,13 @@ class LocalExecutor(Executor):
 
     name: ClassVar[str] = "local"
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *, verbose: bool = False) -> None:
         cores = os.cpu_count() or 1
         self.workers = workers or cores
         if self.workers <= 0:
             raise ValueError(f"workers must be positive, got {self.workers}.")
         self.threads = max(1, cores // self.workers)
+        self.verbose = verbose
 
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> LocalRun:
         """Start ``min(workers, len(jobs))`` worker processes on ``jobs``; log the submission."""
@@ -77,12 +88,11 @@ class LocalExecutor(Executor):
     ) -> list[multiprocessing.process.BaseProcess]:
         if not jobs:
             return []
-        # fork: workers inherit the imported modules (mteb takes seconds to import)
-        context: Any = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        context = _context()
         processes = [
             context.Process(
                 target=_local_worker,
-                args=(list(jobs), token, batch_size, self.threads),
+                args=(list(jobs), token, batch_size, self.threads, self.verbose),
                 name=f"static-rteb worker {i}",
             )
             for i in range(min(self.workers, len(jobs)))
@@ -195,22 +205,37 @@ class LocalRun(Submitted):
         return killed
 
 
-def _local_worker(jobs: list[Job], token: str, batch_size: int, threads: int) -> None:
+def _context() -> Any:
+    """The fork server's context (preloading :data:`PRELOAD`); spawn where there is none."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
+
+
+def _local_worker(
+    jobs: list[Job], token: str, batch_size: int, threads: int, verbose: bool = False
+) -> None:
     """A local worker process: quiet, stops on SIGINT/SIGTERM, runs jobs until none is left."""
     _worker_signals()
-    _quiet_worker()
+    _quiet_worker(verbose)
     try:
         run_worker(jobs, token, batch_size=batch_size, threads=threads)
     except KeyboardInterrupt:  # the job is recorded as interrupted: end quietly, no traceback
         return
 
 
-def _quiet_worker() -> None:
-    """Switch off progress bars inside a worker.
+def _quiet_worker(verbose: bool) -> None:
+    """Inside a worker: no progress bars, and the known harmless warnings hidden.
 
-    The parent shows one bar over jobs, and a forked worker of a Jupyter kernel cannot
-    draw widgets.
+    The parent shows one bar over jobs (a worker of a Jupyter kernel cannot draw widgets);
+    with ``verbose`` every warning shows (``--verbose``).
     """
+    from ...quiet import filter_harmless_warnings, quiet_command_line
+
+    filter_harmless_warnings()
+    quiet_command_line(verbose=verbose)
     try:
         import datasets
     except ImportError:  # pragma: no cover - mteb requires datasets
