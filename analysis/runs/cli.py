@@ -133,6 +133,10 @@ def _run_plan(args: argparse.Namespace) -> int:
     except (ExecutorError, PlanError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.executor == "local":
+        from analysis.runs.executors.local import start_fork_server
+
+        start_fork_server()  # its imports overlap with plan_status's
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere
     busy = [s for s in statuses if s.state == "running" or s.detail.startswith("queued")]

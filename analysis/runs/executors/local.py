@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.forkserver
 import os
 import signal
 import time
@@ -203,6 +204,19 @@ class LocalRun(Submitted):
                 process.join()
                 killed.add(process.pid)
         return killed
+
+
+def start_fork_server() -> None:
+    """Start the fork server now, so that its imports overlap with other work of this process.
+
+    ``static-rteb run --plan`` calls it before reading the plan's status (which imports
+    mteb here too): on two cores the server's imports then cost no extra wait. Harmless
+    when the server already runs, or where there is no fork server.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    _context()
+    multiprocessing.forkserver.ensure_running()
 
 
 def _context() -> Any:
