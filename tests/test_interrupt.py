@@ -267,6 +267,28 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     assert not list((runs / ".locks").rglob("*.lock"))
 
 
+def test_workers_stop_cleanly_when_the_main_process_is_killed(
+    static_model: Path, tmp_path: Path, held: list[FileLock]
+) -> None:
+    """SIGKILL leaves no line to print, but the workers still stop and record their jobs."""
+    runs, plan_file = tmp_path / "runs", tmp_path / "plan.jsonl"
+    plan = _make_plan([str(static_model)], runs, plan_file, FIXTURES, TASKS)
+    _hold(held, runs, static_model, [job.tasks[0] for job in plan.jobs[1:]])
+    process = _start(["--plan", str(plan_file), "--workers", "2", "--quiet"])
+    _wait_for(
+        lambda: _states(plan) == ["done", "running", "running"], process, "the jobs to be underway"
+    )
+    os.kill(process.pid, signal.SIGKILL)
+    sent = time.monotonic()
+    process.communicate(timeout=30)
+    while _group_alive(process.pid) and time.monotonic() - sent < 30:
+        time.sleep(0.05)
+    elapsed = time.monotonic() - sent
+    assert elapsed < STOP_WITHIN, f"workers still ran {elapsed:.1f} s after the main process died"
+    _no_partial_files(runs)
+    assert _states(plan) == ["done", "interrupted", "interrupted"]
+
+
 def test_sigint_to_main_stops_two_minilm_workers_mid_encoding(tmp_path: Path) -> None:
     """The reported case: SIGINT to the main process of a 2-worker MiniLM plan."""
     minilm = str(minilm_dir())

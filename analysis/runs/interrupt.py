@@ -105,9 +105,8 @@ def signals_ignored() -> Iterator[None]:
 def signals_blocked() -> Iterator[None]:
     """Inside the block, SIGINT and SIGTERM are held back (delivered when it ends).
 
-    Wrapped around starting worker processes: a child inherits the blocked mask and
-    unblocks only after installing its own handlers (:func:`worker_signals`), so a
-    Ctrl-C at that moment cannot kill it with a traceback. No-op where the platform
+    Wrapped around a few lines that must not be cut in the middle (a lock file created
+    but not yet holding its holder, :mod:`analysis.runs.locks`). No-op where the platform
     has no ``pthread_sigmask``.
     """
     if not hasattr(signal, "pthread_sigmask"):
@@ -124,8 +123,10 @@ def worker_signals() -> None:
     """In a freshly started worker process: stop on SIGINT/SIGTERM, and with the parent.
 
     Installs :func:`stop_on_signals`' handler for good, asks Linux to send SIGTERM when
-    the parent dies (``PR_SET_PDEATHSIG``: a parent killed with SIGKILL still stops its
-    workers cleanly), then unblocks the signals :func:`signals_blocked` held back.
+    the parent dies (``PR_SET_PDEATHSIG``: the local executor's workers are children of
+    its fork server, which ends when the main process does, so a main process killed with
+    SIGKILL still stops its workers cleanly), and unblocks SIGINT and SIGTERM in case the
+    process inherited them blocked.
     """
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)

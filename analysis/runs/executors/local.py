@@ -16,8 +16,9 @@ Stopping: on ``KeyboardInterrupt`` (Ctrl-C to the terminal's process group, SIGI
 SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGTERM;
 each records its job as interrupted, removes its staging folder, releases its lock and
 exits. A worker still alive after :data:`~analysis.runs.interrupt.GRACE` seconds is
-killed and its job recorded as interrupted here. Workers also stop when this process
-dies (Linux: ``PR_SET_PDEATHSIG``).
+killed and its job recorded as interrupted here. Workers also stop, cleanly, when this
+process is killed outright: the fork server ends with it, and each worker has asked Linux
+for SIGTERM when its parent ends (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any, ClassVar
 from tqdm.auto import tqdm
 
 from ...errors import RunInterrupted
-from ..interrupt import GRACE, signal_of, signals_blocked, signals_ignored
+from ..interrupt import GRACE, signal_of, signals_ignored
 from ..interrupt import worker_signals as _worker_signals
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
@@ -82,7 +83,9 @@ class LocalExecutor(Executor):
                 "options": {"workers": self.workers, "batch_size": batch_size},
             },
         )
-        return LocalRun(plan, tuple(jobs), token, self._start(jobs, token, batch_size))
+        submitted = time.time()
+        processes = self._start(jobs, token, batch_size)
+        return LocalRun(plan, tuple(jobs), token, processes, submitted)
 
     def _start(
         self, jobs: Sequence[Job], token: str, batch_size: int
@@ -98,9 +101,8 @@ class LocalExecutor(Executor):
             )
             for i in range(min(self.workers, len(jobs)))
         ]
-        with signals_blocked():  # a worker unblocks once its own handlers are in place
-            for process in processes:
-                process.start()
+        for process in processes:
+            process.start()
         return processes
 
 
@@ -115,13 +117,14 @@ class LocalRun(Submitted):
         jobs: tuple[Job, ...],
         token: str,
         processes: list[multiprocessing.process.BaseProcess],
+        submitted: float,
     ) -> None:
         self.plan = plan
         self.jobs = jobs
         self.job_ids = tuple(job.job_id for job in jobs)
         self.token = token
         self.processes = processes
-        self.started = time.time()
+        self.started = submitted
 
     def describe(self) -> str:
         """One line: how many jobs on how many local workers."""
@@ -266,6 +269,10 @@ def run_local(
     show_progress: bool = True,
 ) -> list[JobOutcome]:
     """Run ``jobs`` in ``workers`` processes on this machine; a failing job does not stop others.
+
+    As with any ``multiprocessing`` start method but fork, a script that calls this must
+    keep its top-level code under ``if __name__ == "__main__":`` (workers import the
+    script's module); notebooks and ``static-rteb run`` need nothing.
 
     Args:
         plan: The plan the jobs come from.
