@@ -21,9 +21,10 @@ The pieces that stop a run (they all let a ``KeyboardInterrupt`` pass through ev
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import logging
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
@@ -120,31 +121,28 @@ def signals_blocked() -> Iterator[None]:
 
 
 def worker_signals() -> None:
-    """In a freshly started worker process: stop on SIGINT/SIGTERM, and with the parent.
+    """In a freshly started worker process: stop on SIGINT and SIGTERM, and with the main one.
 
-    Installs :func:`stop_on_signals`' handler for good, asks Linux to send SIGTERM when
-    the parent dies (``PR_SET_PDEATHSIG``: the local executor's workers are children of
-    its fork server, which ends when the main process does, so a main process killed with
-    SIGKILL still stops its workers cleanly), and unblocks SIGINT and SIGTERM in case the
-    process inherited them blocked.
+    Installs :func:`stop_on_signals`' handler for good, unblocks SIGINT and SIGTERM in
+    case the process inherited them blocked, and starts a daemon thread that waits on
+    the main process (``multiprocessing.parent_process()``: the process that started the
+    worker, also through a fork server) and sends this worker SIGTERM when it ends. A
+    main process killed outright (SIGKILL, out of memory) thus still stops its workers
+    cleanly, each recording its job as interrupted.
     """
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
-    _die_with_parent()
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
-
-def _die_with_parent() -> None:
-    """Linux only: SIGTERM this process when its parent exits (``prctl(PR_SET_PDEATHSIG)``)."""
-    if not sys.platform.startswith("linux"):
+    main = multiprocessing.parent_process()
+    if main is None:
         return
-    pr_set_pdeathsig = 1
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):  # no libc prctl: the parent's own stop still works
-        return
+
+    def stop_with_main() -> None:
+        multiprocessing.connection.wait([main.sentinel])
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=stop_with_main, name="stop with main process", daemon=True).start()
 
 
 def signal_of(err: BaseException) -> int:

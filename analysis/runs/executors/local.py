@@ -17,8 +17,8 @@ SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGT
 each records its job as interrupted, removes its staging folder, releases its lock and
 exits. A worker still alive after :data:`~analysis.runs.interrupt.GRACE` seconds is
 killed and its job recorded as interrupted here. Workers also stop, cleanly, when this
-process is killed outright: the fork server ends with it, and each worker has asked Linux
-for SIGTERM when its parent ends (``PR_SET_PDEATHSIG``).
+process is killed outright: each watches it and sends itself SIGTERM when it ends
+(:func:`~analysis.runs.interrupt.worker_signals`).
 """
 
 from __future__ import annotations
