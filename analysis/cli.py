@@ -1,4 +1,4 @@
-"""``static-rteb`` command: ``batch``, ``run``, ``plan``, ``status`` and ``distill``.
+"""``static-rteb`` command: ``batch``, ``run``, ``plan``, ``status``, ``distill`` and ``submit``.
 
 * ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
@@ -7,7 +7,9 @@
 * ``status``: report a plan's jobs as done / running / failed / interrupted / pending;
   ``--retry-failed``;
 * ``distill``: a static model2vec model from a sentence-transformers teacher
-  (:mod:`analysis.runs.distill`).
+  (:mod:`analysis.runs.distill`);
+* ``submit``: own runs -> a checked branch of a results-repository checkout
+  (:mod:`analysis.runs.submit`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ COMMANDS = {
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
     "distill": "analysis.runs.distill",
+    "submit": "analysis.runs.submit.cli",
 }
 
 
