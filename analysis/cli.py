@@ -1,10 +1,13 @@
-"""``static-rteb`` command: ``batch``, ``run``, ``plan`` and ``status``.
+"""``static-rteb`` command: ``batch``, ``run``, ``plan``, ``status``, ``distill`` and ``submit``.
 
 * ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
   plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
-* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``;
+* ``status``: report a plan's jobs as done / running / failed / interrupted / pending;
+  ``--retry-failed``;
+* ``distill``: a static model2vec model from a sentence-transformers teacher
+  (:mod:`analysis.runs.distill`);
 * ``submit``: own runs -> a checked branch of a results-repository checkout
   (:mod:`analysis.runs.submit`).
 """
@@ -20,6 +23,7 @@ COMMANDS = {
     "run": "analysis.runs.cli",
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
+    "distill": "analysis.runs.distill",
     "submit": "analysis.runs.submit.cli",
 }
 
@@ -38,5 +42,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(getattr(module, function or "main")(args[1:]) or 0)
 
 
+def console() -> None:
+    """The ``static-rteb`` console script: :func:`main`, then exit with its status.
+
+    A stopped run (status 128 + signal) ends at once, without Python's slow shutdown
+    (:func:`analysis.runs.interrupt.end_if_stopped`).
+    """
+    status = main()
+    if status >= 128:
+        from analysis.runs.interrupt import end_if_stopped
+
+        end_if_stopped(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -1,14 +1,17 @@
-"""Every use of mteb's private API, in one place.
+"""Every use of mteb's and submitit's private API, in one place.
 
-mteb does not promise stability for underscore names. Each function here wraps one of
+mteb does not promise stability for underscore names, nor submitit for what its
+top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
-name or its behaviour, so the breakage shows up in CI instead of as wrong numbers.
+name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
+one patch of a public mteb method (a local task's ``load_data``) lives here too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import types
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +81,59 @@ def legacy_task_type(task_name: str) -> str | None:
     outdated = getattr(task_result, "outdated_tasks", {})
     task = outdated.get(task_name) or task_registry().get(task_name)
     return None if task is None else str(task.metadata.type)
+
+
+# --------------------------------------------------------------------------- mteb tasks
+
+
+def replace_load_data(task: Any, load: Callable[[], Any]) -> Any:
+    """Make ``task`` read its data from ``load()`` instead of the hub; returns ``task``.
+
+    Replaces the instance's ``load_data`` (mteb's ``AbsTask.load_data(self, num_proc=...,
+    **kwargs)``) with one that sets ``task.dataset = load()`` and ``data_loaded``, the
+    two attributes mteb's evaluation reads; ``unload_data`` (which mteb calls between
+    models) resets them, and the next ``load_data`` builds the data again. mteb has no
+    public hook for a task's data source, so this relies on ``mteb.evaluate`` calling
+    ``task.load_data()`` on the instance and on those two attribute names
+    (``tests/test_compat.py`` checks both with the installed mteb).
+    """
+
+    def load_data(self: Any, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Build the task's datasets from the local rows (mteb's ``load_data`` signature)."""
+        if self.data_loaded:
+            return
+        self.dataset = load()
+        self.data_loaded = True
+
+    task.load_data = types.MethodType(load_data, task)
+    return task
+
+
+# --------------------------------------------------------------------------- submitit
+
+
+def submitit_pickle_load(path: str | Path) -> Any:
+    """Read a pickle submitit wrote (``submitit.core.utils.pickle_load``).
+
+    A job's ``<id>_result.pkl`` holds ``(outcome, value)``: ``("success", result)`` or
+    ``("error", traceback text)``. submitit's loader is not part of its top-level API.
+    """
+    from submitit.core.utils import pickle_load
+
+    return pickle_load(Path(path))
+
+
+def submitit_failed_job_error() -> type[Exception]:
+    """The error submitit raises when ``sbatch`` rejects a submission (``FailedJobError``).
+
+    It lives in ``submitit.core.utils``, outside submitit's top-level API.
+    """
+    from submitit.core.utils import FailedJobError
+
+    return FailedJobError
+
+
+# --------------------------------------------------------------------------- submission
 
 
 def hf_languages_to_mteb(codes: str | list[str] | None) -> list[str] | None:

@@ -117,8 +117,79 @@ class SubmissionError(AnalysisError, RuntimeError):
     """SLURM rejected a submission; the message is SLURM's own."""
 
 
+class DistillError(AnalysisError, ValueError):
+    """A distillation cannot start (vocabulary file, output folder); the message says why."""
+
+
 class JobFailedError(AnalysisError, RuntimeError):
     """Some tasks of a job failed (their errors and tracebacks are in the message)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT (Ctrl-C, a notebook kernel interrupt) or SIGTERM.
+
+    What finished is saved; what was interrupted left no partial result file and runs
+    again on the next run. It is a ``KeyboardInterrupt`` and, on purpose, not an
+    :class:`AnalysisError`: no ``except Exception`` (ours, mteb's, a user's) may swallow
+    a stop request.
+
+    Attributes:
+        signum: The signal that stopped the run (``signal.SIGINT`` or ``signal.SIGTERM``).
+        finished: Units (jobs, evaluations) that ended, done or failed, before the stop.
+        interrupted: Units stopped midway (recorded as interrupted; a rerun runs them).
+        not_started: Units that never started.
+        unit: What the counts count, e.g. ``"job"``.
+        note: What to do next, or what keeps running (e.g. a SLURM array).
+        message: Replaces the counts in :meth:`summary` (for a stop that ended no unit,
+            such as Ctrl-C while waiting for a SLURM array), or None.
+        detached: The work goes on without this process (a SLURM array): there is
+            nothing to resume, and :attr:`note` says how to follow or cancel it.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        signum: int = 2,
+        finished: int = 0,
+        interrupted: int = 0,
+        not_started: int = 0,
+        unit: str = "job",
+        note: str = "",
+        detached: bool = False,
+    ) -> None:
+        self.signum = signum
+        self.detached = detached
+        self.finished = finished
+        self.interrupted = interrupted
+        self.not_started = not_started
+        self.unit = unit
+        self.note = note
+        self.message = message
+        super().__init__(self.summary())
+
+    @property
+    def signal_name(self) -> str:
+        """``SIGINT``, ``SIGTERM``, ... (``signal <n>`` for an unknown number)."""
+        import signal
+
+        try:
+            return signal.Signals(self.signum).name
+        except ValueError:
+            return f"signal {self.signum}"
+
+    def summary(self, note: str | None = None) -> str:
+        """One line: the signal, what finished, what was interrupted, what never started.
+
+        Args:
+            note: Replaces :attr:`note` at the end (e.g. the exact command to resume).
+        """
+        counts = self.message or (
+            f"{self.finished} {self.unit}(s) finished, {self.interrupted} interrupted, "
+            f"{self.not_started} not started; no partial result file is kept"
+        )
+        note = self.note if note is None else note
+        return f"Interrupted ({self.signal_name}): {counts}" + (f". {note}" if note else ".")
 
 
 class LeaderboardSubmitError(AnalysisError, ValueError):
@@ -232,6 +303,7 @@ __all__: Sequence[str] = [
     "ResultsConflictWarning",
     "ResultsNotFoundError",
     "ResultsRevisionError",
+    "RunInterrupted",
     "UnknownModelError",
     "UnknownNameError",
     "UnknownTaskError",

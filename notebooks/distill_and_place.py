@@ -14,8 +14,9 @@
 # %% [markdown]
 # # Distil a static model, evaluate teacher and student, place both on the leaderboard
 #
-# `model2vec.distill` turns a local sentence-transformers model (the teacher) into a
-# static model (the student) offline. Both run on the same tasks through
+# `analysis.runs.distill.distill_model` (what `static-rteb distill` runs: model2vec's
+# distillation, one progress bar, written atomically) turns a local sentence-transformers
+# model (the teacher) into a static model (the student) offline. Both run on the same tasks through
 # `analysis.runs.runner.run_evaluation`; both are then placed among the leaderboard models
 # that have every one of those tasks. Finally, per-query nDCG@10 from the saved
 # retrieval predictions gives a paired test of teacher against student over queries.
@@ -38,18 +39,19 @@ output_dir: str = "figures"  # tables, relative to the repo root
 import pandas as pd
 
 from analysis.io import format_pvalue
-from analysis.notebook import setup, widget_progress
+from analysis.notebook import setup
 from analysis.paths import from_root
 from analysis.results.leaderboard import load_leaderboard
-from analysis.results.placement import place, resolve_source
+from analysis.results.placement import place
+from analysis.runs.distill import distill_model
 from analysis.runs.local_tasks import discover_local_tasks
-from analysis.runs.models import load_model
+from analysis.runs.models import load_model, model_source
 from analysis.runs.retrieval_metrics import checked_per_query_ndcg, read_qrels_tsv
 from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
 from analysis.stats import paired_bootstrap
 
 nb = setup("distill_and_place.py")
-teacher_dir = resolve_source(teacher)
+teacher_dir = model_source(teacher)
 student_path = from_root(student_dir)
 runs = from_root(runs_dir)
 
@@ -58,11 +60,7 @@ runs = from_root(runs_dir)
 
 # %%
 if not (student_path / "config.json").is_file():
-    from model2vec.distill import distill
-
-    with widget_progress("model2vec.distill.inference"):  # one bar, not a line per update
-        student_model = distill(model_name=teacher_dir, pca_dims=pca_dims)
-    student_model.save_pretrained(str(student_path))
+    distill_model(teacher_dir, student_path, pca_dims=pca_dims)  # = static-rteb distill TEACHER -o FOLDER
 student = load_model(student_path)
 teacher_model = load_model(teacher_dir, name=teacher_name)
 student_meta, teacher_meta = student.mteb_model_meta, teacher_model.mteb_model_meta

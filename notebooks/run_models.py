@@ -54,14 +54,9 @@ from analysis.notebook import setup
 from analysis.paths import from_root
 from analysis.results.blog import report_scores
 from analysis.results.leaderboard import load_leaderboard
-from analysis.results.placement import compare_with_leaderboard, resolve_source
-from analysis.runs.executors import (
-    SlurmOptions,
-    check_executor,
-    run_local,
-    submit_slurm,
-    wait_slurm,
-)
+from analysis.results.placement import compare_with_leaderboard
+from analysis.runs.executors import check_executor, make_executor
+from analysis.runs.models import model_source
 from analysis.runs.plan import check_plan, make_plan, read_plan, write_plan
 from analysis.runs.status import plan_status, result_rows, state_counts, status_table
 
@@ -75,7 +70,7 @@ if plan:
 else:
     names = [model_names[i] if i < len(model_names) and model_names[i] else None for i in range(len(models))]
     run_plan = make_plan(
-        [resolve_source(source) for source in models], tasks, results_dir=from_root(runs_dir), names=names,
+        [model_source(source) for source in models], tasks, results_dir=from_root(runs_dir), names=names,
         local_tasks_dir=from_root(local_tasks_dir) if local_tasks_dir else None,
         public_only=public_only, tasks_per_job=tasks_per_job,
     )
@@ -85,13 +80,15 @@ display(Markdown(f"Plan `{run_plan.path}`: {len(run_plan.jobs)} jobs, results in
 
 # %% [markdown]
 # ## Run the unfinished jobs (resumable; one progress bar over jobs)
+# Interrupting the kernel stops the local workers within seconds: finished jobs are kept,
+# the running ones are recorded as interrupted (no partial file), and running this cell
+# again resumes. With `executor = "slurm"`, an interrupt stops the waiting only: the array
+# keeps running (`static-rteb status --plan ...` follows it, `scancel <array id>` stops it).
 
 # %%
-todo = [run_plan.job(s.job_id) for s in plan_status(run_plan) if s.state in ("pending", "failed") and not s.detail.startswith("queued")]
-if todo and executor == "local":
-    run_local(run_plan, todo, workers=workers or None, batch_size=batch_size)
-elif todo:
-    wait_slurm(submit_slurm(run_plan, todo, SlurmOptions(), batch_size=batch_size))
+todo = [run_plan.job(s.job_id) for s in plan_status(run_plan) if s.state in ("pending", "failed", "interrupted") and not s.detail.startswith("queued")]
+if todo:
+    make_executor(executor, {"workers": workers or None}).submit(run_plan, todo, batch_size=batch_size).wait()
 statuses = plan_status(run_plan)
 display(status_table(statuses))
 counts = state_counts(statuses)

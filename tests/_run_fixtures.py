@@ -55,16 +55,109 @@ def copy_fixture(kind: str, target: Path) -> Path:
 def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A model2vec static model distilled offline from the packaged MiniLM (once a session).
 
-    Test modules wrap this in a session fixture; the folder lives in the session's base
-    temp folder, so the second module to ask finds it made.
+    Made with :func:`analysis.runs.distill.distill_model` (what ``static-rteb distill``
+    runs). Test modules wrap this in a session fixture; the folder lives in the session's
+    base temp folder, so the second module to ask finds it made. With
+    ``$STATIC_RTEB_TEST_MODELS`` set, it is kept in that folder across sessions instead
+    (the distillation takes minutes on two busy cores); it is written atomically, so a
+    stopped session never leaves half a model there.
     """
-    folder = tmp_path_factory.getbasetemp() / "static-minilm-m2v"
+    keep = os.environ.get("STATIC_RTEB_TEST_MODELS")
+    root = Path(keep) if keep else tmp_path_factory.getbasetemp()
+    folder = root / "static-minilm-m2v-128"
     if not (folder / "config.json").is_file():
-        from model2vec.distill import distill
+        from analysis.runs.distill import distill_model
 
-        model = distill(model_name=str(minilm_dir()), pca_dims=128)
-        model.save_pretrained(str(folder))
+        distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False)
     return folder
+
+
+#: Words of the tiny teacher's vocabulary (besides BERT's special tokens).
+TINY_WORDS = (
+    "the a of and to in is for on with cat dog bird fish tree river stone cloud rain sun "
+    "moon star road house door window table chair bread soup tea milk red green blue "
+    "small large quick slow old new run walk swim fly read write sing play"
+).split()
+
+
+def tiny_teacher(folder: Path) -> Path:
+    """A tiny random BERT teacher (one layer, 32 dimensions, ~60 tokens), saved offline.
+
+    Not a real model: it exists so that ``static-rteb distill`` runs end to end in a
+    second. Made once per folder.
+    """
+    if (folder / "config.json").is_file():
+        return folder
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *TINY_WORDS]
+    backend = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    backend.normalizer = normalizers.BertNormalizer(lowercase=True)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+def slow_clustering_task(target: Path, *, texts: int = 240, words: int = 180) -> Path:
+    """A local clustering task (TwentyNewsgroupsClustering's code) of long synthetic texts.
+
+    Slow for a transformer on purpose (MiniLM on one thread: tens of seconds), so a test
+    can stop a run in the middle of encoding. Not MTEB data: the texts are generated.
+    """
+    folder = target / "SlowClustering"
+    if (folder / "task.json").is_file():
+        return target
+    import json
+    import random
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "task.json").write_text(
+        json.dumps(
+            {
+                "mteb_task": "TwentyNewsgroupsClustering",
+                "type": "Clustering",
+                "split": "test",
+                "format": "clustering-jsonl",
+                "source": "generated test fixture, not MTEB data",
+            }
+        )
+    )
+    rng = random.Random(0)
+    labels = ("cooking", "football", "weather", "music")
+    lines = [
+        json.dumps(
+            {
+                "text": " ".join(rng.choice(TINY_WORDS) for _ in range(words)),
+                "label": labels[i % len(labels)],
+                "set": 0,
+            }
+        )
+        for i in range(texts)
+    ]
+    (folder / "test.jsonl").write_text("\n".join(lines) + "\n")
+    return target
 
 
 def truncated_static_model(source: Path, target: Path, dims: int) -> Path:

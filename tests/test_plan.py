@@ -5,7 +5,9 @@ The SLURM executor is tested against a real one-node cluster in tests/test_slurm
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from _run_fixtures import (
     FIXTURE_TASKS,
     FIXTURES,
+    REPO,
     distilled_static_model,
     truncated_static_model,
 )
@@ -150,6 +153,7 @@ def test_plan_run_status_retry_with_local_workers(
         "done": 4,
         "running": 0,
         "failed": 2,
+        "interrupted": 0,
         "pending": 0,
     }
     for job in plan.jobs:
@@ -187,8 +191,8 @@ def test_plan_run_status_retry_with_local_workers(
 def test_dispatcher_lists_the_new_commands(capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
-    assert all(command in out for command in ("plan", "status", "run", "batch"))
-    for command in ("plan", "status", "run"):
+    assert all(command in out for command in ("plan", "status", "run", "batch", "distill"))
+    for command in ("plan", "status", "run", "distill"):
         with pytest.raises(SystemExit) as stop:
             cli.main([command, "--help"])
         assert stop.value.code == 0
@@ -199,5 +203,133 @@ def test_dispatcher_lists_the_new_commands(capsys: pytest.CaptureFixture) -> Non
         "--executor",
         "--max-parallel",
         "--partition",
+        "--cpus-per-worker",
+        "--gpus-per-worker",
+        "--mem-gb-per-worker",
+        "--verbose",
+        "--pca-dims",
+        "--vocabulary",
     ):
         assert option in help_text
+    for old in ("--cpus-per-job", "--gpus-per-job", "--mem-gb "):
+        assert old not in help_text  # deprecated names work but are not advertised
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value", "dest"),
+    [
+        ("--cpus-per-job", "--cpus-per-worker", "4", ("cpus_per_worker", 4)),
+        ("--gpus-per-job", "--gpus-per-worker", "1", ("gpus_per_worker", 1)),
+        ("--mem-gb", "--mem-gb-per-worker", "8", ("mem_gb_per_worker", 8.0)),
+    ],
+)
+def test_old_per_job_flags_are_deprecated_aliases_of_the_per_worker_ones(
+    old: str, new: str, value: str, dest: tuple, capsys: pytest.CaptureFixture
+) -> None:
+    from analysis.runs.cli_args import build_parser, build_status_parser
+
+    for parser, extra in ((build_parser(), []), (build_status_parser(), ["--plan", "p.jsonl"])):
+        args = parser.parse_args([*extra, old, value])
+        assert getattr(args, dest[0]) == dest[1]
+        message = capsys.readouterr().err
+        assert f"{old} is deprecated" in message and new in message
+        assert getattr(parser.parse_args([*extra, new, value]), dest[0]) == dest[1]
+        assert capsys.readouterr().err == ""
+
+
+def test_submissions_logged_with_old_option_names_still_retry(tmp_path: Path) -> None:
+    from analysis.runs.executors import SlurmOptions, log_submission, read_submissions
+    from analysis.runs.plan import Plan
+
+    plan = Plan(results_dir=str(tmp_path), jobs=())
+    old = {"cpus_per_job": 4, "gpus_per_job": 1, "mem_gb": 16.0, "timeout_min": 30}
+    log_submission(plan, {"executor": "slurm", "jobs": {}, "options": old})
+    (entry,) = read_submissions(plan)
+    assert entry["options"] == {
+        "cpus_per_worker": 4,
+        "gpus_per_worker": 1,
+        "mem_gb_per_worker": 16.0,
+        "timeout_min": 30,
+    }
+    options = SlurmOptions.from_mapping(old)
+    assert (options.cpus_per_worker, options.gpus_per_worker, options.mem_gb_per_worker) == (
+        4,
+        1,
+        16.0,
+    )
+    assert options.submitit_parameters(2)["mem_gb"] == 16.0
+
+
+def test_one_console_script_and_module_entry_point_still_runs() -> None:
+    import subprocess
+    import sys
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"static-rteb": "analysis.cli:console"}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "analysis.runs.cli", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0 and "static-rteb run" in done.stdout
+
+
+RUNS = REPO / "analysis" / "runs"
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    )
+
+
+def test_runs_room_exits_only_at_entry_points_and_hides_no_failure() -> None:
+    """No SystemExit / sys.exit outside ``__main__`` guards; every broad except re-raises,
+    passes its error on (uses ``err`` of ``except Exception as err``) or says (in a comment
+    on its line) where the failure is reported."""
+    offenders = []
+    for path in sorted(RUNS.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        lines = source.splitlines()
+        tree = ast.parse(source)
+        guarded = {
+            id(inner) for node in ast.walk(tree) if _is_main_guard(node) for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 0)}"
+            if id(node) in guarded:
+                continue
+            if isinstance(node, ast.Name) and node.id == "SystemExit":
+                offenders.append(f"{where}: SystemExit")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "exit"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                offenders.append(f"{where}: sys.exit")
+            if isinstance(node, ast.ExceptHandler) and (
+                node.type is None
+                or (
+                    isinstance(node.type, ast.Name)
+                    and node.type.id in {"Exception", "BaseException"}
+                )
+            ):
+                reraises = any(isinstance(inner, ast.Raise) for inner in ast.walk(node))
+                # a handler that passes its error on (into a report, a record) hides nothing
+                passes_on = node.name is not None and any(
+                    isinstance(inner, ast.Name) and inner.id == node.name
+                    for stmt in node.body
+                    for inner in ast.walk(stmt)
+                )
+                if not (reraises or passes_on) and "#" not in lines[node.lineno - 1]:
+                    offenders.append(f"{where}: broad except that neither re-raises nor says why")
+    assert not offenders, "\n".join(offenders)

@@ -357,7 +357,10 @@ def test_cli_runs_and_resumes(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["-m", "no/such-model", "-t", "STSBenchmark"], "offline.*Pass a local model folder"),
+        (
+            ["-m", "no/such-model", "-t", "STSBenchmark"],
+            r"no network \(HF_HUB_OFFLINE or no connection\): pass a local folder with --name",
+        ),
         (["-m", "./no-such-folder", "-t", "STSBenchmark"], "does not exist"),
         (["-m", "nonsense id", "-t", "STSBenchmark"], "neither an existing folder"),
         (["-m", "x/y", "-t", "STSBenchmrk"], "Closest names: 'STSBenchmark'"),

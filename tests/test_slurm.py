@@ -4,7 +4,9 @@ A plan of 2 static models x 3 local tasks runs as one submitit job array. One jo
 mid-run (the test holds the lock of its last task), ``scancel``-ed, reported failed with
 SLURM's own message, rejected once on resubmission (unknown partition: SLURM's message),
 then resumed; the final results equal a local-executor run's exactly (main scores, and
-the files apart from timing fields).
+the files apart from timing fields). Ctrl-C while ``run --wait`` waits for an array stops
+the waiting within 5 s and leaves the array running, naming ``static-rteb status`` and
+``scancel <array id>``.
 
 In CI (``CI=true``) this test must run: a cluster that cannot start fails it. Elsewhere it
 skips when this is not root or SLURM is neither installed nor installable with apt.
@@ -133,7 +135,7 @@ def test_slurm_array_cancel_resume_equals_local_run(
     blocker = FileLock(lock_path(slurm_runs, held, last))
     assert blocker.acquire(blocking=False)
     try:
-        submit = ["run", "--plan", plan_file, "--executor", "slurm", "--cpus-per-job", "1"]
+        submit = ["run", "--plan", plan_file, "--executor", "slurm", "--cpus-per-worker", "1"]
         assert cli.main([*submit, "--timeout-min", "10", "--quiet"]) == 0
         waiting = [result_path(slurm_runs, held, task) for task in TASKS[:-1]]
         _wait_for(lambda: all(p.is_file() for p in waiting), 240, "the held job's first tasks")
@@ -202,3 +204,60 @@ def test_slurm_array_cancel_resume_equals_local_run(
     assert files == sorted(
         p.relative_to(local_runs / "results") for p in (local_runs / "results").rglob("*")
     )
+
+
+def test_ctrl_c_while_waiting_leaves_the_array_running(
+    slurm_cluster: Path, models: list[Path], tmp_path: Path
+) -> None:
+    import signal
+    import sys
+
+    from analysis.runs.executors import read_record, read_submissions
+    from analysis.runs.executors.slurm import ACTIVE_STATES, slurm_queue
+
+    tasks_dir = Path(shutil.copytree(FIXTURES, tmp_path / "tasks"))
+    runs = tmp_path / "runs"
+    plan_file = _plan(models[:1], tasks_dir, runs, tmp_path / "plan.jsonl", per_job=3)
+    plan = read_plan(plan_file)
+    (job,) = plan.jobs
+    meta = load_model(models[0]).mteb_model_meta
+    blocker = FileLock(lock_path(runs, meta, TASKS[1]))  # the job waits there: mid-run
+    assert blocker.acquire(blocking=False)
+    try:
+        argv = ["run", "--plan", plan_file, "--executor", "slurm", "--wait"]
+        argv += ["--cpus-per-worker", "1", "--timeout-min", "10", "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        waiter = subprocess.Popen(
+            [sys.executable, "-m", "analysis.cli", *argv],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        _wait_for(
+            lambda: (read_record(plan, job.job_id) or {}).get("state") == "running",
+            240,
+            "the SLURM worker to start the job",
+        )
+        os.killpg(waiter.pid, signal.SIGINT)  # Ctrl-C in the terminal that waits
+        sent = time.monotonic()
+        out, err = waiter.communicate(timeout=30)
+        elapsed = time.monotonic() - sent
+        assert elapsed < 5.0, f"stopped waiting after {elapsed:.1f} s"
+        assert waiter.returncode == 130
+        assert "Submitted 1 job(s) to 1 worker(s)" in out
+        assert "Traceback" not in err
+        (line,) = [x for x in err.splitlines() if x.startswith("Interrupted (")]
+        (array,) = {w.split("_")[0] for w in read_submissions(plan)[-1]["workers"]}
+        assert "keeps running" in line
+        assert f"static-rteb status --plan {plan_file}" in line
+        assert f"scancel {array}" in line
+        worker = read_record(plan, job.job_id)["slurm_job_id"]
+        assert slurm_queue()[worker][0] in ACTIVE_STATES  # the array still runs
+        assert plan_status(plan)[0].state == "running"
+    finally:
+        blocker.release()
+    _wait_for(lambda: plan_status(plan)[0].state == "done", 240, "the array to finish the job")
+    assert all(result_path(runs, meta, task).is_file() for task in TASKS)

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from analysis.runs import executors
 from analysis.runs.executors import (
-    _write_record,
     claim,
     claims_dir,
     log_submission,
     run_worker,
+    worker,
+    write_record,
 )
 from analysis.runs.plan import Job, Plan, write_plan
 from analysis.runs.status import plan_status
@@ -82,7 +82,7 @@ def _worker(jobs: list[Job], token: str) -> dict[str, object]:
 def test_two_workers_run_every_job_exactly_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(executors, "run_job", _fake_run_job(0.1))
+    monkeypatch.setattr(worker, "run_job", _fake_run_job(0.1))
     jobs = _jobs(tmp_path, 8)
     with FORK.Pool(2) as pool:
         outcomes = pool.starmap(_worker, [(jobs, "tok")] * 2)
@@ -96,7 +96,7 @@ def test_two_workers_run_every_job_exactly_once(
 def test_a_failing_job_does_not_stop_the_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(executors, "run_job", _fake_run_job(0.0, frozenset({"job01"})))
+    monkeypatch.setattr(worker, "run_job", _fake_run_job(0.0, frozenset({"job01"})))
     jobs_file = write_plan(_plan(tmp_path, 4), claims_dir(tmp_path, "tok") / "jobs.jsonl")
     outcome = run_worker(jobs_file.path, "tok")  # as SLURM workers get them: one shared file
     assert outcome == {
@@ -109,7 +109,7 @@ def test_a_failing_job_does_not_stop_the_worker(
 def test_a_worker_takes_no_job_it_cannot_finish_in_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(executors, "run_job", _fake_run_job(0.3))
+    monkeypatch.setattr(worker, "run_job", _fake_run_job(0.3))
     # 0.6 s limit: after a 0.3 s job, 0.3 s are left < 1.25 x 0.3 s
     outcome = run_worker(_jobs(tmp_path, 4), "tok", timeout_min=0.01)
     assert outcome["ran"] == ["job00"]
@@ -134,7 +134,7 @@ def _submit(plan: Plan, workers: list[str]) -> None:
 
 
 def _started(job: Job, state: str, slurm_id: str, **fields: object) -> None:
-    _write_record(job, state=state, started=time.time(), slurm_job_id=slurm_id, **fields)
+    write_record(job, state=state, started=time.time(), slurm_job_id=slurm_id, **fields)
 
 
 def test_status_of_a_worker_array(tmp_path: Path) -> None:

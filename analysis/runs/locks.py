@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .interrupt import signals_blocked
+
 if TYPE_CHECKING:
     from mteb.models import ModelMeta
 
@@ -242,22 +244,25 @@ class FileLock:
         return age > self.stale_after
 
     def _try_create(self) -> bool:
-        try:
-            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            return False
-        info = LockInfo(
-            host=socket.gethostname(),
-            pid=os.getpid(),
-            pid_start=process_start(os.getpid()),
-            started=time.time(),
-            token=uuid.uuid4().hex,
-        )
-        with os.fdopen(fd, "w") as handle:
-            json.dump(asdict(info), handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        self.info = info
+        # Ctrl-C / SIGTERM wait until the file holds its holder: an empty lock file would
+        # count as held (by an unknown process) until it is stale_after seconds old.
+        with signals_blocked():
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
+            info = LockInfo(
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                pid_start=process_start(os.getpid()),
+                started=time.time(),
+                token=uuid.uuid4().hex,
+            )
+            with os.fdopen(fd, "w") as handle:
+                json.dump(asdict(info), handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            self.info = info
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"lock {self.path}", daemon=True)
         self._thread.start()

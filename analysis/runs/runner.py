@@ -46,8 +46,9 @@ from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
 from .. import compat
-from ..errors import UnknownTaskError, close_names
+from ..errors import RunInterrupted, UnknownTaskError, close_names
 from ..io import atomic_write_bytes
+from .interrupt import signal_of
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import FileLock, lock_path, pid_alive, task_lock
 from .models import load_model
@@ -198,7 +199,10 @@ def read_valid_result(path: Path) -> TaskResult | None:
         return None
     try:
         return TaskResult.from_disk(path)
-    except Exception as err:  # truncated JSON, schema errors: all mean "not usable"
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        # truncated JSON (JSONDecodeError), schema errors (pydantic's ValidationError is a
+        # ValueError), missing or mistyped fields: the file is not a usable result.
+        # OSError (permissions, a vanished disk) is not this and propagates.
         aside = path.with_name(path.name + ".corrupt")
         os.replace(path, aside)
         logger.warning(
@@ -248,6 +252,10 @@ def run_evaluation(
     Raises:
         ValueError: If ``overwrite`` or ``batch_size`` is invalid.
         UnknownTaskError: If a task name is unknown (before anything runs).
+        RunInterrupted: On ``KeyboardInterrupt`` (Ctrl-C, a notebook kernel interrupt;
+            SIGTERM under :func:`analysis.runs.interrupt.stop_on_signals`): the running
+            evaluation's staging folder is removed and its lock released, so no partial
+            file is left; finished evaluations are kept, and running again resumes.
     """
     if overwrite not in OVERWRITE_STRATEGIES:
         raise ValueError(f"overwrite must be one of {OVERWRITE_STRATEGIES}, got {overwrite!r}.")
@@ -266,9 +274,21 @@ def run_evaluation(
         "show_progress": show_progress
         and (not _in_jupyter_kernel() if batch_progress is None else batch_progress),
     }
-    for model_like in models:
-        rows.extend(_run_model(model_like, task_list, results_dir, pairs, **options))
-    pairs.close()
+    total = len(models) * len(task_list)
+    try:
+        for model_like in models:
+            _run_model(model_like, task_list, results_dir, pairs, rows, **options)
+    except KeyboardInterrupt as err:  # the running task kept nothing partial (see _run_one)
+        raise RunInterrupted(
+            signum=signal_of(err),
+            finished=len(rows),
+            interrupted=1,
+            not_started=total - len(rows) - 1,
+            unit="evaluation",
+            note="Run again to resume (finished evaluations are kept)",
+        ) from None
+    finally:
+        pairs.close()
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     summary.attrs["tracebacks"] = {
         (row["model"], row["task"]): row["traceback"] for row in rows if row.get("traceback")
@@ -289,22 +309,23 @@ def _run_model(
     tasks: list[AbsTask],
     results_dir: Path,
     pairs: tqdm,
+    rows: list[dict[str, object]],
     **options: Any,
-) -> list[dict[str, object]]:
+) -> None:
+    """Evaluate one model on ``tasks``, appending a row per task to ``rows`` as each ends."""
     label = str(model_like.source if isinstance(model_like, ModelSpec) else model_like)
     try:
         model = _load(model_like)
-    except Exception as err:
+    except Exception as err:  # reported as a failed row per task, with the error
         pairs.update(len(tasks))
         message = f"model could not be loaded: {type(err).__name__}: {err}"
-        return [_row(label, None, t.metadata.name, "failed", None, message) for t in tasks]
+        rows.extend(_row(label, None, t.metadata.name, "failed", None, message) for t in tasks)
+        return
     meta = model.mteb_model_meta
-    rows = []
     for task in tasks:
         pairs.set_description(f"{meta.name} | {task.metadata.name}")
         rows.append(_run_one(model, meta, task, results_dir, **options))
         pairs.update(1)
-    return rows
 
 
 def _load(model_like: str | Path | ModelSpec | EncoderProtocol) -> EncoderProtocol:
@@ -367,7 +388,7 @@ def _run_one(
                 show_progress=show_progress,
             )
             return row("ran", _main_score(result, task))
-        except Exception as err:
+        except Exception as err:  # the row reports it (error + traceback); other tasks go on
             trace = traceback.format_exc()
             logger.debug("Task %s failed for %s:\n%s", name, meta.name, trace)
             return {**row("failed", error=f"{type(err).__name__}: {err}"), "traceback": trace}

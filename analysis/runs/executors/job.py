@@ -1,0 +1,131 @@
+"""The job function every executor calls: load the model, check it, evaluate its tasks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import traceback
+from typing import Any
+
+from ...errors import JobFailedError, PlanMismatchError
+from ..interrupt import signal_of
+from ..plan import Job
+from .records import slurm_ids, this_process, write_record
+
+
+def run_job(job: Job, *, batch_size: int = 32, threads: int | None = None) -> list[dict[str, Any]]:
+    """Run one job of a plan: load the model, check it, evaluate its tasks. Raises if any failed.
+
+    The job's record (:mod:`.records`) says ``running`` while it runs, then ``done``,
+    ``failed`` (with error and traceback) or ``interrupted`` (Ctrl-C, SIGTERM: the
+    interrupted task left no partial file, and the next run of the plan runs the job).
+
+    Args:
+        job: The job.
+        batch_size: Encoding batch size.
+        threads: Torch threads (default: ``$SLURM_CPUS_PER_TASK``, else torch's default).
+
+    Returns:
+        One summary row per task (model, revision, task, status, main_score, error).
+
+    Raises:
+        PlanMismatchError: The model's content, name or revision differs from the plan's.
+        JobFailedError: Some tasks failed; the others' results are saved.
+        KeyboardInterrupt: The job was interrupted (recorded as such first).
+    """
+    _limit_threads(threads or _int_env("SLURM_CPUS_PER_TASK"))
+    base = {
+        **this_process(),
+        "model": job.name,
+        "tasks": list(job.tasks),
+        "started": time.time(),
+        **slurm_ids(),
+    }
+    write_record(job, state="running", **base)
+    try:
+        rows, tracebacks = _evaluate(job, batch_size=batch_size)
+    except KeyboardInterrupt as err:
+        name = signal.Signals(signal_of(err)).name
+        write_record(
+            job, state="interrupted", **base, finished=time.time(), error=f"interrupted ({name})"
+        )
+        raise
+    except Exception as err:
+        write_record(
+            job,
+            state="failed",
+            **base,
+            finished=time.time(),
+            error=f"{type(err).__name__}: {err}",
+            traceback=traceback.format_exc(),
+        )
+        raise
+    failed = [row for row in rows if row["status"] == "failed"]
+    state = "failed" if failed else "done"
+    error = "; ".join(f"{row['task']}: {row['error']}" for row in failed) or None
+    trace = "\n".join(tracebacks) or None
+    write_record(
+        job, state=state, **base, finished=time.time(), rows=rows, error=error, traceback=trace
+    )
+    if failed:
+        raise JobFailedError(f"{len(failed)} of {len(rows)} tasks failed: {error}\n{trace or ''}")
+    return rows
+
+
+def _evaluate(job: Job, *, batch_size: int) -> tuple[list[dict[str, Any]], list[str]]:
+    from ..models import content_revision, load_model
+    from ..runner import run_evaluation
+
+    if job.content is not None:
+        current = content_revision(job.model)
+        if current != job.content:
+            raise PlanMismatchError(
+                f"The local model {job.model} changed since planning: content hash "
+                f"{job.content} planned, {current} now. Make a new plan."
+            )
+    model = load_model(job.model, name=job.name_override)
+    meta = model.mteb_model_meta
+    if (str(meta.name), str(meta.revision)) != (job.name, job.revision):
+        raise PlanMismatchError(
+            f"{job.model} loads as {meta.name} revision {meta.revision}, but the plan expects "
+            f"{job.name} revision {job.revision}. Make a new plan."
+        )
+    summary = run_evaluation(
+        [model],
+        list(job.tasks),
+        results_dir=job.results_dir,
+        local_tasks_dir=job.local_tasks_dir,
+        batch_size=batch_size,
+        public_only=job.public_only,
+        show_progress=False,
+    )
+    rows = [
+        {key: (None if _is_nan(value) else value) for key, value in row.items()}
+        for row in summary.to_dict(orient="records")
+    ]
+    tracebacks = [f"[{task}]\n{trace}" for (_, task), trace in summary.attrs["tracebacks"].items()]
+    return rows, tracebacks
+
+
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and value != value
+
+
+def _int_env(name: str) -> int | None:
+    value = os.environ.get(name, "")
+    return int(value) if value.isdigit() else None
+
+
+def _limit_threads(threads: int | None) -> None:
+    """Give torch and the BLAS/OpenMP pools ``threads`` threads (workers must not oversubscribe)."""
+    if not threads:
+        return
+    import torch
+
+    torch.set_num_threads(threads)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # comes with scikit-learn, which mteb needs; keep going without it
+        return
+    threadpool_limits(limits=threads)

@@ -1,0 +1,295 @@
+"""The local executor: worker processes on this machine, each running jobs until none is left.
+
+``N`` workers (default: the number of cores), each with ``cores // N`` torch threads,
+run the same worker loop as a SLURM array's elements (:func:`~.worker.run_worker`):
+they claim the submission's jobs one at a time. This process draws one progress bar
+from the job records.
+
+Workers are started by a fork server (``multiprocessing``'s ``forkserver``), not forked
+from this process: a process that has run scikit-learn's or torch's OpenMP code, or holds
+polars' and pyarrow's threads, cannot be forked safely. A notebook kernel or a test that
+had run one evaluation itself forked workers that hung in their first OpenMP call. The
+server is a fresh process that imports mteb and this package once (``PRELOAD``) and forks
+every worker from there, so workers still start without paying the imports.
+
+Stopping: on ``KeyboardInterrupt`` (Ctrl-C to the terminal's process group, SIGINT or
+SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGTERM;
+each records its job as interrupted, removes its staging folder, releases its lock and
+exits. A worker still alive after :data:`~analysis.runs.interrupt.GRACE` seconds is
+killed and its job recorded as interrupted here. Workers also stop, cleanly, when this
+process is killed outright: each watches it and sends itself SIGTERM when it ends
+(:func:`~analysis.runs.interrupt.worker_signals`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import multiprocessing.forkserver
+import os
+import signal
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from tqdm.auto import tqdm
+
+from ...errors import RunInterrupted
+from ..interrupt import GRACE, signal_of, signals_ignored
+from ..interrupt import worker_signals as _worker_signals
+from ..plan import Job, Plan
+from .base import Executor, JobOutcome, Submitted
+from .records import ENDED, mark_interrupted, read_record, this_process
+from .submissions import log_submission
+from .worker import new_token, run_worker
+
+#: Seconds between looks at the job records while waiting.
+POLL = 0.25
+#: Modules the fork server imports once, so that workers forked from it start at once
+#: (the last one freezes the server's objects for the garbage collector: see it).
+PRELOAD = ("analysis.runs.executors.local", "analysis.runs.runner", f"{__package__}._preloaded")
+
+
+class LocalExecutor(Executor):
+    """Worker processes on this machine.
+
+    Args:
+        workers: Worker processes (default: the number of cores).
+
+    Raises:
+        ValueError: If ``workers`` is not positive.
+    """
+
+    name: ClassVar[str] = "local"
+
+    def __init__(self, workers: int | None = None, *, verbose: bool = False) -> None:
+        cores = os.cpu_count() or 1
+        self.workers = workers or cores
+        if self.workers <= 0:
+            raise ValueError(f"workers must be positive, got {self.workers}.")
+        self.threads = max(1, cores // self.workers)
+        self.verbose = verbose
+
+    def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> LocalRun:
+        """Start ``min(workers, len(jobs))`` worker processes on ``jobs``; log the submission."""
+        token = new_token()
+        log_submission(
+            plan,
+            {
+                "executor": "local",
+                "token": token,
+                **this_process(),
+                "jobs": {job.job_id: None for job in jobs},
+                "options": {"workers": self.workers, "batch_size": batch_size},
+            },
+        )
+        submitted = time.time()
+        processes = self._start(jobs, token, batch_size)
+        return LocalRun(plan, tuple(jobs), token, processes, submitted)
+
+    def _start(
+        self, jobs: Sequence[Job], token: str, batch_size: int
+    ) -> list[multiprocessing.process.BaseProcess]:
+        if not jobs:
+            return []
+        context = _context()
+        processes = [
+            context.Process(
+                target=_local_worker,
+                args=(list(jobs), token, batch_size, self.threads, self.verbose),
+                name=f"static-rteb worker {i}",
+            )
+            for i in range(min(self.workers, len(jobs)))
+        ]
+        for process in processes:
+            process.start()
+        return processes
+
+
+class LocalRun(Submitted):
+    """Local worker processes running a submission's jobs (wait on it)."""
+
+    detached: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        plan: Plan,
+        jobs: tuple[Job, ...],
+        token: str,
+        processes: list[multiprocessing.process.BaseProcess],
+        submitted: float,
+    ) -> None:
+        self.plan = plan
+        self.jobs = jobs
+        self.job_ids = tuple(job.job_id for job in jobs)
+        self.token = token
+        self.processes = processes
+        self.started = submitted
+
+    def describe(self) -> str:
+        """One line: how many jobs on how many local workers."""
+        return f"Running {len(self.jobs)} job(s) on {len(self.processes)} local worker(s)."
+
+    def wait(self, *, show_progress: bool = True) -> list[JobOutcome]:
+        """Wait for the workers; one progress bar over jobs. See the module docstring.
+
+        Raises:
+            RunInterrupted: On ``KeyboardInterrupt``: the workers were stopped, their jobs
+                recorded as interrupted; the counts say what finished.
+        """
+        ended: dict[str, dict[str, Any]] = {}
+        bar = tqdm(total=len(self.jobs), desc="jobs", unit="job", disable=not show_progress)
+        try:
+            sentinels = [p.sentinel for p in self.processes]
+            while any(p.is_alive() for p in self.processes):
+                multiprocessing.connection.wait(sentinels, timeout=POLL)
+                self._collect(ended, bar)
+            for process in self.processes:
+                process.join()
+            self._collect(ended, bar)
+        except KeyboardInterrupt as err:
+            with signals_ignored():
+                killed = self._stop()
+                for job in self.jobs:
+                    if job.job_id not in ended:
+                        mark_interrupted(self.plan, job, killed, "interrupted (worker killed)")
+                self._collect(ended, bar)
+            interrupted = sum(r.get("state") == "interrupted" for r in ended.values())
+            finished = len(ended) - interrupted
+            raise RunInterrupted(
+                signum=signal_of(err),
+                finished=finished,
+                interrupted=interrupted,
+                not_started=len(self.jobs) - len(ended),
+                unit="job",
+                note="Run the plan again to resume",
+            ) from None
+        finally:
+            bar.close()
+        return [
+            JobOutcome(job_id, record["state"] == "done", record.get("error"))
+            for job_id, record in ended.items()
+            if record.get("state") in {"done", "failed"}
+        ]
+
+    def _collect(self, ended: dict[str, dict[str, Any]], bar: tqdm) -> None:
+        """Add the jobs whose records say they ended since the submission; advance the bar."""
+        for job in self.jobs:
+            if job.job_id in ended:
+                continue
+            record = read_record(self.plan, job.job_id)
+            if (
+                record is None
+                or record.get("state") not in ENDED
+                or record.get("started", 0) < self.started - 1
+            ):
+                continue
+            ended[job.job_id] = record
+            if record["state"] != "interrupted":
+                bar.set_postfix_str(f"{job.name} {','.join(job.tasks)}"[:60])
+                bar.update(1)
+
+    def _stop(self) -> set[int]:
+        """SIGTERM every live worker, wait up to GRACE seconds, kill the rest; their pids."""
+        for process in self.processes:
+            if process.is_alive() and process.pid is not None:
+                try:
+                    os.kill(process.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    continue
+        deadline = time.monotonic() + GRACE
+        for process in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        killed = set()
+        for process in self.processes:
+            if process.is_alive() and process.pid is not None:
+                process.kill()
+                process.join()
+                killed.add(process.pid)
+        return killed
+
+
+def start_fork_server() -> None:
+    """Start the fork server now, so that its imports overlap with other work of this process.
+
+    ``static-rteb run --plan`` calls it before reading the plan's status (which imports
+    mteb here too): on two cores the server's imports then cost no extra wait. Harmless
+    when the server already runs, or where there is no fork server.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    _context()
+    multiprocessing.forkserver.ensure_running()
+
+
+def _context() -> Any:
+    """The fork server's context (preloading :data:`PRELOAD`); spawn where there is none."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
+
+
+def _local_worker(
+    jobs: list[Job], token: str, batch_size: int, threads: int, verbose: bool = False
+) -> None:
+    """A local worker process: quiet, stops on SIGINT/SIGTERM, runs jobs until none is left."""
+    _worker_signals()
+    _quiet_worker(verbose)
+    try:
+        run_worker(jobs, token, batch_size=batch_size, threads=threads)
+    except KeyboardInterrupt:  # the job is recorded as interrupted: end quietly, no traceback
+        return
+
+
+def _quiet_worker(verbose: bool) -> None:
+    """Inside a worker: no progress bars, and the known harmless warnings hidden.
+
+    The parent shows one bar over jobs (a worker of a Jupyter kernel cannot draw widgets);
+    with ``verbose`` every warning shows (``--verbose``).
+    """
+    from ...quiet import filter_harmless_warnings, quiet_command_line
+
+    filter_harmless_warnings()
+    quiet_command_line(verbose=verbose)
+    try:
+        import datasets
+    except ImportError:  # pragma: no cover - mteb requires datasets
+        return
+    datasets.disable_progress_bars()
+
+
+def run_local(
+    plan: Plan,
+    jobs: Sequence[Job],
+    *,
+    workers: int | None = None,
+    batch_size: int = 32,
+    show_progress: bool = True,
+) -> list[JobOutcome]:
+    """Run ``jobs`` in ``workers`` processes on this machine; a failing job does not stop others.
+
+    As with any ``multiprocessing`` start method but fork, a script that calls this must
+    keep its top-level code under ``if __name__ == "__main__":`` (workers import the
+    script's module); notebooks and ``static-rteb run`` need nothing.
+
+    Args:
+        plan: The plan the jobs come from.
+        jobs: The jobs to run.
+        workers: Worker processes (default: the number of cores).
+        batch_size: Encoding batch size.
+        show_progress: Show one progress bar over jobs.
+
+    Returns:
+        One outcome per job that ended, in completion order.
+
+    Raises:
+        ValueError: If ``workers`` is not positive.
+        RunInterrupted: On Ctrl-C / SIGTERM / a kernel interrupt (workers stopped within
+            seconds, their jobs recorded as interrupted).
+    """
+    executor = LocalExecutor(workers)
+    if not jobs:
+        return []
+    return executor.submit(plan, jobs, batch_size=batch_size).wait(show_progress=show_progress)
