@@ -58,6 +58,14 @@ class DroppedModelsWarning(AnalysisWarning):
     """Some models were left out of an analysis (the message names them and why)."""
 
 
+class LeakageWarning(AnalysisWarning):
+    """A model to be predicted is also among the reference models it is predicted from."""
+
+
+class ExtrapolationWarning(AnalysisWarning):
+    """A model lies outside the range of the reference models it is predicted from."""
+
+
 class ModelLoadError(AnalysisError, ValueError):
     """A model id or folder cannot be loaded; the message says why and what to do."""
 
@@ -164,6 +172,8 @@ def model_name_from_folder(folder: str) -> str:
 
 __all__: Sequence[str] = [
     "DroppedModelsWarning",
+    "ExtrapolationWarning",
+    "LeakageWarning",
     "ResultFileWarning",
     "ResultsNotFoundError",
     "UnknownModelError",

@@ -51,26 +51,33 @@ from ._results import ConfidenceInterval
 from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
+from .estimate import BenchmarkPrediction, next_tasks, predict_benchmark
 from .gap import public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
+from .selection import TaskSelectionResult, select_tasks
 
 __all__ = [
     "BenchmarkAgreementResult",
+    "BenchmarkPrediction",
     "ConfidenceInterval",
     "DroppedModelsWarning",
     "GroupContrastResult",
     "PairedTestResult",
     "RankCorrelationResult",
     "RankIntervalsResult",
+    "TaskSelectionResult",
     "UnknownModelError",
     "adjust_pvalues",
     "benchmark_agreement",
     "group_contrast",
+    "next_tasks",
     "paired_bootstrap",
     "pairwise_significance",
+    "predict_benchmark",
     "public_private_gap",
     "rank_correlation",
     "rank_intervals",
+    "select_tasks",
 ]
