@@ -23,6 +23,7 @@ from analysis.errors import ExtrapolationWarning, LeakageWarning, UnknownTaskErr
 from analysis.stats import (
     BenchmarkPrediction,
     TaskSelectionResult,
+    cross_fit_selection,
     next_tasks,
     predict_benchmark,
     select_tasks,
@@ -313,6 +314,22 @@ def test_selection_calibration_is_checked(board):
         predict_benchmark(board, observed, selection=select_tasks(board, 3))
     with pytest.raises(ValueError, match="not validated"):
         predict_benchmark(ref, observed, selection=select_tasks(ref, 3, validate=False))
+
+
+def test_cross_fit_measures_on_models_outside_the_selection(board):
+    twin = board.iloc[:, [3]].rename(columns=lambda c: c + "-copy")
+    ref = pd.concat([board.iloc[:, :24], twin], axis=1)
+    out = cross_fit_selection(ref, 2, n_folds=5, rng=0)
+    assert list(out["model"]) == list(ref.columns)
+    folds = out.set_index("model")["fold"]
+    assert folds[board.columns[3]] == folds[board.columns[3] + "-copy"]
+    row = out.iloc[0]
+    rest = ref.drop(columns=list(out.loc[out["fold"] == row["fold"], "model"]))
+    sel = select_tasks(rest, 2)
+    assert row["tasks"] == ", ".join(sel.tasks)
+    pred = predict_benchmark(rest, ref.loc[list(sel.tasks), row["model"]], selection=sel)
+    assert (row["low"], row["high"]) == pytest.approx((pred.low, pred.high))
+    assert out["covered"].dtype == bool
 
 
 # --------------------------------------------------------------------------- simulation

@@ -56,7 +56,7 @@ from .gap import public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
-from .selection import TaskSelectionResult, select_tasks
+from .selection import TaskSelectionResult, cross_fit_selection, select_tasks
 
 __all__ = [
     "BenchmarkAgreementResult",
@@ -71,6 +71,7 @@ __all__ = [
     "UnknownModelError",
     "adjust_pvalues",
     "benchmark_agreement",
+    "cross_fit_selection",
     "group_contrast",
     "next_tasks",
     "paired_bootstrap",

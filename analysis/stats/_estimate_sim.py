@@ -1,5 +1,7 @@
-"""Leaderboards drawn from a factor model with realistic departures, for validating
-:func:`analysis.stats.predict_benchmark` and :func:`analysis.stats.select_tasks`.
+"""Leaderboards drawn from a factor model with realistic departures.
+
+For validating :func:`analysis.stats.predict_benchmark` and
+:func:`analysis.stats.select_tasks`.
 
 ``score[t, m] = mu_t + sum_r L[t, r] f[m, r] + s_m e[t, m]``, clipped to 0-1:
 

@@ -239,10 +239,9 @@ def predict_benchmark(
         extrapolating = bool(lev > np.max(ref_lev))
         if extrapolating:
             warnings.warn(
-                f"predict_benchmark: the model's scores on the observed tasks lie outside "
-                f"the reference models' range (leverage {lev:.3g} > every reference "
-                f"model's, at most {np.max(ref_lev):.3g}); the interval extrapolates and "
-                "its coverage is not measured for such models",
+                f"predict_benchmark: on the observed tasks the model is unlike every reference "
+                f"model (leverage {lev:.3g}, the largest among them {np.max(ref_lev):.3g}); "
+                "the interval is widened by its leverage but rests on extrapolation",
                 ExtrapolationWarning,
                 stacklevel=2,
             )
