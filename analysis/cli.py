@@ -4,7 +4,9 @@
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
   plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
-* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``.
+* ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``;
+* ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
+  run, and which task to run next (:mod:`analysis.estimate_cli`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ COMMANDS = {
     "run": "analysis.runs.cli",
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
+    "estimate": "analysis.estimate_cli",
 }
 
 
