@@ -57,7 +57,7 @@ def test_estimate_prints_the_prediction_and_next_tasks(folder, capsys):
 
 
 def test_estimate_refuses_an_unknown_model(folder, capsys):
-    root, models = folder
+    root, _ = folder
     code = cli.main(["estimate", "--results", str(root), "--model", "org/my-statc-model",
                      "-b", BENCH, "--pin", "as-of-post"])  # fmt: skip
     err = capsys.readouterr().err

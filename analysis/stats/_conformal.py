@@ -5,8 +5,9 @@ Scores are normalized absolute errors ``R_i = |e_i| / sigma_i`` with
 models it was predicted from. This is the variance of a prediction error when the
 regression coefficients vary between models around a common value (a random-coefficient
 model), so models far from the reference models in the observed tasks (high leverage)
-get wider intervals. ``gamma`` is estimated by the method of moments: least squares of
-``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), clipped at 0 (no scaling).
+get wider intervals. ``gamma`` is estimated by the method of moments, robustly: a
+Theil-Sen line of ``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), clipped at
+0 (no scaling).
 
 * :func:`jackknife_plus`: the jackknife+ interval of Barber, Candes, Ramdas and
   Tibshirani (2021), with normalized scores: ``[q_lo(yhat_-i(x) - sigma(x) R_i),
@@ -27,19 +28,28 @@ from ._select import conformal_rank
 
 
 def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
-    """Method-of-moments ``gamma`` in ``E[e**2] = s**2 (1 + gamma lev)``; 0 if none.
+    """Robust method-of-moments ``gamma`` in ``E[e**2] = s**2 (1 + gamma lev)``; 0 if none.
 
-    Least squares of ``e**2`` on ``lev``; gamma = slope / intercept, 0 when the slope
-    or the intercept is not positive or the leverages do not vary.
+    The line ``e**2 = a + b lev`` is fitted by Theil-Sen (slope: median of the pairwise
+    slopes; intercept: ``median(e**2) - b median(lev)``, as ``scipy.stats.theilslopes``),
+    because squared errors are heavy-tailed and one model would swing least squares.
+    gamma = b / a, 0 when b or a is not positive or the leverages do not vary. The line
+    follows the conditional median of ``e**2``, so with skewed squared errors gamma is
+    under-stated (about 2.2 for a true 4 with normal errors, tested); the intervals stay
+    valid for any gamma (a fixed function of leverage), only their adaptivity changes.
     """
     e2 = np.asarray(errors, dtype=float) ** 2
     lev = np.asarray(leverage, dtype=float)
     if len(e2) < 3 or np.ptp(lev) <= 0:
         return 0.0
-    slope, intercept = np.polyfit(lev, e2, 1)
+    i, j = np.triu_indices(len(lev), k=1)
+    dx = lev[j] - lev[i]
+    ok = dx != 0
+    slope = float(np.median((e2[j] - e2[i])[ok] / dx[ok]))
+    intercept = float(np.median(e2) - slope * np.median(lev))
     if slope <= 0 or intercept <= 0:
         return 0.0
-    return float(slope / intercept)
+    return slope / intercept
 
 
 def sigma(leverage: np.ndarray | float, gamma: float) -> np.ndarray:

@@ -20,8 +20,9 @@ MTEB(eng, v2) (``benchmarks/results/estimate.md``).
 
 **The interval.** Conformal, calibrated for a *new* model by leave-one-model-out:
 normalized jackknife+ (Barber et al. 2021) over the reference models, the errors
-scaled by ``sqrt(1 + gamma * leverage)`` so that a model far from the reference models
-in its observed tasks gets a wider interval (:mod:`._conformal`). When the tasks were
+scaled by ``sqrt(1 + gamma * leverage)`` (gamma from a Theil-Sen line of squared errors
+on leverage) so that a model far from the reference models in its observed tasks gets a
+wider interval (:mod:`._conformal`). When the tasks were
 chosen by :func:`select_tasks` on the same reference models, pass its result as
 ``selection=``: the interval is then calibrated on the nested errors of the whole
 procedure, so choosing tasks that happen to fit these models well is paid for.
