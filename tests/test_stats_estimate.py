@@ -302,6 +302,8 @@ def test_select_tasks_result_and_nested_validation(board):
     assert len(mm.tasks) == 9 and (mm.steps["dropped"] != "").all()
     with pytest.raises(ValueError, match="`k`"):
         select_tasks(board, 0)
+    with pytest.raises(ValueError, match="number of task types"):
+        select_tasks(board, 2, method="mmteb", task_types=types)
     with pytest.raises(ValueError, match="task_types"):
         select_tasks(board, 3, task_types={"task00": "A"})
 

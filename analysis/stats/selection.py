@@ -168,6 +168,13 @@ def select_tasks(
     types, type_names = _type_codes(task_types, cands)
     cand_rows = [tasks.index(t) for t in cands]
     n = len(models)
+    if method == "mmteb" and k == len(cands):
+        raise ValueError("`k` must be below the number of candidates for method='mmteb'")
+    if method == "mmteb" and types is not None and k < len(set(type_names)):
+        raise ValueError(
+            f"method='mmteb' never drops the last task of a type: `k` must be at least the "
+            f"number of task types ({len(set(type_names))})"
+        )
     if method == "mmteb" and len(cands) >= n - 1:
         raise ValueError(
             f"method='mmteb' regresses each of {len(cands)} candidates on the others: it "
