@@ -8,6 +8,7 @@ files for two tasks, written by the test. The printed numbers are checked agains
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -62,3 +63,32 @@ def test_estimate_refuses_an_unknown_model(folder, capsys):
                      "-b", BENCH, "--pin", "as-of-post"])  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2 and NEW in err
+
+
+def test_estimate_on_a_lite_list_uses_the_selection_aware_interval(
+    shared_results, tmp_path, capsys
+):
+    from analysis.results.lite import lite_list
+
+    board = load_leaderboard(BENCH, results=shared_results, pin="as-of-post")
+    (tmp_path / "remote" / "results").mkdir(parents=True)
+    for m in board.wide().columns:
+        name = model_folder_name(m)
+        (tmp_path / "remote/results" / name).symlink_to(shared_results / "remote/results" / name)
+    lite = lite_list(BENCH, 8)
+    donor = shared_results / "remote/results" / model_folder_name(board.wide().columns[0])
+    own = tmp_path / "remote/results" / model_folder_name(NEW) / "r1"
+    own.mkdir(parents=True)
+    (own / "model_meta.json").write_text(json.dumps({"name": NEW, "revision": "r1"}))
+    for task in lite.tasks:  # the donor's result files, every main score lowered by 0.01
+        payload = json.loads(next(donor.glob(f"*/{task}.json")).read_text())
+        for entries in payload["scores"].values():
+            for entry in entries:
+                entry["main_score"] -= 0.01
+        (own / f"{task}.json").write_text(json.dumps(payload))
+    code = cli.main(["estimate", "--results", str(tmp_path), "--model", NEW, "-b", BENCH,
+                     "--pin", "as-of-post"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"the {lite.label} list: interval calibrated on its nested selection" in out
+    assert "nested leave-one-model-out errors of select_tasks" in out
