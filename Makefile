@@ -3,10 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?=
-PROFILE ?= full
 export STATIC_RTEB_RESULTS := $(RESULTS)
+BATCH := $(PY) -m analysis.batch $(if $(RESULTS),--results "$(RESULTS)")
 
-.PHONY: setup figures test lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
+.PHONY: setup figures runs all-figures test lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,14 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 
-figures: setup  ## run every notebook (params/$(PROFILE).yaml): regenerates figures/
-	$(PY) -m analysis.batch --profile $(PROFILE) $(if $(RESULTS),--results "$(RESULTS)")
+figures: setup  ## the blog's tables and figures (params/figures.yaml, minutes): regenerates figures/
+	$(BATCH) --profile figures
+
+runs: setup  ## the model-running notebooks (params/runs.yaml); finished runs in data/runs are reused
+	$(BATCH) --profile runs
+
+all-figures: setup  ## everything: `make runs`, then `make figures` (a failure in one does not skip the other)
+	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures && exit $$runs
 
 test: lint typecheck  ## lint + type check + the whole test suite (what .ci/run calls)
 	$(PY) -m pytest -q

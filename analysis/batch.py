@@ -1,19 +1,25 @@
-"""Run every notebook in ``notebooks/`` with papermill, from a parameter profile.
+"""Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.
 
 Usage::
 
-    python -m analysis.batch --profile full --results ../shared/mteb-cache
+    python -m analysis.batch --profile figures --results ../shared/mteb-cache
     python -m analysis.batch --profile smoke --only blog_tables
+    python -m analysis.batch --only significance -p top_n 10 -y "pin: now"
 
 Notebooks are jupytext ``py:percent`` files. Each is converted to ``.ipynb`` in
 ``build/notebooks/<profile>/`` and executed there by papermill with the repository
 root as working directory; the executed copy (``<name>.ipynb``) stays in that folder.
 Parameters come from ``params/<profile>.yaml``: a mapping ``notebook name ->
 {parameter: value}``; the key ``_all`` applies to every notebook that declares the
-parameter. ``--results`` sets ``results_dir`` for every notebook that has it.
+parameter, and ``_notebooks`` (a list) names the notebooks the profile runs (default: all).
+``--results`` sets ``results_dir`` for every notebook that has it (several folders are
+merged: ``--results ../shared/mteb-cache data/runs``). ``-p NAME VALUE``,
+``-r NAME VALUE``, ``-y YAML`` and ``-f FILE`` are papermill's own flags, with papermill's
+value types; they apply to every selected notebook that declares the parameter and win over
+the profile.
 
 A failing notebook does not stop the others. The command exits 1 with a summary
-naming each failed notebook, its failing cell and the error.
+naming each failed notebook, its failing cell, line and code, and the error.
 """
 
 from __future__ import annotations
@@ -21,22 +27,45 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
+import shlex
+import signal
 import sys
+import threading
 import time
-import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .errors import AnalysisError, BatchError, close_names
+from .notebook_params import declared_parameters
+from .papermill_flags import (
+    add_parameter_flags,
+    parameters_from_flags,
+)
 from .paths import repo_root
+
+#: Profile keys that are not notebook names.
+ALL_KEY, NOTEBOOKS_KEY = "_all", "_notebooks"
 
 
 @dataclass(frozen=True)
 class NotebookRun:
-    """Outcome of one notebook run."""
+    """Outcome of one notebook run.
+
+    Attributes:
+        name: Notebook name (file stem).
+        ok: It ran to the end.
+        seconds: Wall time of the run.
+        output: The executed copy.
+        cell: Number of the failing code cell among the source's code cells.
+        error: ``"<Error>: <message>"`` (or why it did not start).
+        line: Line of the failing statement within that cell.
+        code: That line's code.
+    """
 
     name: str
     ok: bool
@@ -44,41 +73,112 @@ class NotebookRun:
     output: Path
     cell: int | None = None
     error: str | None = None
+    line: int | None = None
+    code: str | None = None
+
+    def where(self) -> str:
+        """``"code cell 2, line 12 `nb = setup(...)`"``: where it failed, as the author sees it."""
+        if self.cell is None:
+            return "before any cell"
+        text = f"code cell {self.cell}"
+        if self.line is not None:
+            text += f", line {self.line}"
+        if self.code:
+            text += f" `{self.code.strip()[:100]}`"
+        return text
 
 
-def load_profile(profile: str, root: Path) -> dict[str, dict[str, Any]]:
-    """Read ``params/<profile>.yaml`` (a mapping notebook -> parameters)."""
-    path = (
-        Path(profile)
-        if profile.endswith((".yaml", ".yml"))
-        else root / "params" / f"{profile}.yaml"
-    )
+@dataclass(frozen=True)
+class Profile:
+    """A parameter profile: per-notebook parameters and the notebooks it runs."""
+
+    path: Path
+    parameters: Mapping[str, Mapping[str, Any]]
+    notebooks: tuple[str, ...] | None = None
+
+
+def profile_path(profile: str, root: Path) -> Path:
+    """``params/<profile>.yaml`` under ``root``, or ``profile`` itself when it is a YAML path."""
+    if profile.endswith((".yaml", ".yml")):
+        return Path(profile)
+    return root / "params" / f"{profile}.yaml"
+
+
+def load_profile(profile: str, root: Path) -> Profile:
+    """Read a parameter profile (see the module docstring for its keys).
+
+    Raises:
+        BatchError: The file does not exist, or it is not a mapping of notebook names to
+            parameter mappings.
+    """
+    path = profile_path(profile, root)
     if not path.is_file():
         choices = sorted(p.stem for p in (root / "params").glob("*.yaml"))
-        raise SystemExit(f"No parameter profile {path}. Available profiles: {choices}.")
+        raise BatchError(f"No parameter profile {path}. Available profiles: {choices}.")
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise SystemExit(f"{path} must map notebook names to parameter mappings.")
-    return data
+    if not isinstance(data, dict):
+        raise BatchError(f"{path} must map notebook names to parameter mappings.")
+    selection = data.pop(NOTEBOOKS_KEY, None)
+    if selection is not None and (
+        not isinstance(selection, list) or not all(isinstance(n, str) for n in selection)
+    ):
+        raise BatchError(f"{path}: {NOTEBOOKS_KEY} must be a list of notebook names.")
+    bad = sorted(k for k, v in data.items() if not isinstance(v, dict))
+    if bad:
+        raise BatchError(f"{path}: {bad} must map to parameter mappings (name: value).")
+    return Profile(path, data, tuple(_stem(n) for n in selection) if selection else None)
+
+
+def _stem(name: str) -> str:
+    return name[:-3] if name.endswith(".py") else name
 
 
 def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path]:
-    """The jupytext notebooks in ``notebooks/`` (optionally only the named ones)."""
+    """The jupytext notebooks in ``notebooks/`` (optionally only the named ones, in name order).
+
+    Raises:
+        BatchError: A name is not a notebook in ``notebooks/``.
+    """
     sources = sorted((root / "notebooks").glob("*.py"))
     if only:
         names = {p.stem for p in sources}
-        unknown = sorted(set(only) - names)
+        wanted = {_stem(n) for n in only}
+        unknown = sorted(wanted - names)
         if unknown:
-            raise SystemExit(f"Unknown notebook(s) {unknown}; available: {sorted(names)}.")
-        sources = [p for p in sources if p.stem in set(only)]
+            raise BatchError(
+                "; ".join(f"Unknown notebook {u!r}{close_names(u, names)}" for u in unknown)
+                + f". Available: {sorted(names)}."
+            )
+        sources = [p for p in sources if p.stem in wanted]
     return sources
 
 
-def _failing_cell(nb_path: Path) -> tuple[int | None, str | None]:
-    """The failing cell as the author sees it: its number among the source's code cells.
+def _check_profile_names(profile: Profile, names: Iterable[str]) -> None:
+    known = set(names)
+    listed = {k for k in profile.parameters if k != ALL_KEY} | set(profile.notebooks or ())
+    unknown = sorted(listed - known)
+    if unknown:
+        raise BatchError(
+            f"{profile.path} names notebooks that are not in notebooks/: "
+            + "; ".join(f"{u!r}{close_names(u, known)}" for u in unknown)
+            + "."
+        )
 
-    Cells papermill adds (injected parameters, the error banner) are not counted. The
-    message is the error and the first line of the cell.
+
+def results_parameters(results: str | None) -> dict[str, Any]:
+    """What ``--results`` sets: ``results_dir`` of every notebook that declares it."""
+    return {} if results is None else {"results_dir": results}
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _failing_cell(nb_path: Path) -> tuple[int | None, int | None, str | None, str | None]:
+    """Where an executed notebook failed: (code cell number, line, that line's code, error).
+
+    The cell is numbered among the source's code cells (papermill's injected parameters and
+    error banner are not counted). The line comes from the error's own traceback (IPython's
+    ``Cell In[n], line k``), so it names the statement that raised, not the cell's first line.
     """
     import nbformat
 
@@ -91,15 +191,31 @@ def _failing_cell(nb_path: Path) -> tuple[int | None, str | None]:
         number += 1
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
-                first = next((ln for ln in cell.source.splitlines() if ln.strip()), "")
-                return number, f"{out.get('ename')}: {out.get('evalue')} [in `{first[:80]}`]"
-    return None, None
+                line = _traceback_line(out.get("traceback", []))
+                lines = cell.source.splitlines()
+                if line is None or not 1 <= line <= len(lines):
+                    line = next((i for i, ln in enumerate(lines, 1) if ln.strip()), None)
+                code = lines[line - 1] if line else None
+                return number, line, code, f"{out.get('ename')}: {out.get('evalue')}"
+    return None, None, None, None
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d*\]|Input In ?\[\d*\]), line (\d+)")
+
+
+def _traceback_line(traceback: Sequence[str]) -> int | None:
+    """The line of the cell's own frame in an IPython traceback (the first ``Cell In[..]``)."""
+    for entry in traceback:
+        match = _CELL_FRAME.match(_ANSI.sub("", entry).strip())
+        if match:
+            return int(match.group(1))
+    return None
 
 
 def prepare(source: Path, build: Path) -> tuple[Path, set[str]]:
     """Convert a jupytext notebook to ``.ipynb`` in ``build``; return it and its parameters."""
     import jupytext
-    import papermill as pm
 
     build.mkdir(parents=True, exist_ok=True)
     nb_in = build / f"{source.stem}.input.ipynb"
@@ -108,24 +224,41 @@ def prepare(source: Path, build: Path) -> tuple[Path, set[str]]:
         "kernelspec", {"name": "python3", "display_name": "Python 3", "language": "python"}
     )
     jupytext.write(nb, nb_in)
-    return nb_in, set(pm.inspect_notebook(str(nb_in)))
+    return nb_in, set(declared_parameters(source))
 
 
 def params_for(
-    name: str, declared: set[str], profile: dict[str, dict[str, Any]], results: str | None
+    name: str,
+    declared: set[str],
+    profile: Profile | Mapping[str, Mapping[str, Any]],
+    results: str | None,
+    overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Profile parameters for one notebook (``_all`` first, then its own, then ``--results``)."""
-    params = {k: v for k, v in profile.get("_all", {}).items() if k in declared}
-    params.update(profile.get(name, {}))
-    if results is not None and "results_dir" in declared:
-        params["results_dir"] = results
+    """One notebook's parameters: ``_all``, its own, ``--results``, then the command line's.
+
+    ``_all``, ``--results`` and command-line parameters apply only where declared; the
+    notebook's own profile entries always apply (an unknown one is reported by the run).
+    """
+    table = profile.parameters if isinstance(profile, Profile) else profile
+    params = {k: v for k, v in table.get(ALL_KEY, {}).items() if k in declared}
+    params.update(table.get(name, {}))
+    for extra in (results_parameters(results), overrides or {}):
+        params.update({k: v for k, v in extra.items() if k in declared})
     return params
+
+
+def _execution_errors() -> tuple[type[BaseException], ...]:
+    """A notebook's own failures: a cell raised, the kernel died, a cell timed out."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from papermill.exceptions import PapermillExecutionError
+
+    return (PapermillExecutionError, DeadKernelError, CellTimeoutError)
 
 
 def run_notebook(
     nb_in: Path, name: str, params: dict[str, Any], declared: set[str], root: Path
 ) -> NotebookRun:
-    """Execute a converted notebook with papermill; never raises for a failing cell."""
+    """Execute a converted notebook with papermill; a failing cell is returned, not raised."""
     import papermill as pm
 
     nb_out = nb_in.with_name(f"{name}.ipynb")
@@ -138,8 +271,7 @@ def run_notebook(
                 False,
                 0.0,
                 nb_out,
-                None,
-                f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
+                error=f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
             )
         pm.execute_notebook(
             str(nb_in),
@@ -148,16 +280,24 @@ def run_notebook(
             cwd=str(root),
             kernel_name="python3",
             progress_bar=False,
+            # nbclient: kill the kernel when the notebook ends or is interrupted, instead
+            # of asking it to exit and waiting (seconds on a busy machine); every output
+            # is written by then
+            shutdown_kernel="immediate",
         )
-    except Exception as err:  # papermill saves the failed notebook before raising
-        cell, message = _failing_cell(nb_out) if nb_out.exists() else (None, None)
+    except _execution_errors() as err:  # papermill saves the failed notebook before raising
+        cell, line, code, message = (
+            _failing_cell(nb_out) if nb_out.exists() else (None, None, None, None)
+        )
         return NotebookRun(
             name,
             False,
             time.perf_counter() - start,
             nb_out,
             cell,
-            message or "".join(traceback.format_exception_only(type(err), err)).strip(),
+            message or f"{type(err).__name__}: {err}".strip(),
+            line,
+            code,
         )
     finally:
         nb_in.unlink(missing_ok=True)
@@ -169,21 +309,46 @@ def run_batch(
     *,
     results: str | None = None,
     only: Sequence[str] | None = None,
+    parameters: Mapping[str, Any] | None = None,
     build_dir: str | Path | None = None,
     root: str | Path | None = None,
 ) -> list[NotebookRun]:
     """Run every notebook of the profile; returns one :class:`NotebookRun` each.
 
     Args:
-        profile: ``smoke``, ``full`` or a path to a parameter YAML file.
-        results: results folder passed as ``results_dir`` to notebooks that declare it.
-        only: notebook names to run (default: all in ``notebooks/``).
+        profile: ``figures``, ``runs``, ``full``, ``smoke`` or a path to a parameter YAML file.
+        results: results folder(s) passed as ``results_dir`` to notebooks that declare it
+            (several joined by ``os.pathsep``, as ``$STATIC_RTEB_RESULTS`` takes them).
+        only: notebook names to run (default: the profile's ``_notebooks``, else all).
+        parameters: command-line parameters (``-p`` etc.), applied to every notebook that
+            declares them, over the profile's.
         build_dir: where executed copies go (default ``build/notebooks/<profile>``).
         root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
+
+    Raises:
+        BatchError: Unknown profile or notebook, or a command-line parameter that no
+            selected notebook declares (nothing has run then).
     """
     root = Path(root) if root else repo_root()
+    prof = load_profile(profile, root)
+    _check_profile_names(prof, (p.stem for p in notebook_sources(root)))
+    sources = notebook_sources(root, only or prof.notebooks)
+    _check_overrides(parameters or {}, sources)
+    build = Path(build_dir) if build_dir else root / "build" / "notebooks" / prof.path.stem
     with _reproducible_kernels():
-        return _run_all(profile, root, results, only, build_dir)
+        return _run_all(sources, prof, build, root, results, parameters or {})
+
+
+def _check_overrides(parameters: Mapping[str, Any], sources: Sequence[Path]) -> None:
+    declared = {p.stem: set(declared_parameters(p)) for p in sources}
+    everywhere = set().union(*declared.values()) if declared else set()
+    unknown = sorted(set(parameters) - everywhere)
+    if unknown:
+        raise BatchError(
+            f"No selected notebook declares {unknown}: "
+            + "; ".join(f"{n}: {sorted(d)}" for n, d in declared.items())
+            + "."
+        )
 
 
 #: Kernels started by the batch (and by `make lab`) use this hash seed: with a random one,
@@ -206,23 +371,32 @@ def _reproducible_kernels() -> Iterator[None]:
             os.environ["PYTHONHASHSEED"] = old
 
 
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGINT) during a batch: which notebooks finished, which one was stopped."""
+
+    def __init__(self, finished: Sequence[NotebookRun], stopped: str, rest: Sequence[str]):
+        super().__init__(stopped)
+        self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
+
+
 def _run_all(
-    profile: str,
+    sources: Sequence[Path],
+    profile: Profile,
+    build: Path,
     root: Path,
     results: str | None,
-    only: Sequence[str] | None,
-    build_dir: str | Path | None,
+    overrides: Mapping[str, Any],
 ) -> list[NotebookRun]:
-    prof = load_profile(profile, root)
-    build = Path(build_dir) if build_dir else root / "build" / "notebooks" / Path(profile).stem
-    runs = []
-    sources = notebook_sources(root, only)
+    runs: list[NotebookRun] = []
     for i, source in enumerate(sources, 1):
-        nb_in, declared = prepare(source, build)
-        params = params_for(source.stem, declared, prof, results)
-        print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
-        run = run_notebook(nb_in, source.stem, params, declared, root)
-        status = "ok" if run.ok else f"FAILED in code cell {run.cell}: {run.error}"
+        try:
+            nb_in, declared = prepare(source, build)
+            params = params_for(source.stem, declared, profile, results, overrides)
+            print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
+            run = run_notebook(nb_in, source.stem, params, declared, root)
+        except KeyboardInterrupt:
+            raise BatchInterrupted(runs, source.stem, [p.stem for p in sources[i:]]) from None
+        status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
         print(
             f"[{i}/{len(sources)}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}",
             flush=True,
@@ -231,36 +405,135 @@ def _run_all(
     return runs
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the exit code."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m analysis.batch", description=__doc__.split("\n\n")[0]
+        prog="python -m analysis.batch", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument(
-        "--profile", default="full", help="params/<profile>.yaml: smoke (tests) or full (default)"
+        "--profile",
+        default="full",
+        help="params/<profile>.yaml: figures (the blog's tables and figures), runs (the "
+        "model-running notebooks), full (both; default), smoke (tests), or a YAML path",
     )
     parser.add_argument(
         "--results",
+        nargs="+",
         default=None,
-        help="results folder for every notebook (e.g. ../shared/mteb-cache offline)",
+        metavar="FOLDER",
+        help="results folder(s) for every notebook, merged in order (e.g. ../shared/mteb-cache "
+        "offline; ../shared/mteb-cache data/runs adds your own runs)",
     )
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
+    add_parameter_flags(parser)
     parser.add_argument(
         "--build-dir",
         default=None,
         help="where executed notebooks go (default build/notebooks/<profile>)",
     )
     parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    runs = run_batch(
-        args.profile, results=args.results, only=args.only, build_dir=args.build_dir, root=args.root
-    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit code (0 ok, 1 a notebook failed, 2 usage)."""
+    args = _parser().parse_args(argv)
+    try:
+        overrides = parameters_from_flags(args)
+        with _sigterm_stops_like_ctrl_c():
+            runs = run_batch(
+                args.profile,
+                results=os.pathsep.join(args.results) if args.results else None,
+                only=args.only,
+                parameters=overrides,
+                build_dir=args.build_dir,
+                root=args.root,
+            )
+    except (AnalysisError, OSError, yaml.YAMLError) as err:
+        print(f"python -m analysis.batch: {err}", file=sys.stderr)
+        return 2
+    except BatchInterrupted as stop:
+        print(_interrupted_message(stop, argv if argv is not None else sys.argv[1:]), flush=True)
+        return 130
+    except KeyboardInterrupt:
+        print("\nInterrupted before any notebook ran.", flush=True)
+        return 130
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
     for r in failed:
-        print(f"FAILED {r.name}: code cell {r.cell}: {r.error} (executed copy: {r.output})")
+        print(f"FAILED {r.name}: {r.where()}: {r.error} (executed copy: {r.output})")
     return 1 if failed else 0
 
 
+@contextlib.contextmanager
+def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
+    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
+    """One line: what finished, what was stopped, the command that runs the rest."""
+    finished = ", ".join(f"{r.name} ({'ok' if r.ok else 'failed'})" for r in stop.finished)
+    rest = [stop.stopped, *stop.rest]
+    command = "python -m analysis.batch " + shlex.join([*_without_only(argv), "--only", *rest])
+    return (
+        f"\nInterrupted in {stop.stopped}; finished: {finished or 'none'}. "
+        f"Run the rest with: {command}"
+    )
+
+
+def _without_only(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--only`` names (the rerun names its own)."""
+    out, skipping = [], False
+    for arg in argv:
+        if arg == "--only":
+            skipping = True
+            continue
+        if skipping and not arg.startswith("-"):
+            continue
+        skipping = False
+        out.append(arg)
+    return out
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code``; after Ctrl-C, at once.
+
+    The interrupted notebook's kernel (a child of this process) is stopped, then the
+    process exits without the interpreter's teardown: unloading papermill, jupyter and zmq
+    takes seconds on a busy machine, and every output is already written.
+    """
+    if code == 130:
+        _stop_children()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _stop_children(timeout: float = 2.0) -> None:
+    """Terminate this process's child processes (the kernel papermill started), then kill."""
+    import psutil
+
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.terminate()
+    _, alive = psutil.wait_procs(children, timeout=timeout)
+    for child in alive:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())

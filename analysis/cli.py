@@ -6,7 +6,9 @@
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
 * ``status``: report a plan's jobs as done / running / failed / pending; ``--retry-failed``;
 * ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
-  run, and which task to run next (:mod:`analysis.estimate_cli`).
+  run, and which task to run next (:mod:`analysis.estimate_cli`);
+* ``submit``: own runs -> a checked branch of a results-repository checkout
+  (:mod:`analysis.runs.submit`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ COMMANDS = {
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
     "estimate": "analysis.estimate_cli",
+    "submit": "analysis.runs.submit.cli",
 }
 
 

@@ -78,3 +78,49 @@ def legacy_task_type(task_name: str) -> str | None:
     outdated = getattr(task_result, "outdated_tasks", {})
     task = outdated.get(task_name) or task_registry().get(task_name)
     return None if task is None else str(task.metadata.type)
+
+
+def hf_languages_to_mteb(codes: str | list[str] | None) -> list[str] | None:
+    """Model-card language codes (``en``, ``deu``, ``zh-Hans``) as mteb's ``eng-Latn`` form.
+
+    Wraps ``mteb.languages.iso_mappings._hf_langs_to_iso_lang_scripts``, the conversion
+    ``ModelMeta.from_hub`` applies to a hub model card's ``language`` field, so a
+    registry entry derived from a local folder says what mteb would derive from the hub.
+    Returns None when no code converts.
+    """
+    from mteb.languages.iso_mappings import _hf_langs_to_iso_lang_scripts
+
+    return _hf_langs_to_iso_lang_scripts(codes)
+
+
+def unsubmitted_result_files(cache: Any, models: list[Any]) -> dict[Any, list[Path]]:
+    """The result files ``ResultCache.submit_results`` would copy: ``{ModelMeta: [paths]}``.
+
+    Wraps ``ResultCache._get_unsubmitted_results`` (files with a (split, subset) the
+    results repository in ``cache.remote_repo_path`` does not have yet, on the same
+    dataset revision), so the pre-flight checks exactly what mteb is about to commit.
+    """
+    return dict(cache._get_unsubmitted_results(models))
+
+
+def checkout_result_cache(cache_path: str | Path) -> Any:
+    """An ``mteb.ResultCache`` whose ``remote/`` is used as it is: never fetched, never reset.
+
+    ``ResultCache.submit_results`` first calls ``self.download_from_remote()``, which for
+    an existing ``remote/`` requires its origin to be the GitHub URL, runs ``git fetch``
+    (network) and ``git reset --hard origin/HEAD`` (which would discard the user's
+    checkout state). A submission made from the user's own checkout must do neither, so
+    this subclass makes ``download_from_remote`` only check that ``remote/`` exists; the
+    rest of ``submit_results`` (branch, copy, commit, pull request) is mteb's.
+    """
+    from mteb import ResultCache
+
+    class _CheckoutResultCache(ResultCache):
+        def download_from_remote(self, *args: Any, **kwargs: Any) -> Path:
+            if not self.remote_repo_path.is_dir():
+                raise FileNotFoundError(
+                    f"no results repository checkout at {self.remote_repo_path}"
+                )
+            return self.remote_repo_path
+
+    return _CheckoutResultCache(cache_path)

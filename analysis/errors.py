@@ -46,12 +46,39 @@ class UnknownTaskError(UnknownNameError):
     """A task or benchmark name is unknown to mteb and to the local task folders."""
 
 
+class NotebookError(AnalysisError, ValueError):
+    """A notebook cannot be set up (source or parameters cell not found, a parameter unset)."""
+
+
+class BatchError(AnalysisError, ValueError):
+    """A batch run cannot start (unknown profile or notebook, bad ``-p`` parameter)."""
+
+
 class ResultsNotFoundError(AnalysisError, FileNotFoundError):
     """The results folder is missing or holds no MTEB results."""
 
 
+class ResultsConflictError(AnalysisError, ValueError):
+    """Two results folders hold different results for the same (model, revision, task)."""
+
+
+class ResultsConflictWarning(AnalysisWarning):
+    """Merged folders differ on some (model, revision, task); the first folder's was kept.
+
+    Only with ``on_conflict="first"``: the default raises :class:`ResultsConflictError`.
+    """
+
+
+class ResultsRevisionError(AnalysisError, ValueError):
+    """The results repository is not at the requested commit and may not be changed."""
+
+
 class ResultFileWarning(AnalysisWarning):
     """A result file could not be read and was skipped."""
+
+
+class IncompleteBenchmarkWarning(AnalysisWarning):
+    """Fewer than a quarter of the loaded models are complete on a benchmark."""
 
 
 class DroppedModelsWarning(AnalysisWarning):
@@ -64,6 +91,14 @@ class LeakageWarning(AnalysisWarning):
 
 class ExtrapolationWarning(AnalysisWarning):
     """A model lies outside the range of the reference models it is predicted from."""
+
+
+class LabelMismatchError(AnalysisError, ValueError):
+    """Two labelled inputs (Series, DataFrames) do not hold the same labels.
+
+    The message names the labels one input lacks and the ones it has in excess, and how
+    to align them; plain arrays are paired by position and never raise this.
+    """
 
 
 class ModelLoadError(AnalysisError, ValueError):
@@ -92,6 +127,32 @@ class SubmissionError(AnalysisError, RuntimeError):
 
 class JobFailedError(AnalysisError, RuntimeError):
     """Some tasks of a job failed (their errors and tracebacks are in the message)."""
+
+
+class LeaderboardSubmitError(AnalysisError, ValueError):
+    """Results cannot go to the MTEB results repository; the message says why and what to do."""
+
+
+class PreflightError(LeaderboardSubmitError):
+    """The results repository's CI checks, run locally, fail; each failure names file and fix.
+
+    ``failures`` holds the individual :class:`analysis.runs.submit.preflight.Failure` records.
+    """
+
+    def __init__(self, message: str, failures: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.failures = tuple(failures)
+
+
+class UnregisteredModelError(LeaderboardSubmitError):
+    """mteb's model registry does not know the model; nothing was committed.
+
+    ``entry_path`` is the generated ``ModelMeta`` entry to propose to mteb first.
+    """
+
+    def __init__(self, message: str, entry_path: Any = None) -> None:
+        super().__init__(message)
+        self.entry_path = entry_path
 
 
 def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
@@ -173,9 +234,14 @@ def model_name_from_folder(folder: str) -> str:
 __all__: Sequence[str] = [
     "DroppedModelsWarning",
     "ExtrapolationWarning",
+    "IncompleteBenchmarkWarning",
+    "LabelMismatchError",
     "LeakageWarning",
     "ResultFileWarning",
+    "ResultsConflictError",
+    "ResultsConflictWarning",
     "ResultsNotFoundError",
+    "ResultsRevisionError",
     "UnknownModelError",
     "UnknownNameError",
     "UnknownTaskError",

@@ -1,10 +1,13 @@
-"""Where things are: the repository root and the results folder."""
+"""Where things are: the repository root, paths relative to it, and how a folder is named."""
 
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
+#: The environment variable naming the results folder(s) (``make figures RESULTS=...`` sets
+#: it); several folders are separated by ``os.pathsep`` (":").
 RESULTS_ENV = "STATIC_RTEB_RESULTS"
 
 
@@ -27,13 +30,35 @@ def from_root(path: str | Path) -> Path:
     return Path(os.path.abspath(path if path.is_absolute() else repo_root() / path))
 
 
-def results_location(results_dir: str | Path | None) -> str | None:
-    """The results folder a notebook should read.
+def display_path(path: str | Path) -> str:
+    """How a folder is named in headers and messages: the same on every machine.
 
-    Order: the ``results_dir`` parameter; else ``$STATIC_RTEB_RESULTS`` (what
-    ``make figures RESULTS=...`` sets); else None, which means mteb's default cache,
-    downloaded by mteb on a connected machine.
+    Relative to the repository root when the folder is inside it or beside it (e.g.
+    ``../shared/mteb-cache``), ``~/...`` under the home folder, else absolute. Symlinks
+    are kept: a folder is named the way it was given, never through a resolved link.
     """
+    absolute = Path(os.path.abspath(Path(path).expanduser()))
+    root = repo_root()
+    if absolute == root or root in absolute.parents or root.parent in absolute.parents:
+        return os.path.relpath(absolute, root)
+    home = Path(os.path.abspath(Path.home()))
+    if home in absolute.parents:
+        return "~/" + absolute.relative_to(home).as_posix()
+    return absolute.as_posix()
+
+
+def results_location(results_dir: str | Path | None) -> str | None:
+    """Deprecated: use ``analysis.results.folder.ResultsFolders.resolve``.
+
+    The ``results_dir`` parameter, else ``$STATIC_RTEB_RESULTS``, made absolute against
+    the repository root; None when neither is set.
+    """
+    warnings.warn(
+        "analysis.paths.results_location is deprecated; use "
+        "analysis.results.folder.ResultsFolders.resolve(results_dir)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     if results_dir:
         return str(from_root(results_dir))
     env = os.environ.get(RESULTS_ENV)

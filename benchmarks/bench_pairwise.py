@@ -99,7 +99,8 @@ def main() -> None:
         adj: time_ours(scores, adj, args.n_resamples, args.repeats, args.seed)
         for adj in ADJUSTMENTS
     }
-    ours = runs["maxT"][1]
+    result = runs["maxT"][1]
+    ours = result.table
 
     rng = np.random.default_rng(args.seed + 1)
     sample = np.sort(rng.choice(n_pairs, size=min(args.scipy_pairs, n_pairs), replace=False))
@@ -125,10 +126,11 @@ def main() -> None:
     lines = [
         f"# pairwise_significance benchmark ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
-        f"{args.models} models x {args.tasks} tasks, {n_pairs:,} pairs; {ours.attrs['method']}; "
+        f"{args.models} models x {args.tasks} tasks, {n_pairs:,} pairs; {result.method}; "
         f"every run includes the intervals matching its adjustment (max-T: "
-        f"{ours.attrs['interval']}). scipy timed on {len(pairs)} random pairs and "
-        f"extrapolated, in the same process. Max-T runs: "
+        f"{result.interval}). scipy timed on {len(pairs)} random pairs and "
+        f"extrapolated, in the same process (a busy shared machine: 2 cores, other jobs "
+        f"running). Max-T runs: "
         f"{', '.join(f'{t:.3f}' for t in runs['maxT'][0])} s.",
         "",
         "| what | seconds | |",

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
+import os
 import platform
 import time
 from collections.abc import Callable
@@ -311,7 +312,12 @@ def main() -> None:
             *speed_rows(),
             "",
         ]
-    lines.append(f"Total run time: {time.perf_counter() - started:.0f} s.")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    lines.append(
+        f"Total run time: {time.perf_counter() - started:.0f} s, on a busy shared machine "
+        f"({os.cpu_count()} CPUs, 1-min load average at the end {load:.2f}; timings are "
+        "upper bounds)."
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     from analysis.io import atomic_write_text
 

@@ -47,11 +47,7 @@ from analysis.paths import from_root
 from analysis.results import blog as blogmod
 from analysis.results.leaderboard import load_leaderboards
 
-nb = setup(
-    "blog_tables.py",
-    parameters={"results_dir": results_dir, "include_tasks": include_tasks, "exclude_tasks": exclude_tasks},
-    output_dir=output_dir,
-)
+nb = setup("blog_tables.py")
 post = blogmod.parse_blog_tables(from_root(blog_path))
 benchmarks = sorted(set(mteb_benchmarks.values()) | set(rteb_benchmarks.values()))
 palette = model_palette(post.rteb["model"])

@@ -35,7 +35,6 @@ seed: int = 20251006  # random seed
 output_dir: str = "figures"  # tables, relative to the repo root
 
 # %%
-import numpy as np
 import pandas as pd
 
 from analysis.io import format_pvalue
@@ -49,12 +48,7 @@ from analysis.runs.retrieval_metrics import checked_per_query_ndcg, read_qrels_t
 from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
 from analysis.stats import paired_bootstrap
 
-nb = setup(
-    "distill_and_place.py",
-    parameters={"results_dir": results_dir, "teacher": teacher, "pca_dims": pca_dims, "tasks": tasks,
-                "significance_task": significance_task},
-    output_dir=output_dir,
-)
+nb = setup("distill_and_place.py")
 teacher_dir = resolve_source(teacher)
 student_path = from_root(student_dir)
 runs = from_root(runs_dir)
@@ -127,14 +121,13 @@ nb.show(pd.DataFrame([
 ]), floatfmt=".6f")
 a, b = checked[teacher_meta.name].per_query, checked[student_meta.name].per_query
 common = a.index.intersection(b.index)
-res = paired_bootstrap(a[common].to_numpy(), b[common].to_numpy(), n_resamples=n_resamples, rng=np.random.default_rng(seed))
+res = paired_bootstrap(a[common], b[common], n_resamples=n_resamples, rng=nb.rng("distill_per_query_test"))  # Series: paired by query id
 nb.table(
     pd.DataFrame([{
         "task": significance_task, "queries": res.n, "teacher − student nDCG@10": res.statistic,
         "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high, "pvalue": res.pvalue, "test": res.method,
     }]),
     "distill_per_query_test", floatfmt=".4f", pvalue_columns=("pvalue",),
-    parameters={"n_resamples": n_resamples, "seed": seed},
 )
 nb.md(
     f"On {significance_task} ({res.n} queries), teacher − student nDCG@10 = {res.statistic:+.4f} "

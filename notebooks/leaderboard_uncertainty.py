@@ -24,8 +24,11 @@
 # models significantly better to K − the number significantly worse. With
 # `simultaneous=True` (the default) all intervals hold at once with probability at
 # least the confidence level; the unit is the task and tasks are assumed exchangeable
-# (`benchmarks/README_stats.md` has the measured coverage). Models that cannot be told
-# apart from the leader form the "leader group".
+# (`benchmarks/README_stats.md` has the measured coverage). Near-duplicate tasks are not
+# independent: tasks whose residual scores correlate at 0.8 or more over the leaderboard's
+# models (`analysis/results/clusters.json`, derived by `tools/task_clusters.py`) are one
+# unit (`clusters=`: their signs flip together). Models that cannot be told apart from
+# the leader form the "leader group".
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
@@ -50,15 +53,12 @@ import pandas as pd
 
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.results.blog import post_models
+from analysis.results.clusters import task_clusters
 from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import rank_intervals
 
-nb = setup(
-    "leaderboard_uncertainty.py",
-    parameters={"results_dir": results_dir, "pin": pin, "aggregate": aggregate, "simultaneous": simultaneous, "n_resamples": n_resamples, "confidence_level": confidence_level, "alpha": alpha, "seed": seed},
-    output_dir=output_dir,
-)
-rng = np.random.default_rng(seed)
+nb = setup("leaderboard_uncertainty.py")
+rng = nb.rng("leaderboard_uncertainty")  # the intervals, the groups and the figure
 boards = load_leaderboards([mteb_benchmark, rteb_benchmark], results=nb.results, pin=pin, cache_dir=cache_dir or None)
 post = post_models()
 palette = model_palette(post)
@@ -78,13 +78,14 @@ results, rows, notes = {}, [], []
 for label, (board, side, scope) in views.items():
     complete = board.complete_models(scope)
     wide = board.wide(is_public=side).reindex(columns=complete)
-    res = rank_intervals(wide, aggregate=aggregate, simultaneous=simultaneous, n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, top=top_groups, rng=rng)
+    clusters = task_clusters(board.name)
+    res = rank_intervals(wide, clusters=clusters, aggregate=aggregate, simultaneous=simultaneous, n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, top=top_groups, rng=rng)
     results[label] = res
     t = res.table.reset_index()
     t.insert(0, "leaderboard", label)
     t["post_model"] = t["model"].isin(post)
     rows.append(t)
-    notes.append(f"{label}: {res.n_models} complete models over {res.n_tasks} tasks ({len(board.summary) - len(complete)} models left out); {res.method}")
+    notes.append(f"{label}: {res.n_models} complete models over {res.n_tasks} tasks in {res.n_units} units ({len(board.summary) - len(complete)} models left out); {res.method}")
 table = pd.concat(rows, ignore_index=True)
 if aggregate == "mean":
     table["score"] = table["score"] * 100
@@ -94,7 +95,7 @@ nb.table(
     title=f"Rank intervals ({confidence_level:.0%}, {'simultaneous' if simultaneous else 'per model'}) on {mteb_benchmark} and {rteb_benchmark} public / private (task lists {pin})",
     note=("score: " + ("Mean (Task) x 100" if aggregate == "mean" else "Borda points") + ". rank: 1 = best, ties share the best rank. "
           "rank_low..rank_high: 1 + models significantly better .. K - models significantly worse (paired sign-flip tests over tasks, "
-          f"Westfall-Young step-down max-T). tied_with_leader: not distinguishable from rank 1 at alpha={alpha}. " + " | ".join(notes)),
+          "one sign per cluster of near-duplicate tasks, Westfall-Young step-down max-T). tied_with_leader: not distinguishable from rank 1 at alpha={alpha}. " + " | ".join(notes)),
     show=False,
 )
 nb.show(shown[shown["rank"] <= 10], floatfmt=".2f")
@@ -108,7 +109,8 @@ def summary_sentence(label):
     group = int(t["tied_with_leader"].sum())
     exact = "all sign patterns enumerated" if res.exact else f"{res.n_patterns} random sign patterns"
     return (
-        f"**{label}**: {res.n_models} models over {res.n_tasks} tasks ({exact}). The leader, {short_name(leader)}, "
+        f"**{label}**: {res.n_models} models over {res.n_tasks} tasks, {res.n_units} independent units "
+        f"({res.n_tasks - res.n_units} task(s) joined near-duplicates; {exact}). The leader, {short_name(leader)}, "
         f"cannot be told apart from {group - 1} other model(s) at α = {alpha}. The median interval spans "
         f"{width.median():.0f} ranks; {int((width == 1).sum())} model(s) have an exact rank."
     )

@@ -22,8 +22,10 @@
 # computes its gap minus the mean gap of the other complete models (the *relative gap*),
 # with a Welch-type interval over tasks (coverage at 7 public / 6 private tasks is
 # measured in `benchmarks/README_stats.md`), and the rank shift from public to private
-# (average ranks for ties) with a bootstrap range. Groups of models are compared with
-# `analysis.stats.group_contrast`, a permutation test over group labels.
+# (average ranks for ties) with a bootstrap range. Because one outlying model moves every
+# other model's mean reference, the same gap relative to the *median* of the other
+# models' gaps is shown beside it. Groups of models are compared with
+# `analysis.stats.group_contrast`, Welch's t-test (valid when the groups' spreads differ).
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
@@ -52,13 +54,9 @@ from analysis.results.groups import model_groups
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import group_contrast, public_private_gap
 
-nb = setup(
-    "public_private_gap.py",
-    parameters={"results_dir": results_dir, "pin": pin, "benchmark": benchmark, "n_resamples": n_resamples, "alpha": alpha, "seed": seed},
-    output_dir=output_dir,
-)
+nb = setup("public_private_gap.py")
 labelled = list(highlight) or post_models()
-rng = np.random.default_rng(seed)
+rng = nb.rng("public_private_gap")  # the gap table, its figure and the rank-shift table
 lb = load_leaderboard(benchmark, results=nb.results, pin=pin, cache_dir=cache_dir or None)
 public_tasks = [t.task for t in lb.spec.tasks if t.is_public]
 private_tasks = [t.task for t in lb.spec.tasks if not t.is_public]
@@ -69,22 +67,31 @@ nb.md(
 )
 
 # %%
+wide = lb.wide(complete_only=False)[both]  # tasks x models: every public and private task of the benchmark
 with warnings.catch_warnings():
     warnings.simplefilter("error")  # every kept model is complete: nothing may be dropped silently
-    gaps = public_private_gap(
-        lb.scores[lb.scores["model"].isin(both)], public_tasks=public_tasks, private_tasks=private_tasks,
+    result = public_private_gap(
+        wide, public_tasks=public_tasks, private_tasks=private_tasks,
         n_resamples=n_resamples, confidence_level=1 - alpha, rng=rng,
     )
+    robust = public_private_gap(
+        wide, public_tasks=public_tasks, private_tasks=private_tasks, reference="median",
+        n_resamples=n_resamples, confidence_level=1 - alpha, rng=rng,
+    )
+median_columns = {"relative_gap": "relative_gap_median", "relative_gap_pvalue": "relative_gap_median_pvalue"}
+gaps = result.table.merge(robust.table[["model", *median_columns]].rename(columns=median_columns), on="model")
 gaps = gaps.merge(model_groups(gaps["model"]), on="model")
 columns = [
     "model", "family", "static_kind", "mean_public", "mean_private", "gap", "relative_gap", "relative_gap_ci_low",
-    "relative_gap_ci_high", "relative_gap_pvalue", "rank_public", "rank_private", "rank_shift", "rank_shift_ci_low", "rank_shift_ci_high",
+    "relative_gap_ci_high", "relative_gap_pvalue", "relative_gap_median", "relative_gap_median_pvalue",
+    "rank_public", "rank_private", "rank_shift", "rank_shift_ci_low", "rank_shift_ci_high",
 ]
 nb.table(
-    gaps[columns], "public_private_gap", floatfmt=".3f", pvalue_columns=("relative_gap_pvalue",),
+    gaps[columns], "public_private_gap", floatfmt=".3f", pvalue_columns=("relative_gap_pvalue", "relative_gap_median_pvalue"),
     title=f"Public vs private on {benchmark} (0-1 scale; gap = private − public; relative gap = gap − mean gap of the other models)",
     note=(
         f"relative gap interval: {1 - alpha:.0%} Welch t over tasks ({len(public_tasks)} public vs {len(private_tasks)} private); "
+        "relative_gap_median: the gap minus the median of the other models' gaps (one outlier cannot move it), Welch p-value; "
         f"rank shift = rank_public − rank_private (> 0: climbs on private; average ranks for ties), range: "
         f"{1 - alpha:.0%} percentile interval over {n_resamples} stratified bootstrap resamples of the tasks."
     ),
@@ -132,21 +139,24 @@ nb.table(
 )
 top, bottom = gaps.loc[gaps["rank_shift"].idxmax()], gaps.loc[gaps["rank_shift"].idxmin()]
 flagged = gaps[gaps["relative_gap_pvalue"] < alpha]
+flagged_median = gaps[gaps["relative_gap_median_pvalue"] < alpha]
 nb.md(
     f"Largest climb: **{top['model']}** from rank {top['rank_public']:g} (public) to {top['rank_private']:g} (private), "
     f"range of the shift [{top['rank_shift_ci_low']:g}, {top['rank_shift_ci_high']:g}]; largest fall: **{bottom['model']}** "
     f"from {bottom['rank_public']:g} to {bottom['rank_private']:g} (range [{bottom['rank_shift_ci_low']:g}, {bottom['rank_shift_ci_high']:g}]). "
     f"The median gap is {gaps['gap'].median() * 100:.2f} points, shared by all models; {len(flagged)} of {len(gaps)} models "
-    f"have a relative gap whose {1 - alpha:.0%} interval excludes 0 (unadjusted, {len(gaps)} tests)."
+    f"have a relative gap whose {1 - alpha:.0%} interval excludes 0 (unadjusted, {len(gaps)} tests); against the median "
+    f"of the other models' gaps instead of their mean, {len(flagged_median)} do."
 )
 
 # %% [markdown]
 # ## Groups from model metadata
 # Static vs transformer models, and among static models supervised vs distilled;
 # groups are read by `analysis.results.groups.model_groups` (its docstring states the
-# rules). Each contrast is a permutation test over the group labels (exact when the
-# arrangements are few), with an interval by inversion; a group of fewer than 3 models
-# gets no interval.
+# rules). Each contrast is Welch's t-test of the difference of the group means (valid
+# when the groups' spreads differ, which a permutation of group labels is not), with the
+# Welch interval that inverts it; a group of fewer than 3 models gets neither a test nor
+# an interval (its spread cannot be estimated), and the table says so.
 
 # %%
 specs = [
@@ -156,18 +166,28 @@ specs = [
 ]
 rows = []
 for label, column, by, ga, gb in specs:
-    res = group_contrast(gaps[column], gaps[by], group_a=ga, group_b=gb, n_resamples=n_resamples, confidence_level=1 - alpha, rng=rng)
+    values = gaps.set_index("model")[column]
+    groups = gaps.set_index("model")[by]
+    res = group_contrast(values, groups, group_a=ga, group_b=gb, confidence_level=1 - alpha)
     rows.append({
-        "contrast": label, "n_a": res.n_a, "n_b": res.n_b, "difference": res.statistic,
-        "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high, "p": res.pvalue,
-        "test": "exact" if res.exact else "Monte-Carlo", "note": res.note,
+        "contrast": label, "n_a": res.n_a, "n_b": res.n_b, "sd_a": res.sd_a, "sd_b": res.sd_b, "difference": res.statistic,
+        "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high, "t": res.t_statistic, "df": res.df,
+        "p": res.pvalue, "note": res.note,
     })
 contrasts = pd.DataFrame(rows)
 nb.table(
     contrasts, "public_private_groups", floatfmt=".3f", pvalue_columns=("p",),
-    title=f"Group contrasts on {benchmark} (difference of group means; permutation test over group labels)",
-    note=f"interval: {1 - alpha:.0%}, by inverting the permutation test (shift of the first group); none for a group under 3 models.",
+    title=f"Group contrasts on {benchmark} (difference of group means; Welch's t-test)",
+    note=(
+        f"interval: {1 - alpha:.0%} Welch interval (the inversion of the same test); p: Welch's t-test, unequal spreads allowed; "
+        "no test and no interval for a group under 3 models (note)."
+    ),
 )
 for row in contrasts.itertuples():
-    interval = f"{1 - alpha:.0%} CI [{row.ci_low:.3f}, {row.ci_high:.3f}]" if not np.isnan(row.ci_low) else row.note.rstrip(".").lower()
-    nb.md(f"- **{row.contrast}** ({row.n_a} vs {row.n_b} models): {row.difference:+.3f}; {interval}; p {pvalue_phrase(row.p)} ({row.test}).")
+    if np.isnan(row.p):
+        nb.md(f"- **{row.contrast}** ({row.n_a} vs {row.n_b} models): {row.difference:+.3f}. {row.note}")
+    else:
+        nb.md(
+            f"- **{row.contrast}** ({row.n_a} vs {row.n_b} models, SD {row.sd_a:.3f} vs {row.sd_b:.3f}): {row.difference:+.3f}; "
+            f"{1 - alpha:.0%} CI [{row.ci_low:.3f}, {row.ci_high:.3f}]; Welch t = {row.t:.2f} (df {row.df:.1f}), p {pvalue_phrase(row.p)}."
+        )

@@ -55,12 +55,8 @@ from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import benchmark_agreement, rank_correlation
 
-nb = setup(
-    "rank_correlations.py",
-    parameters={"results_dir": results_dir, "pin": pin, "mteb_benchmark": mteb_benchmark, "rteb_benchmark": rteb_benchmark, "n_resamples": n_resamples, "seed": seed},
-    output_dir=output_dir,
-)
-rng = np.random.default_rng(seed)
+nb = setup("rank_correlations.py")
+rng = nb.rng("rank_correlations")
 highlighted = list(highlight) or post_models()
 palette = model_palette(highlighted, post=highlighted)
 boards = load_leaderboards([mteb_benchmark, rteb_benchmark], results=nb.results, pin=pin, cache_dir=cache_dir or None)
@@ -166,6 +162,7 @@ nb.figure(fig, "rank_correlations")
 # than among random models.
 
 # %%
+rng = nb.rng("rank_correlations_agreement")  # both agreement tables and their figure
 agreement_questions = questions[:3]
 top_rows, subset_rows, dists = [], [], []
 for x_label, x, y_label, y in agreement_questions:

@@ -67,8 +67,7 @@ from analysis.runs.status import plan_status, result_rows, state_counts, status_
 
 logging.basicConfig(level=logging.WARNING)
 NOTEBOOK = "run_models.py"
-params = {"models": models, "model_names": model_names, "tasks": tasks, "local_tasks_dir": local_tasks_dir, "public_only": public_only, "plan": plan, "executor": executor, "results_dir": results_dir}
-nb = setup(NOTEBOOK, parameters=params, output_dir=output_dir)
+nb = setup(NOTEBOOK)
 out = nb.out
 check_executor(executor)
 if plan:

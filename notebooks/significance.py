@@ -24,6 +24,12 @@
 # `benchmarks/README_stats.md` gives its measured coverage and type-I error at these
 # numbers of tasks. With 6 private tasks in RTEB(eng, beta) and 13 in RTEB(beta), the
 # number of tasks, not the size of the differences, limits what can be shown.
+#
+# Tasks are assumed independent. Near-duplicate tasks are not: tasks whose residual scores
+# correlate at 0.8 or more over the leaderboard's models (`analysis/results/clusters.json`,
+# derived from the results by `tools/task_clusters.py`) count as one unit: every test here
+# gets `clusters=`, so their signs flip together (`units` says how many independent units
+# remain).
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
@@ -49,16 +55,19 @@ import seaborn as sns
 from analysis.io import pvalue_phrase
 from analysis.notebook import setup, short_name
 from analysis.results.blog import post_comparisons
+from analysis.results.clusters import task_clusters
 from analysis.results.leaderboard import load_leaderboards
-from analysis.stats import adjust_pvalues, paired_bootstrap, pairwise_significance
-
-nb = setup(
-    "significance.py",
-    parameters={"results_dir": results_dir, "pin": pin, "alpha": alpha, "adjustment": adjustment, "n_resamples": n_resamples, "seed": seed},
-    output_dir=output_dir,
+from analysis.stats import (
+    adjust_pvalues,
+    compare,
+    friedman_nemenyi,
+    paired_bootstrap,
+    pairwise_significance,
 )
+
+nb = setup("significance.py")
 pairs_to_test = [tuple(c) for c in comparisons] or post_comparisons()
-rng = np.random.default_rng(seed)
+rng = nb.rng("significance_claims")
 names = sorted(set(mteb_benchmarks.values()) | set(rteb_benchmarks.values()) | {heatmap_benchmark})
 boards = load_leaderboards(names, results=nb.results, pin=pin, cache_dir=cache_dir or None)
 
@@ -75,12 +84,12 @@ for supervised, distilled, subset in pairs_to_test:
     for bench, side in [(rteb_benchmarks[subset], False), (rteb_benchmarks[subset], True), (mteb_benchmarks[subset], None)]:
         wide = boards[bench].wide(is_public=side, complete_only=False)
         pair = wide.reindex(columns=[supervised, distilled]).dropna()
-        res = paired_bootstrap(pair[supervised].to_numpy() * 100, pair[distilled].to_numpy() * 100, confidence_level=1 - alpha, n_resamples=n_resamples, rng=rng)
+        res = paired_bootstrap(pair[supervised] * 100, pair[distilled] * 100, clusters=task_clusters(bench), confidence_level=1 - alpha, n_resamples=n_resamples, rng=rng)
         d = pair[supervised] - pair[distilled]
         rows.append({
             "supervised": short_name(supervised), "distilled": short_name(distilled),
             "benchmark": bench, "tasks": {False: "private", True: "public", None: "all"}[side],
-            "n": res.n, "n_expected": len(wide),
+            "n": res.n, "units": res.n_units, "n_expected": len(wide),
             "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
             "difference": res.statistic, "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high,
             "d_z": res.effect_size, "p": res.pvalue, "p_ttest": res.ttest_pvalue, "min_p": res.min_pvalue,
@@ -94,9 +103,10 @@ nb.table(
     claims, "significance_claims", floatfmt=".3f", pvalue_columns=("p", "p_ttest", "min_p", "p_holm"),
     title="Supervised vs distilled static models, paired over tasks (score ×100)",
     note=(
-        f"p: two-sided sign-flip permutation test over tasks (exact over the 2^n sign patterns for n ≤ 20); "
+        f"p: two-sided sign-flip permutation test over tasks (exact over the 2^n sign patterns for n ≤ 20), one sign per "
+        "cluster of near-duplicate tasks (units: clusters and single tasks; analysis/results/clusters.json); "
         f"interval: {1 - alpha:.0%} interval inverting that test (excludes 0 exactly when p < {alpha}); "
-        "p_ttest: paired t-test (reference); d_z: Cohen's d_z; min_p: the smallest p-value the test can give with n tasks; "
+        "p_ttest: paired t-test over the units (reference); d_z: Cohen's d_z; min_p: the smallest p-value the test can give with these units; "
         "wins/ties/losses: tasks where the supervised model scores higher/equal/lower; p_holm: Holm over this table's claims; "
         f"significant: p < {alpha} for this claim alone (the interval excludes 0); significant_holm: p_holm < {alpha} "
         "(the claims as one family; the per-claim intervals are not adjusted)."
@@ -111,7 +121,7 @@ lines = []
 for row in claims.itertuples():
     verdict = "significant" if row.significant else "not significant"
     power = (
-        f" With n={row.n}, the smallest attainable p-value is {row.min_p:.2g}"
+        f" With {row.units} independent units, the smallest attainable p-value is {row.min_p:.2g}"
         + (": no outcome could reach α, and the interval is unbounded." if row.min_p >= alpha else ".")
     )
     dropped = f" (not in both: {row.dropped})" if row.dropped else ""
@@ -143,16 +153,18 @@ nb.md(
 # the table too.
 
 # %%
+rng = nb.rng("significance_pairwise")  # the table and its heatmap
 lb = boards[heatmap_benchmark]
 priv = lb.wide(is_public=False)
 top = lb.summary.loc[priv.columns].sort_values("mean_private", ascending=False).index[:top_n]
-table = pairwise_significance(priv[top] * 100, adjustment=adjustment, alpha=alpha, n_resamples=n_resamples, rng=rng)
+pairwise = pairwise_significance(priv[top] * 100, clusters=task_clusters(heatmap_benchmark), adjustment=adjustment, alpha=alpha, n_resamples=n_resamples, rng=rng)
+table = pairwise.table
 nb.table(
     table, "significance_pairwise", floatfmt=".3f",
     pvalue_columns=("pvalue", "ttest_pvalue", "pvalue_maxT", "pvalue_holm", "pvalue_bh", "pvalue_adjusted"),
     parameters={"heatmap_benchmark": heatmap_benchmark, "top_n": top_n},
-    title=f"Pairwise differences on {heatmap_benchmark} private tasks (n={len(priv)}, ×100), {adjustment}-adjusted",
-    note=f"{table.attrs['method']}; interval: {table.attrs['interval']}; significant: pvalue_adjusted < {alpha}.",
+    title=f"Pairwise differences on {heatmap_benchmark} private tasks (n={len(priv)}, {pairwise.n_units} units, ×100), {adjustment}-adjusted",
+    note=f"{pairwise.method}; interval: {pairwise.interval}; significant: pvalue_adjusted < {alpha}.",
     show=False,
 )
 short = [short_name(m) for m in top]
@@ -177,5 +189,49 @@ nb.md(
     f"{int(table['significant'].sum())} of {len(table)} pairs among the top {len(top)} models differ significantly "
     f"on the {len(priv)} private tasks of {heatmap_benchmark} after the {adjustment} adjustment "
     f"(Holm: {int((table['pvalue_holm'] < alpha).sum())}; Benjamini–Hochberg, for screening: {int((table['pvalue_bh'] < alpha).sum())}). "
-    f"Each starred cell's {1 - alpha:.0%} {table.attrs['interval'].split(':')[0]} interval excludes 0."
+    f"Each starred cell's {1 - alpha:.0%} {pairwise.interval.split(':')[0]} interval excludes 0."
 )
+
+# %% [markdown]
+# ## Critical-difference diagrams: RTEB private and MTEB
+# `analysis.stats.compare` puts the top models of a leaderboard side into one report: each
+# model's mean score, its simultaneous rank interval, the models it is significantly
+# better than (letters; paired studentized sign-flip tests over the tasks, one sign per
+# cluster of near-duplicate tasks, step-down max-T) and wins/ties/losses. The diagram
+# (drawn with scikit-posthocs) places the models at their mean score and joins the ones
+# that these tests cannot tell apart. It is **not** the usual Nemenyi diagram: Nemenyi's
+# test compares mean ranks, which depend on which other models are in the pool (Benavoli,
+# Corani & Mangili, JMLR 2016); Friedman + Nemenyi is shown below each diagram as a
+# labelled reference only.
+
+# %%
+cd_views = [(heatmap_benchmark, False, "private"), (mteb_benchmarks["english"], None, "all tasks")]
+for bench, side, side_label in cd_views:
+    board = boards[bench]
+    wide = board.wide(is_public=side)
+    mean_col = {False: "mean_private", True: "mean_public", None: "mean_task"}[side]
+    best = board.summary.loc[wide.columns].sort_values(mean_col, ascending=False).index[:top_n]
+    shorts = [short_name(m) for m in best]
+    scores = (wide[best].set_axis(shorts, axis=1) if len(set(shorts)) == len(shorts) else wide[best]) * 100
+    slug = "rteb_private" if side is False else "mteb"
+    report = compare(scores, clusters=task_clusters(bench), alpha=alpha, n_resamples=n_resamples, rng=nb.rng(f"significance_compare_{slug}"))
+    nb.table(
+        report.to_frame().reset_index(), f"significance_compare_{slug}", floatfmt=".2f",
+        parameters={"top_n": top_n},
+        title=f"{bench} {side_label}: top {len(best)} models compared (score ×100; {report.n_tasks} tasks, {report.n_units} units)",
+        note=report.caption(),
+    )
+    fig, ax = plt.subplots(figsize=(10, 0.3 * len(best) + 1.6))
+    report.plot_cd(ax=ax)
+    ax.set_title(f"{bench} {side_label} (×100): models joined by a bar are not significantly different (max-T, α={alpha})", fontsize=9, pad=18)
+    nb.figure(fig, f"significance_cd_{slug}")
+    reference = friedman_nemenyi(scores, alpha=alpha)
+    nemenyi_pairs = int((reference.pvalues.to_numpy()[np.triu_indices(len(best), 1)] < alpha).sum())
+    ours = int(report.models["better_than"].str.len().sum())
+    nb.md(
+        f"**{bench} {side_label}**: of {len(best) * (len(best) - 1) // 2} pairs among the top {len(best)} models, "
+        f"{ours} differ significantly under max-T ({report.n_units} independent units of {report.n_tasks} tasks). "
+        f"*Reference only* (mean-rank tests; see the caveat above): Friedman χ² = {reference.statistic:.1f} "
+        f"(p {pvalue_phrase(reference.pvalue)}), Nemenyi critical difference {reference.critical_difference:.2f} mean ranks, "
+        f"{nemenyi_pairs} pairs separated by Nemenyi."
+    )

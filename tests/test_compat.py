@@ -99,3 +99,73 @@ def test_private_pattern_catches_the_known_forms():
     ]:
         assert PRIVATE.search(line), line
     assert not PRIVATE.search("from mteb.results import TaskResult")
+
+
+def test_hf_languages_to_mteb():
+    from mteb.languages import iso_mappings
+
+    assert hasattr(iso_mappings, "_hf_langs_to_iso_lang_scripts")
+    assert compat.hf_languages_to_mteb("en") == ["eng-Latn"]
+    assert compat.hf_languages_to_mteb(["de", "eng", "multilingual"]) == ["deu-Latn", "eng-Latn"]
+    assert compat.hf_languages_to_mteb(["multilingual"]) is None
+
+
+def _results_checkout(root):
+    import os
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"}
+    (root / "results").mkdir(parents=True)
+    (root / "results" / ".gitkeep").write_text("")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "main"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env={**os.environ, **env})
+    return env
+
+
+def test_checkout_result_cache_submits_offline_without_touching_origin(tmp_path, monkeypatch):
+    """submit_results through the subclass: a branch and a commit, no fetch, no reset."""
+    import subprocess
+
+    import mteb
+    from mteb import ResultCache
+
+    assert hasattr(ResultCache, "_get_unsubmitted_results")
+    for key, value in _results_checkout(tmp_path / "checkout").items():
+        monkeypatch.setenv(key, value)
+    checkout = tmp_path / "checkout"
+    subprocess.run(
+        ["git", "remote", "add", "origin", "https://invalid.example/results"],
+        cwd=checkout,
+        check=True,
+    )
+    meta = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2", fetch_from_hf=False)
+    folder = tmp_path / "cache" / "results" / meta.model_name_as_path() / meta.revision
+    folder.mkdir(parents=True)
+    task = mteb.get_task("STSBenchmark")
+    result = {
+        "dataset_revision": task.metadata.revision, "task_name": "STSBenchmark", "mteb_version": "2.26.24",
+        "scores": {"test": [{"main_score": 0.8, "hf_subset": "default", "languages": ["eng-Latn"]}]},
+        "evaluation_time": 1.0, "kg_co2_emissions": None,
+    }  # fmt: skip
+    (folder / "STSBenchmark.json").write_text(json.dumps(result))
+    (folder / "model_meta.json").write_text(json.dumps(meta.to_dict(), default=str))
+    (tmp_path / "cache" / "remote").symlink_to(checkout)
+    cache = compat.checkout_result_cache(tmp_path / "cache")
+    assert isinstance(cache, ResultCache)
+    pending = compat.unsubmitted_result_files(cache, [meta])
+    assert [p.name for p in pending[meta]] == ["STSBenchmark.json"]
+    response = cache.submit_results([meta])
+    assert response["status"] == "ready_for_submission" and response["result_count"] == 1
+    branch = subprocess.run(
+        ["git", "branch", "--show-current"], cwd=checkout, capture_output=True, text=True
+    )
+    assert branch.stdout.startswith("mteb-results-")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=checkout, capture_output=True, text=True
+    ).stdout
+    assert f"results/{meta.model_name_as_path()}/{meta.revision}/STSBenchmark.json" in tracked
+    assert compat.unsubmitted_result_files(cache, [meta]) == {}
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError):
+        compat.checkout_result_cache(tmp_path / "empty").download_from_remote()

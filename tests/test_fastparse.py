@@ -20,7 +20,8 @@ import pandas as pd
 import pytest
 
 from analysis.results import fastparse
-from analysis.results.leaderboard import _entries_score, load_leaderboards
+from analysis.results.leaderboard import load_leaderboards
+from analysis.results.parsing import entries_score as _entries_score
 from analysis.results.specs import resolve_spec
 
 BENCHMARKS = ["RTEB(beta)", "RTEB(eng, beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import shutil
 import stat
 import warnings
 from pathlib import Path
@@ -13,6 +15,12 @@ import pandas as pd
 import pytest
 from conftest import write_result
 
+from analysis.errors import (
+    IncompleteBenchmarkWarning,
+    ResultsConflictError,
+    ResultsConflictWarning,
+)
+from analysis.paths import RESULTS_ENV
 from analysis.results.leaderboard import (
     ResultFileWarning,
     ResultsNotFoundError,
@@ -69,7 +77,9 @@ def test_long_table_and_hand_computed_means(tiny, tmp_path):
         "task_type",
         "is_public",
         "main_score",
+        "source",
     ]
+    assert set(lb.scores["source"]) == {lb.provenance["results"]}
     a = lb.summary.loc["org/A"]
     assert a["complete"] and a["n_tasks"] == 5
     assert a["mean_task"] == pytest.approx((0.8 + 0.6 + 0.2 + 0.4 + 0.5) / 5)
@@ -265,3 +275,174 @@ def test_shared_results_untouched_by_a_load(shared_results, tmp_path):
     before = os.stat(shared_results / "remote" / "results").st_mtime_ns
     load_leaderboard(tasks=["SciFact"], results=shared_results, cache_dir=tmp_path)
     assert os.stat(shared_results / "remote" / "results").st_mtime_ns == before
+
+
+# ----------------------------------------------------------------- reasons and ranks
+
+
+def test_unreadable_file_is_named_in_missing(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    reasons = lb.missing.query("model == 'org/C'").set_index("task")["reason"]
+    assert reasons["AILAStatutes"].startswith("unreadable: JSONDecodeError")
+    assert reasons["SciFact"].startswith("unreadable: ")
+    assert lb.missing.query("model == 'org/B' and task == 'SciFact'")["reason"].item() == (
+        "no result file"
+    )
+    cached, _ = load(tiny, tmp_path)  # the same from the cache
+    pd.testing.assert_frame_equal(cached.missing, lb.missing)
+
+
+def test_unreadable_model_meta_names_every_task_of_the_folder(tiny, tmp_path):
+    (tiny / "remote/results/org__B/r1/model_meta.json").write_text("{broken")
+    lb, caught = load(tiny, tmp_path)
+    rows = lb.missing.query("model == 'org/B'")
+    assert len(rows) == len(TASKS)
+    assert all(
+        r.startswith("unreadable: model_meta.json: ")
+        for r in rows["reason"]
+        if r != "no result file"
+    )
+    assert sum("org__B/r1/model_meta.json" in str(w.message) for w in caught) == 1
+
+
+def test_rank_among_complete_models_beside_mtebs_borda_rank(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    # only A is complete: it ranks 1 among complete models; B ties A on mteb's rank
+    ranks = lb.summary["rank_complete"]
+    assert str(ranks.dtype) == "Int64"
+    assert ranks["org/A"] == 1 and ranks[["org/B", "org/C"]].isna().all()
+    assert lb.summary.loc["org/B", "borda_rank"] == 1
+    write_result(tiny, "org/B", "r1", "SciFact", 0.9)  # B complete and better on SciFact
+    lb, _ = load(tiny, tmp_path)
+    # among A and B: per task 2 - rank; A wins STS(.8>.7) and loses SciFact, AILA, Fin1, Fin2
+    ranks = lb.summary["rank_complete"]
+    assert ranks["org/A"] == 2 and ranks["org/B"] == 1 and pd.isna(ranks["org/C"])
+
+
+def test_wide_restricted_to_tasks(tiny, tmp_path):
+    lb, _ = load(tiny, tmp_path)
+    assert "org/B" not in lb.wide().columns
+    sub = lb.wide(tasks=["STSBenchmark", "AILAStatutes"])
+    assert list(sub.index) == ["STSBenchmark", "AILAStatutes"]
+    assert list(sub.columns) == ["org/A", "org/B"]  # C's AILAStatutes is unreadable
+    assert sub.loc["AILAStatutes", "org/B"] == pytest.approx(0.3)
+    assert list(lb.wide(tasks=["STSBenchmark", "SciFact"], is_public=True).columns) == ["org/A"]
+    with pytest.raises(ValueError, match="STSBenchmark"):
+        lb.wide(tasks=["STSBenchmarkk"])
+
+
+# ----------------------------------------------------------------- several folders
+
+
+@pytest.mark.usefixtures("_results_env")
+def test_several_folders_merge_with_their_source(tiny, tmp_path):
+    own = tmp_path / "own"
+    lb, _ = load([tiny, own], tmp_path)
+    single, _ = load(tiny, tmp_path)
+    rows = lb.scores.query("model == 'org/D'")
+    assert set(rows["task"]) == {"STSBenchmark", "AILAStatutes"}
+    assert set(rows["source"]) == {str(own)} and set(single.scores["source"]) == {str(tiny)}
+    others = lb.scores[lb.scores["model"] != "org/D"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(others, single.scores)
+    no_file = lb.missing.query("model == 'org/D' and task == 'SciFact'")
+    assert no_file["reason"].item() == "no result file" and no_file["source"].isna().all()
+    assert lb.provenance["results"] == f"{tiny} + {own}"
+    wide = lb.wide(tasks=["STSBenchmark", "AILAStatutes"])
+    assert list(wide.columns) == ["org/A", "org/B", "org/D"]
+    by_env = load_leaderboard(tasks=TASKS, cache_dir=tmp_path / "lbcache", workers=1)
+    pd.testing.assert_frame_equal(by_env.scores, lb.scores)
+
+
+@pytest.fixture()
+def _results_env(monkeypatch, tiny, tmp_path):
+    own = tmp_path / "own"
+    write_result(own, "org/D", "r9", "STSBenchmark", 0.95)
+    write_result(own, "org/D", "r9", "AILAStatutes", 0.05)
+    monkeypatch.setenv(RESULTS_ENV, f"{tiny}{os.pathsep}{own}")
+
+
+def test_identical_results_in_two_folders_merge(tiny, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny / "remote/results/org__A", copy / "results/org__A")
+    path = copy / "results/org__A/r1/STSBenchmark.json"
+    data = json.loads(path.read_text())
+    data["evaluation_time"] = 99.0  # other bytes, same main scores
+    path.write_text(json.dumps(data))
+    lb, _ = load([tiny, copy], tmp_path)
+    single, _ = load(tiny, tmp_path)
+    pd.testing.assert_frame_equal(lb.summary, single.summary)
+    assert set(lb.scores.query("model == 'org/A'")["source"]) == {str(tiny)}  # the first
+
+
+def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_path):
+    other = tmp_path / "other"
+    write_result(other, "org/A", "r1", "STSBenchmark", 0.81)
+    write_result(other, "org/A", "r1", "EnglishFinance1Retrieval", 0.1)
+    with pytest.raises(ResultsConflictError) as err:
+        load([tiny, other], tmp_path)
+    message = str(err.value)
+    for name in ("STSBenchmark", "EnglishFinance1Retrieval"):
+        assert f"{tiny}/remote/results/org__A/r1/{name}.json" in message
+        assert f"{other}/remote/results/org__A/r1/{name}.json" in message
+    # opted in by name: the first folder's result is kept, with a short warning naming it
+    with pytest.warns(ResultsConflictWarning, match="STSBenchmark") as caught:
+        merged = load_leaderboard(
+            tasks=TASKS,
+            results=[tiny, other],
+            workers=1,
+            cache_dir=tmp_path / "c2",
+            on_conflict="first",
+        )
+    assert all(len(str(w.message)) < 1000 for w in caught)
+    single, _ = load(tiny, tmp_path)
+    kept = merged.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
+    pd.testing.assert_frame_equal(
+        kept, single.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
+    )
+    with pytest.raises(ResultsConflictError):  # the "first" cache entry never serves "error"
+        load_leaderboard(tasks=TASKS, results=[tiny, other], workers=1, cache_dir=tmp_path / "c2")
+
+
+# ----------------------------------------------------------------- completeness warning
+
+
+def _write_benchmark(root: Path, spec, model: str, skip: set[str] = frozenset()) -> None:
+    for task in spec.tasks:
+        if task.task in skip:
+            continue
+        scores = {split: [(s, 0.5) for s in task.hf_subsets] for split in task.eval_splits}
+        write_result(root, model, "r1", task.task, scores)
+
+
+def test_few_complete_models_warn_and_name_the_better_pin(tmp_path):
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    now = resolve_spec("RTEB(beta)")
+    new_tasks = set(now.task_names) - set(post.task_names)
+    root = tmp_path / "cache"
+    for i in range(4):
+        _write_benchmark(root, post, f"org/m{i}")
+    kw = dict(results=root, cache_dir=tmp_path / "c", workers=1)
+    with pytest.warns(IncompleteBenchmarkWarning) as caught:
+        lb = load_leaderboard("RTEB(beta)", **kw)
+    assert not lb.summary["complete"].any()
+    message = str(caught[0].message)
+    assert "0 of 4" in message and "pin='as-of-post', 4 are" in message
+    _write_benchmark(root, now, "org/m0", skip=set(post.task_names) - new_tasks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IncompleteBenchmarkWarning)
+        load_leaderboard("RTEB(beta)", pin="as-of-post", **kw)  # all complete: quiet
+        load_leaderboard(tasks=list(new_tasks), **kw)  # a task list: no pin to name
+
+
+@pytest.mark.shared
+def test_rteb_now_warns_naming_the_post_pin(shared_results, tmp_path):
+    from analysis.stats import rank_intervals
+
+    with pytest.warns(IncompleteBenchmarkWarning, match=r"pin='as-of-post', \d+ are"):
+        lb = load_leaderboard("RTEB(beta)", results=shared_results)
+    assert lb.summary["complete"].mean() < 0.25
+    ranks = lb.summary["rank_complete"]
+    assert ranks.notna().tolist() == lb.summary["complete"].tolist()
+    # the stats room's own Borda count over the complete models' tasks x models table
+    borda = rank_intervals(lb.wide(), aggregate="borda", n_resamples=99, rng=0).table["rank"]
+    assert ranks.dropna().astype(int).to_dict() == borda.astype(int).to_dict()

@@ -16,14 +16,14 @@ import pytest
 from conftest import write_result
 
 from analysis import notebook as nbmod
-from analysis.errors import ResultsNotFoundError
+from analysis.errors import NotebookError, ResultsNotFoundError
 from analysis.io import (
     format_pvalue,
     provenance_line,
     results_display,
-    results_provenance,
 )
 from analysis.paths import RESULTS_ENV, repo_root
+from analysis.results.folder import inventory, results_provenance
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -151,6 +151,7 @@ def test_fingerprint_is_stable_across_copies_and_changes_with_content(tmp_path):
     assert fa["results_fingerprint"] == fb["results_fingerprint"]
     assert fa["result_files"] == 4  # two results, two model_meta.json
     write_result(b, "org/model-b", "r1", "TaskA", 0.125678)  # one more digit: other size
+    inventory(b, refresh=True)  # rewritten in place, so no folder mtime tells the memo
     assert results_provenance(b)["results_fingerprint"] != fa["results_fingerprint"]
 
 
@@ -163,14 +164,14 @@ def test_header_names_the_resolved_folder_whichever_way_it_was_given(tmp_path, m
         )
         monkeypatch.setenv(RESULTS_ENV, "build/test-notebook-helpers-results")
         by_env = nbmod.setup("t.py", parameters={"results_dir": "", "k": 1}, output_dir=tmp_path)
-        assert by_param.results == by_env.results == str(results.resolve())
+        assert by_param.results.folders == by_env.results.folders == (results.resolve(),)
         frame = pd.DataFrame({"m": ["x"], "v": [0.5]})
         header_param = by_param.table(frame, "p").read_text().splitlines()[0]
         header_env = by_env.table(frame, "e").read_text().splitlines()[0]
         assert header_param == header_env
         assert "results='build/test-notebook-helpers-results'" in header_param
         assert "results_fingerprint='" in header_param and "results_dir" not in header_param
-        assert header_param == provenance_line("t.py", {"k": 1}, results=results)
+        assert header_param == provenance_line("t.py", {"k": 1}, results_provenance(results))
     finally:
         shutil.rmtree(results)
 
@@ -216,11 +217,16 @@ def test_in_a_kernel_figures_are_inline_even_with_agg_and_warnings_are_quiet(tmp
     import papermill as pm
 
     out = tmp_path / "out"
-    source = f"""# %%
+    nb_in = tmp_path / "k.ipynb"
+    source = f"""# %% tags=["parameters"]
+out: str = ""  # output folder
+
+# %%
 import warnings
 import matplotlib.pyplot as plt
 from analysis.notebook import setup
-nb = setup("k.py", output_dir={str(out)!r}, resolve=False)
+nb = setup({str(nb_in)!r}, output_dir=out, resolve=False)  # an .ipynb, by its path
+assert nb.parameters == {{"out": {str(out)!r}}}, nb.parameters  # the injected value
 warnings.warn("The task 'A' is superseded by 'B'.", UserWarning)
 
 # %%
@@ -231,7 +237,6 @@ nb.figure(fig, "line")
 # %%
 warnings.warn("a real problem", UserWarning)
 """
-    nb_in = tmp_path / "k.ipynb"
     notebook = jupytext.reads(source, fmt="py:percent")
     notebook.metadata["kernelspec"] = {
         "name": "python3",
@@ -246,6 +251,7 @@ warnings.warn("a real problem", UserWarning)
         pm.execute_notebook(
             str(nb_in),
             str(tmp_path / "k.out.ipynb"),
+            parameters={"out": str(out)},
             cwd=str(REPO),
             progress_bar=False,
             kernel_name="python3",
@@ -254,7 +260,12 @@ warnings.warn("a real problem", UserWarning)
         os.environ.clear()
         os.environ.update(old)
     executed = nbformat.read(tmp_path / "k.out.ipynb", as_version=4)
-    code = [c for c in executed.cells if c.cell_type == "code"]
+    tags = lambda cell: set(cell.metadata.get("tags", []))  # noqa: E731
+    code = [
+        c
+        for c in executed.cells
+        if c.cell_type == "code" and not tags(c) & {"parameters", "injected-parameters"}
+    ]
     stderr = lambda cell: [o for o in cell.outputs if o.get("name") == "stderr"]  # noqa: E731
     assert not stderr(code[0]), "the harmless warning is filtered"
     assert any("image/png" in o.get("data", {}) for o in code[1].outputs)
@@ -289,3 +300,224 @@ def test_pvalue_phrase(p, text):
     from analysis.io import pvalue_phrase
 
     assert pvalue_phrase(p) == text
+
+
+# --------------------------------------------------------------------------- parameters cell
+
+
+def _write_notebook(folder: Path, name: str, cell: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(f'# %% [markdown]\n# # T\n\n# %% tags=["parameters"]\n{cell}\n# %%\nx = 1\n')
+    return path
+
+
+def test_declared_parameters_are_papermills(tmp_path):
+    """Reference: papermill.inspect_notebook on the notebook converted to .ipynb."""
+    import papermill as pm
+
+    from analysis.notebook_params import declared_parameters
+
+    for source in sorted((REPO / "notebooks").glob("*.py")):
+        converted = tmp_path / f"{source.stem}.ipynb"
+        notebook = jupytext.read(source)
+        notebook.metadata.setdefault("kernelspec", {"name": "python3", "language": "python"})
+        jupytext.write(notebook, converted)
+        assert declared_parameters(source) == list(pm.inspect_notebook(str(converted))), source
+
+
+def test_setup_reads_every_parameter_from_the_cell_and_the_kernel(tmp_path, monkeypatch):
+    from analysis.notebook_params import read_parameters
+
+    monkeypatch.chdir(tmp_path)  # a batch run's project root: notebooks/<name> under cwd
+    _write_notebook(
+        tmp_path / "notebooks",
+        "mine.py",
+        'a: int = 1  # a\nresults_dir: str = ""  # r\noutput_dir: str = "x"  # o\nseed: int = 3  # s\n',
+    )
+    namespace = {"a": 5, "results_dir": "", "output_dir": str(tmp_path / "o"), "seed": 3, "b": 0}
+    nb = nbmod.setup("mine", namespace=namespace, resolve=False)  # ".py" may be left out
+    assert nb.parameters == {k: namespace[k] for k in ("a", "results_dir", "output_dir", "seed")}
+    assert nb.out == tmp_path / "o", "output_dir comes from the parameters"
+    assert nb.provenance() == {"a": 5, "seed": 3}, "no output_dir, no results_dir, no b"
+    assert nb.notebook == "mine.py"
+    with pytest.raises(NotebookError, match=r"Parameters \['a'\] of mine.py have no value"):
+        read_parameters("mine.py", {"results_dir": "", "output_dir": "", "seed": 1})
+    with pytest.raises(NotebookError, match=r"Cannot find the notebook 'other\.py'"):
+        nbmod.setup("other.py", resolve=False)
+
+
+def test_setup_reads_the_callers_globals_and_finds_the_notebook_in_the_kernels_folder(
+    tmp_path, monkeypatch
+):
+    """JupyterLab starts the kernel in the notebook's folder; there is no __file__."""
+    folder = tmp_path / "nbs"
+    _write_notebook(folder, "here.py", "k: int = 1  # k\n")
+    monkeypatch.chdir(folder)
+    scope = {"k": 7, "setup": nbmod.setup, "out": str(tmp_path / "o")}
+    exec("nb = setup('here.py', output_dir=out, resolve=False)", scope)
+    assert scope["nb"].parameters == {"k": 7}
+
+
+def test_a_notebook_in_the_repository_is_found_from_anywhere(tmp_path, monkeypatch):
+    from analysis.notebook_params import find_source
+
+    monkeypatch.chdir(tmp_path)
+    assert find_source("significance.py") == REPO / "notebooks" / "significance.py"
+    cells = [c for c in jupytext.read(REPO / "notebooks" / "significance.py").cells]
+    assert any("parameters" in c.metadata.get("tags", []) for c in cells)
+
+
+def test_two_parameters_cells_are_refused(tmp_path):
+    from analysis.notebook_params import declared_parameters
+
+    path = tmp_path / "two.py"
+    path.write_text(
+        '# %% tags=["parameters"]\na: int = 1\n\n# %% tags=["parameters"]\nb: int = 2\n'
+    )
+    with pytest.raises(NotebookError, match="has 2 cells tagged 'parameters'"):
+        declared_parameters(path)
+
+
+# --------------------------------------------------------------------------- seed streams
+
+
+def test_seed_streams_are_spawn_children_keyed_by_a_stable_hash_of_the_name():
+    import hashlib
+
+    import numpy as np
+
+    from analysis.seeds import seed_sequence, seed_stream, stream_key
+
+    key = int.from_bytes(hashlib.sha256(b"significance_claims").digest()[:8], "little")
+    assert stream_key("significance_claims") == key
+    assert seed_sequence(7, "significance_claims").spawn_key == (key,)
+    # the derivation is SeedSequence.spawn's: child i of seed s is SeedSequence(s, spawn_key=(i,))
+    child = np.random.SeedSequence(7).spawn(3)[2]
+    assert child.spawn_key == (2,) and child.entropy == 7
+    draws = seed_stream(7, "significance_claims").random(3)
+    manual = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(key,))).random(3)
+    np.testing.assert_array_equal(draws, manual)
+    other = seed_stream(7, "significance_pairwise").random(3)
+    assert not np.array_equal(draws, other)
+    assert not np.array_equal(draws, seed_stream(8, "significance_claims").random(3))
+    nested = seed_sequence(7, "a", "b")
+    assert nested.spawn_key == (stream_key("a"), stream_key("b"))
+
+
+@pytest.mark.parametrize(
+    ("seed", "key", "error", "match"),
+    [
+        (True, ("t",), TypeError, "seed must be an integer"),
+        (1.5, ("t",), TypeError, "seed must be an integer"),
+        (-1, ("t",), ValueError, "non-negative"),
+        (1, (), ValueError, "name the stream"),
+        (1, ("",), TypeError, "non-empty strings"),
+    ],
+)
+def test_seed_stream_refuses_bad_arguments(seed, key, error, match):
+    from analysis.seeds import seed_stream
+
+    with pytest.raises(error, match=match):
+        seed_stream(seed, *key)
+
+
+def test_context_rng_is_the_tables_stream_and_needs_a_seed(tmp_path):
+    from analysis.seeds import seed_stream
+
+    nb = nbmod.setup("t.py", parameters={"seed": 11}, output_dir=tmp_path, resolve=False)
+    assert nb.rng("tab").random() == seed_stream(11, "tab").random()
+    assert nb.rng("tab").random() == nb.rng("tab").random(), "each call starts afresh"
+    bare = nbmod.setup("t.py", parameters={}, output_dir=tmp_path, resolve=False)
+    with pytest.raises(NotebookError, match="has no `seed` parameter"):
+        bare.rng("tab")
+
+
+# --------------------------------------------------------------------------- style, palette
+
+
+def test_style_reads_no_file_at_import_and_the_post_once(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SHARED_DIR": str(tmp_path / "nowhere")}
+    code = "import analysis.notebook, analysis.style; print(analysis.style.model_palette(['a']))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode != 0 and "FileNotFoundError: Blog post not found" in done.stderr
+    assert "post_highlight" in done.stderr, "read on first use..."
+    code = "import analysis.notebook, analysis.style; print('imported')"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "imported" in done.stdout, "...never at import"
+
+    from analysis import style
+    from analysis.results import blog
+
+    calls = []
+    real = blog.parse_blog_tables
+    monkeypatch.setattr(blog, "parse_blog_tables", lambda p: calls.append(p) or real(p))
+    style.post_highlight.cache_clear()
+    try:
+        if not blog.default_post().is_file():
+            pytest.skip("needs the post in ../shared/reference")
+        style.model_palette(["x"])
+        style.model_palette(["y"])
+        assert style.is_post_model(style.post_highlight()[0])
+        assert len(calls) == 1, "the post is read once per process"
+    finally:
+        style.post_highlight.cache_clear()
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def test_contacting_the_network_is_said_before_it_happens(tmp_path, monkeypatch, caplog):
+    monkeypatch.delenv(RESULTS_ENV, raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("MTEB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("GIT_ALLOW_PROTOCOL", "file")  # no real network access from a test
+    with caplog.at_level("WARNING"), pytest.raises(ResultsNotFoundError):
+        nbmod.resolve_results("")
+    assert "Contacting the results repository" in caplog.text
+    caplog.clear()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # offline by flag: no contact, nothing said
+    with caplog.at_level("WARNING"), pytest.raises(ResultsNotFoundError):
+        nbmod.resolve_results("")
+    assert "Contacting" not in caplog.text
+
+
+def test_the_suggested_results_folder_is_named_as_given_not_through_symlinks(tmp_path, monkeypatch):
+    target = tmp_path / "real-shared"
+    (target / "mteb-cache").mkdir(parents=True)
+    link = tmp_path / "shared-link"
+    link.symlink_to(target)
+    monkeypatch.delenv(RESULTS_ENV, raising=False)
+    monkeypatch.setenv("SHARED_DIR", str(link))
+    monkeypatch.setenv("MTEB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ResultsNotFoundError) as err:
+        nbmod.resolve_results("")
+    assert f"RESULTS={results_display(link / 'mteb-cache')}`" in str(err.value)
+    assert "shared-link" in str(err.value) and "real-shared" not in str(err.value)
+
+
+def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
+    import warnings
+
+    import IPython.display
+
+    from analysis.display import show_package_warnings_as_notes
+    from analysis.errors import IncompleteBenchmarkWarning
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored afterwards
+    show_package_warnings_as_notes()
+    show_package_warnings_as_notes()  # idempotent: one note per warning, not two
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.warn("only 7 of 283 models are complete", IncompleteBenchmarkWarning, stacklevel=1)
+        warnings.warn("something else", UserWarning, stacklevel=1)
+    assert shown == ["**IncompleteBenchmarkWarning**: only 7 of 283 models are complete"]
+    assert "IncompleteBenchmarkWarning" not in capsys.readouterr().err  # others go the usual way

@@ -12,6 +12,7 @@ import scipy.stats as st
 from analysis.stats import (
     ConfidenceInterval,
     DroppedModelsWarning,
+    LabelMismatchError,
     PairedTestResult,
     RankCorrelationResult,
     UnknownModelError,
@@ -581,13 +582,14 @@ PAIRWISE_COLUMNS = [
 def test_pairwise_shape_and_order():
     scores = _scores(8, 5)
     scores.iloc[0, 1] = scores.iloc[0, 0]  # one tie
-    out = pairwise_significance(scores, n_resamples=500, rng=0)
+    res = pairwise_significance(scores, n_resamples=500, rng=0)
+    out = res.table
     assert len(out) == 5 * 4 // 2
     assert list(out.columns) == PAIRWISE_COLUMNS
     order = {m: k for k, m in enumerate(scores.columns)}
     assert all(order[a] < order[b] for a, b in zip(out.model_a, out.model_b, strict=True))
     assert (out["n"] == 8).all()
-    assert out.attrs["min_pvalue"] == pytest.approx(2 / 256)
+    assert res.min_pvalue == pytest.approx(2 / 256)
     assert (out["wins"] + out["ties"] + out["losses"] == 8).all()
     first = out.iloc[0]
     d = scores["model-0"] - scores["model-1"]
@@ -602,7 +604,8 @@ def test_pairwise_shape_and_order():
 @pytest.mark.parametrize(("n_units", "n_resamples"), [(6, 10_000), (23, 2000)])
 def test_pairwise_unadjusted_matches_paired_bootstrap(n_units, n_resamples):
     scores = _scores(n_units, 6, seed=n_units)
-    out = pairwise_significance(scores, n_resamples=n_resamples, adjustment="none", rng=42)
+    res = pairwise_significance(scores, n_resamples=n_resamples, adjustment="none", rng=42)
+    out = res.table
     for row in out.itertuples():
         ref = paired_bootstrap(
             scores[row.model_a], scores[row.model_b], n_resamples=n_resamples, rng=42
@@ -610,7 +613,7 @@ def test_pairwise_unadjusted_matches_paired_bootstrap(n_units, n_resamples):
         assert row.difference == pytest.approx(ref.statistic, abs=1e-15)
         assert row.pvalue == pytest.approx(ref.pvalue, abs=1e-15)
         assert (row.ci_low, row.ci_high) == pytest.approx(tuple(ref.confidence_interval), abs=1e-9)
-    assert ("exact" in out.attrs["method"]) == (n_units == 6)
+    assert ("exact" in res.method) == (n_units == 6)
 
 
 def maxt_by_hand(X):
@@ -639,13 +642,13 @@ def maxt_by_hand(X):
 
 def test_pairwise_maxt_matches_brute_force_t_statistics():
     scores = _scores(8, 4, seed=2)
-    out = pairwise_significance(scores, adjustment="maxT")
+    out = pairwise_significance(scores, adjustment="maxT").table
     assert out["pvalue_maxT"].to_numpy() == pytest.approx(maxt_by_hand(scores.to_numpy()))
     # Two models far from the rest: here the centred null is the larger one for some
     # pairs (the uncentred null alone would give smaller p-values, e.g. 0.246 vs 0.379).
     rng = np.random.default_rng(0)
     far = pd.DataFrame(rng.normal(size=(9, 5)) + np.array([0, 0.3, 0.6, 5, 8]))
-    res = pairwise_significance(far, adjustment="maxT")
+    res = pairwise_significance(far, adjustment="maxT").table
     assert res["pvalue_maxT"].to_numpy() == pytest.approx(maxt_by_hand(far.to_numpy()))
     assert res["pvalue_maxT"].iloc[0] == pytest.approx(0.379, abs=5e-4)
     assert (out["pvalue_adjusted"] == out["pvalue_maxT"]).all()
@@ -659,7 +662,7 @@ def test_pairwise_interval_excludes_zero_iff_significant(adjustment, n_units, se
     scores = _scores(n_units, 8, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        out = pairwise_significance(scores, adjustment=adjustment, n_resamples=2000, rng=seed)
+        out = pairwise_significance(scores, adjustment=adjustment, n_resamples=2000, rng=seed).table
     excludes = (out["ci_low"] > 0) | (out["ci_high"] < 0)
     assert (excludes == out["significant"]).all()
     assert (out["significant"] == (out["pvalue_adjusted"] < 0.05)).all()
@@ -671,7 +674,8 @@ def test_pairwise_interval_excludes_zero_iff_significant(adjustment, n_units, se
 @pytest.mark.filterwarnings("ignore:pairwise_significance. no pair can be significant")
 def test_pairwise_adjustments_by_hand():
     scores = _scores(13, 6, seed=3)
-    out = pairwise_significance(scores, adjustment="holm", rng=1)
+    res = pairwise_significance(scores, adjustment="holm", rng=1)
+    out = res.table
     m = len(out)
     p = out["pvalue"].to_numpy()
     order = np.argsort(p, kind="stable")
@@ -684,7 +688,8 @@ def test_pairwise_adjustments_by_hand():
     assert out["pvalue_adjusted"].to_numpy() == pytest.approx(expected)
     assert out["pvalue_bh"].to_numpy() == pytest.approx(st.false_discovery_control(p))
     rejected = int((expected < 0.05).sum())
-    assert out.attrs["interval_level"] == pytest.approx(0.05 / (m - rejected))
+    assert res.pair_confidence_level == pytest.approx(1 - 0.05 / (m - rejected))
+    assert res.confidence_level == 0.95
     # the best vs the worst model differ clearly (0.1 on 13 tasks, noise 0.03)
     extreme = out[(out.model_a == "model-0") & (out.model_b == "model-5")].iloc[0]
     assert extreme.significant and extreme.difference < 0 and extreme.ci_high < 0
@@ -693,7 +698,7 @@ def test_pairwise_adjustments_by_hand():
 def test_pairwise_warns_when_nothing_can_be_significant():
     # 6 units: min p = 2/64; 15 pairs x 2/64 > 0.05 under Holm -> a warning
     with pytest.warns(UserWarning, match=r"no pair can be significant.*15 pairs"):
-        out = pairwise_significance(_scores(6, 6), adjustment="holm", rng=0)
+        out = pairwise_significance(_scores(6, 6), adjustment="holm", rng=0).table
     assert not out["significant"].any()
     assert np.isinf(out["ci_low"]).all()
     # max-T does not multiply the floor: 13 units, 80 models, no warning
@@ -706,8 +711,8 @@ def test_pairwise_warns_when_nothing_can_be_significant():
 
 def test_pairwise_reversed_columns_mirror():
     scores = _scores(10, 4, seed=5)
-    fwd = pairwise_significance(scores, rng=7).set_index(["model_a", "model_b"])
-    rev = pairwise_significance(scores[scores.columns[::-1]], rng=7)
+    fwd = pairwise_significance(scores, rng=7).table.set_index(["model_a", "model_b"])
+    rev = pairwise_significance(scores[scores.columns[::-1]], rng=7).table
     rev = rev.set_index(["model_b", "model_a"]).reindex(fwd.index)
     assert rev["difference"].to_numpy() == pytest.approx(-fwd["difference"].to_numpy(), abs=1e-15)
     assert rev["pvalue"].to_numpy() == pytest.approx(fwd["pvalue"].to_numpy(), abs=1e-15)
@@ -715,14 +720,26 @@ def test_pairwise_reversed_columns_mirror():
     assert rev["ci_low"].to_numpy() == pytest.approx(-fwd["ci_high"].to_numpy(), abs=1e-9)
 
 
+def test_pairwise_result_shape_and_pvalue_matrix():
+    res = pairwise_significance(_scores(13, 5, seed=4), rng=0)
+    assert res.to_frame().equals(res.table) and res.confidence_level == 0.95
+    assert res.pair_confidence_level == 0.95 and res.n_units == res.n_tasks == 13
+    m = res.pvalue_matrix("pvalue_maxT")
+    assert (np.diag(m) == 1).all() and (m.to_numpy() == m.to_numpy().T).all()
+    for r in res.table.itertuples():
+        assert m.loc[r.model_a, r.model_b] == r.pvalue_maxT
+    assert len(repr(res).splitlines()) <= 10
+
+
 def test_pairwise_drops_model_with_missing_tasks():
     scores = _scores(9, 4)
     scores.iloc[2, 1] = np.nan
     scores.iloc[5, 1] = np.nan
     with pytest.warns(DroppedModelsWarning, match=r"'model-1' lacks \['task-2', 'task-5'\]"):
-        out = pairwise_significance(scores, rng=0)
+        res = pairwise_significance(scores, rng=0)
+    out = res.table
     assert "model-1" not in set(out.model_a) | set(out.model_b)
-    assert out.attrs["dropped_models"] == {"model-1": ["task-2", "task-5"]}
+    assert res.dropped == {"model-1": ["task-2", "task-5"]}
     assert len(out) == 3
 
 
@@ -757,77 +774,75 @@ def test_pairwise_bad_input():
 # --------------------------------------------------------------------------- group_contrast
 
 
-def brute_group_p(a, b, shift=0.0):
-    z = np.concatenate([np.asarray(a, float) - shift, b])
-    observed = abs(z[: len(a)].mean() - z[len(a) :].mean())
-    hits = []
-    for chosen in itertools.combinations(range(len(z)), len(a)):
-        mask = np.zeros(len(z), bool)
-        mask[list(chosen)] = True
-        hits.append(abs(z[mask].mean() - z[~mask].mean()) >= observed - 1e-9)
-    return np.mean(hits)
+def test_group_contrast_equals_scipy_welch():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(0.5, 2, 7), rng.normal(0, 0.5, 30)
+    values = np.r_[a, b]
+    labels = ["s"] * 7 + ["t"] * 30
+    res = group_contrast(values, labels, group_a="s", group_b="t", confidence_level=0.9)
+    ref = st.ttest_ind(a, b, equal_var=False)
+    assert res.statistic == pytest.approx(a.mean() - b.mean())
+    assert res.t_statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert res.df == pytest.approx(ref.df, rel=1e-12)
+    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert tuple(res.confidence_interval) == pytest.approx(tuple(ref.confidence_interval(0.9)))
+    assert (res.sd_a, res.sd_b) == pytest.approx((a.std(ddof=1), b.std(ddof=1)))
+    assert res.note == "" and "Welch" in res.method
 
 
 def test_group_contrast_hand_computed():
-    # a = (3, 4), b = (0, 1, 2): C(5, 2) = 10 arrangements; |mean_a - mean_b| >= 2.5 for
-    # a = {3, 4} (3.5 - 1) and a = {0, 1} (0.5 - 3) only: p = 2/10.
+    # a = (3, 4, 5), b = (0, 1, 2, 3): means 4 and 1.5; variances 1 and 5/3;
+    # se^2 = 1/3 + 5/12 = 0.75; t = 2.5 / sqrt(0.75); df = 0.75^2 / ((1/3)^2/2 + (5/12)^2/3)
+    res = group_contrast([3, 0, 4, 1, 5, 2, 3], list("abababb"), group_a="a", group_b="b")
+    assert res.statistic == pytest.approx(2.5)
+    assert res.standard_error == pytest.approx(math.sqrt(0.75))
+    assert res.t_statistic == pytest.approx(2.5 / math.sqrt(0.75))
+    assert res.df == pytest.approx(0.75**2 / ((1 / 3) ** 2 / 2 + (5 / 12) ** 2 / 3))
+    lo, hi = res.confidence_interval
+    assert (res.pvalue < 0.05) == (not lo <= 0 <= hi)
+
+
+def test_group_contrast_small_group_has_no_test_and_says_why():
     res = group_contrast([3, 0, 4, 1, 2], ["a", "b", "a", "b", "b"], group_a="a", group_b="b")
     assert res.statistic == pytest.approx(2.5)
-    assert res.pvalue == pytest.approx(0.2)
-    assert res.exact and res.n_arrangements == 10
-    assert np.isnan(res.confidence_interval.low)
-    assert "fewer than 3" in res.note
+    assert np.isnan(res.pvalue) and np.isnan(res.confidence_interval.low)
+    assert "No test and no interval" in res.note and "'a' has 2 model(s)" in res.note
+    assert "No test" in repr(res)
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_group_contrast_matches_brute_force_and_inversion(seed):
-    rng = np.random.default_rng(seed)
-    n_a, n_b = 3 + seed % 3, 4 + seed % 2
-    a, b = np.round(rng.normal(0.8, 1, n_a), 1), np.round(rng.normal(0, 1, n_b), 1)
-    res = group_contrast(
-        np.r_[a, b], ["x"] * n_a + ["y"] * n_b, group_a="x", group_b="y", confidence_level=0.9
-    )
-    assert res.pvalue == pytest.approx(brute_group_p(a, b), abs=1e-12)
-    lo, hi = res.confidence_interval
-    assert (res.pvalue < 0.1) == (not lo <= 0 <= hi)
-    for shift in np.linspace(lo - 1, hi + 1, 41):
-        if min(abs(shift - lo), abs(shift - hi)) > 1e-7:
-            assert (lo <= shift <= hi) == (brute_group_p(a, b, shift) >= 0.1)
+def test_group_contrast_interval_excludes_zero_iff_p_below_alpha():
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        n_a, n_b = rng.integers(3, 12, size=2)
+        values = np.r_[
+            rng.normal(rng.normal(0, 1), rng.uniform(0.2, 3), n_a), rng.normal(0, 1, n_b)
+        ]
+        labels = ["a"] * n_a + ["b"] * n_b
+        res = group_contrast(values, labels, group_a="a", group_b="b", confidence_level=0.9)
+        lo, hi = res.confidence_interval
+        assert (res.pvalue < 0.1) == (not lo <= 0 <= hi)
 
 
-def test_group_contrast_monte_carlo_and_bad_input():
-    rng = np.random.default_rng(4)
-    values = np.r_[rng.normal(0.5, 1, 10), rng.normal(0, 1, 40)]
-    labels = ["s"] * 10 + ["t"] * 40
-    res = group_contrast(values, labels, group_a="s", group_b="t", n_resamples=3000, rng=1)
-    ref = st.permutation_test(
-        (values[:10], values[10:]),
-        lambda x, y, axis: np.mean(x, axis=axis) - np.mean(y, axis=axis),
-        vectorized=True,
-        n_resamples=3000,
-        rng=2,
-    )
-    assert not res.exact
-    assert abs(res.pvalue - ref.pvalue) < mc_tol(ref.pvalue, 3000)
-    assert res.confidence_interval.low < res.statistic < res.confidence_interval.high
+def test_group_contrast_bad_input():
+    values, labels = [1.0, 2, 3, 4, 5, 6], list("aaabbb")
     with pytest.raises(ValueError, match="`values` and `groups` must have the same length"):
         group_contrast([1, 2], ["a"], group_a="a", group_b="b")
     with pytest.raises(ValueError, match="`group_b`: no model has the label 'z'"):
-        group_contrast(values, labels, group_a="s", group_b="z")
+        group_contrast(values, labels, group_a="a", group_b="z")
     with pytest.raises(ValueError, match="`values` has NaN"):
-        group_contrast(np.r_[np.nan, values[1:]], labels, group_a="s", group_b="t")
+        group_contrast([np.nan, *values[1:]], labels, group_a="a", group_b="b")
+    with pytest.raises(ValueError, match="`group_a` and `group_b` are the same label 'a'"):
+        group_contrast(values, labels, group_a="a", group_b="a")
+    with pytest.raises(ValueError, match="`confidence_level`"):
+        group_contrast(values, labels, group_a="a", group_b="b", confidence_level=95)
 
 
 # --------------------------------------------------------------------------- public_private_gap
 
 
-def _long(table, public):
-    rows = [
-        {"model": m, "task": t, "is_public": t in public, "main_score": v, "revision": "r1"}
-        for m, scores in table.items()
-        for t, v in scores.items()
-    ]
-    return pd.DataFrame(rows)
+def _wide(table):
+    """Tasks x models from {model: {task: score}}."""
+    return pd.DataFrame(table)
 
 
 HAND = {
@@ -841,8 +856,8 @@ PUB, PRIV = ["P1", "P2"], ["Q1", "Q2"]
 def test_gap_hand_computed():
     # gaps: A 0.5 - 0.6 = -0.1, B 0.8 - 0.5 = +0.3, C 0.3 - 0.4 = -0.1.
     # relative: A -0.1 - mean(0.3, -0.1) = -0.2; B 0.3 - (-0.1) = 0.4; C -0.2.
-    out = public_private_gap(_long(HAND, set(PUB)), public_tasks=PUB, private_tasks=PRIV, rng=0)
-    out = out.set_index("model")
+    res = public_private_gap(_wide(HAND), public_tasks=PUB, private_tasks=PRIV, rng=0)
+    out = res.table.set_index("model")
     assert out.loc["A", "gap"] == pytest.approx(-0.1)
     assert out.loc["B", "gap"] == pytest.approx(0.3)
     assert out["relative_gap"].to_dict() == pytest.approx({"A": -0.2, "B": 0.4, "C": -0.2})
@@ -855,15 +870,49 @@ def test_gap_hand_computed():
     # average ranks: public means A .6, B .5, C .4; private A .5, B .8, C .3
     assert out["rank_public"].to_dict() == {"A": 1.0, "B": 2.0, "C": 3.0}
     assert out["rank_shift"].to_dict() == {"A": -1.0, "B": 1.0, "C": 0.0}
+    assert res.reference == "mean" and res.to_frame().equals(res.table)
+
+
+def test_gap_median_reference_hand_computed():
+    # Four models: gaps A -0.1, B +0.3, C -0.1, D -0.2 (D: P 0.3/0.3, Q 0.1/0.1).
+    # For A the others' gaps are (0.3, -0.1, -0.2): median -0.1 (model C), so
+    # relative = -0.1 - (-0.1) = 0 and y = x_A - x_C.
+    table = {**HAND, "D": {"P1": 0.3, "P2": 0.3, "Q1": 0.1, "Q2": 0.1}}
+    res = public_private_gap(
+        _wide(table), public_tasks=PUB, private_tasks=PRIV, reference="median", rng=0
+    )
+    out = res.table.set_index("model")
+    gaps = {"A": -0.1, "B": 0.3, "C": -0.1, "D": -0.2}
+    for m, g in gaps.items():
+        others = [v for k, v in gaps.items() if k != m]
+        assert out.loc[m, "relative_gap"] == pytest.approx(g - np.median(others))
+    wide = _wide(table)
+    y = wide["A"] - wide["C"]
+    ref = st.ttest_ind(y[PRIV], y[PUB], equal_var=False)
+    assert out.loc["A", "relative_gap_pvalue"] == pytest.approx(ref.pvalue)
+
+
+def test_gap_median_reference_ignores_one_outlier():
+    # The median of the others' gaps does not move when one model collapses privately.
+    rng = np.random.default_rng(1)
+    public, private = [f"p{i}" for i in range(7)], [f"q{i}" for i in range(6)]
+    wide = pd.DataFrame(rng.uniform(0.3, 0.7, (13, 7)), index=public + private)
+    wide.loc[private, 0] -= 0.5  # model 0 already loses most on the private tasks
+    worse = wide.copy()
+    worse.loc[private, 0] -= 0.15  # ... and now loses 0.15 more
+    for ref in ("mean", "median"):
+        kw = {"public_tasks": public, "private_tasks": private, "reference": ref, "rng": 0}
+        ga = public_private_gap(wide, **kw).table.set_index("model")["relative_gap"].drop(0)
+        gb = public_private_gap(worse, **kw).table.set_index("model")["relative_gap"].drop(0)
+        expected = 0.15 / 6 if ref == "mean" else 0.0  # every other model moves, or none
+        assert (gb - ga).to_numpy() == pytest.approx(np.full(6, expected), abs=1e-12)
 
 
 def test_gap_welch_matches_scipy():
     rng = np.random.default_rng(3)
     public, private = [f"p{i}" for i in range(7)], [f"q{i}" for i in range(6)]
     table = {m: {t: rng.uniform() for t in public + private} for m in "vwxyz"}
-    out = public_private_gap(
-        _long(table, set(public)), public_tasks=public, private_tasks=private, rng=0
-    )
+    out = public_private_gap(_wide(table), public_tasks=public, private_tasks=private, rng=0).table
     wide = pd.DataFrame(table)
     for row in out.itertuples():
         others = wide.drop(columns=row.model).mean(axis=1)
@@ -881,8 +930,8 @@ def test_gap_rank_ties_use_average_and_shift_interval():
         "C": {"P1": 0.1, "P2": 0.2, "Q1": 0.9, "Q2": 0.9},
     }
     out = public_private_gap(
-        _long(table, set(PUB)), public_tasks=PUB, private_tasks=PRIV, n_resamples=500, rng=0
-    )
+        _wide(table), public_tasks=PUB, private_tasks=PRIV, n_resamples=500, rng=0
+    ).table
     ranks = out.set_index("model")[["rank_public", "rank_private", "rank_shift"]]
     assert ranks.loc["A"].tolist() == [1.5, 2.5, -1.0]
     assert ranks.loc["B"].tolist() == [1.5, 2.5, -1.0]
@@ -891,30 +940,24 @@ def test_gap_rank_ties_use_average_and_shift_interval():
     assert (out["rank_shift"] <= out["rank_shift_ci_high"]).all()
 
 
-def test_gap_task_set_comes_from_the_benchmark_list():
-    # A task no model has still counts: every model lacks it, so nobody is complete.
+def test_gap_rows_must_be_the_listed_tasks_and_incomplete_models_drop():
     table = {k: dict(v) for k, v in HAND.items()}
     table["D"] = {"P1": 0.1, "P2": 0.2, "Q1": 0.3}  # no Q2
-    table["E"] = {"P1": 0.1, "P2": np.nan, "Q1": 0.3, "Q2": 0.3}  # NaN counts as missing
+    table["E"] = {"P1": 0.1, "P2": np.nan, "Q1": 0.3, "Q2": 0.3}
     with pytest.warns(DroppedModelsWarning, match=r"'D' lacks \['Q2'\]; 'E' lacks \['P2'\]"):
-        out = public_private_gap(
-            _long(table, set(PUB)), public_tasks=PUB, private_tasks=PRIV, rng=0
-        )
-    assert sorted(out["model"]) == ["A", "B", "C"]
-    assert out.attrs["dropped_models"] == {"D": ["Q2"], "E": ["P2"]}
-    with (
-        pytest.warns(DroppedModelsWarning, match="'Q3'"),
-        pytest.raises(ValueError, match="the relative gap needs at least 3"),
-    ):
-        public_private_gap(
-            _long(HAND, set(PUB)), public_tasks=PUB, private_tasks=[*PRIV, "Q3"], rng=0
-        )
+        res = public_private_gap(_wide(table), public_tasks=PUB, private_tasks=PRIV, rng=0)
+    assert sorted(res.table["model"]) == ["A", "B", "C"]
+    assert res.dropped == {"D": ["Q2"], "E": ["P2"]}
+    with pytest.raises(LabelMismatchError, match=r"`scores` lacks \['Q3'\]"):
+        public_private_gap(_wide(HAND), public_tasks=PUB, private_tasks=[*PRIV, "Q3"], rng=0)
+    extra = _wide(HAND).rename(index={"Q2": "Z9"})
+    with pytest.raises(LabelMismatchError, match=r"has \['Z9'\]"):
+        public_private_gap(extra, public_tasks=PUB, private_tasks=PRIV, rng=0)
 
 
 def test_gap_models_argument_and_close_names():
-    long = _long(HAND, set(PUB))
     with pytest.raises(UnknownModelError, match=r"`models`: unknown model\(s\) 'b '.*'B'"):
-        public_private_gap(long, public_tasks=PUB, private_tasks=PRIV, models=["b "])
+        public_private_gap(_wide(HAND), public_tasks=PUB, private_tasks=PRIV, models=["b "])
 
 
 def test_check_models_helper():
@@ -933,26 +976,26 @@ def test_check_models_helper():
 
 
 def test_gap_bad_input():
-    long = _long(HAND, set(PUB))
+    wide = _wide(HAND)
     kw = {"public_tasks": PUB, "private_tasks": PRIV}
-    with pytest.raises(ValueError, match=r"`scores` lacks the column\(s\) \['is_public'\]"):
-        public_private_gap(long.drop(columns="is_public"), **kw)
-    with pytest.raises(ValueError, match="repeated"):
-        public_private_gap(pd.concat([long, long.head(1)]), **kw)
+    long = wide.stack().rename("main_score").rename_axis(["task", "model"]).reset_index()
+    with pytest.raises(ValueError, match="looks like the long table"):
+        public_private_gap(long, **kw)
     with pytest.raises(ValueError, match="`public_tasks` needs at least 2 tasks, got 1"):
-        public_private_gap(long, public_tasks=["P1"], private_tasks=PRIV)
+        public_private_gap(wide, public_tasks=["P1"], private_tasks=PRIV)
     with pytest.raises(ValueError, match="`private_tasks` must be a list"):
-        public_private_gap(long, public_tasks=PUB, private_tasks="Q1")
+        public_private_gap(wide, public_tasks=PUB, private_tasks="Q1")
     with pytest.raises(ValueError, match=r"share tasks \['P2'\]"):
-        public_private_gap(long, public_tasks=PUB, private_tasks=[*PRIV, "P2"])
-    mixed = long.copy()
-    mixed.loc[(mixed.model == "B") & (mixed.task == "Q1"), "is_public"] = True
-    with pytest.raises(ValueError, match=r"marks tasks \['Q1'\] on the other side"):
-        public_private_gap(mixed, **kw)
-    bad = long.assign(main_score=long.main_score.where(long.task != "Q1", np.inf))
-    with pytest.raises(ValueError, match="'main_score' contains inf"):
+        public_private_gap(wide, public_tasks=PUB, private_tasks=[*PRIV, "P2"])
+    bad = wide.copy()
+    bad.loc["Q1", "B"] = np.inf
+    with pytest.raises(ValueError, match="`scores` contains inf"):
         public_private_gap(bad, **kw)
     with pytest.raises(ValueError, match="`n_resamples`"):
-        public_private_gap(long, n_resamples=1.0, **kw)
+        public_private_gap(wide, n_resamples=1.0, **kw)
+    with pytest.raises(ValueError, match="`reference`"):
+        public_private_gap(wide, reference="trimmed", **kw)
     with pytest.raises(ValueError, match="`scores` must be a pandas DataFrame"):
-        public_private_gap(long.to_dict(), **kw)
+        public_private_gap(wide.to_dict(), **kw)
+    with pytest.raises(ValueError, match="the relative gap needs at least 3"):
+        public_private_gap(wide[["A", "B"]], **kw)

@@ -24,6 +24,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from analysis.errors import LabelMismatchError
 from analysis.stats import benchmark_agreement, rank_correlation
 from analysis.stats._ranks import _rank_statistic
 from analysis.stats._resampling import _bootstrap_index_blocks, _percentile_interval
@@ -74,7 +75,9 @@ def test_subsets_are_uniform_draws_and_replayable():
     a = benchmark_agreement(x, y, rng=3, **kw)
     b = benchmark_agreement(x, y, rng=3, **kw)
     np.testing.assert_array_equal(a.distributions[8], b.distributions[8])
-    # Recompute each subset statistic with scipy from the same orderings.
+    # Recompute each subset statistic with scipy from the same orderings (two Series are
+    # put in sorted-label order first).
+    x, y = x.sort_index(), y.sort_index()
     gen = np.random.default_rng(3)
     rank_correlation(x.to_numpy(), y.to_numpy(), method="kendall", n_resamples=99, rng=gen)
     top = np.argsort(-x.to_numpy(), kind="stable")[:10]
@@ -139,9 +142,14 @@ def test_bad_options_name_the_argument(kwargs, name):
 def test_mismatched_inputs():
     with pytest.raises(ValueError, match="same length"):
         benchmark_agreement([1, 2, 3, 4], [1, 2, 3])
-    with pytest.raises(ValueError, match="share no"):
+    with pytest.raises(LabelMismatchError, match=r"`y` lacks \['a', 'b', 'c'\] \(3\) that `x` has"):
         benchmark_agreement(
             pd.Series([1.0, 2, 3], index=list("abc")), pd.Series([1.0, 2, 3], index=list("xyz"))
+        )
+    with pytest.raises(LabelMismatchError, match=r"has \['e'\] \(1\) that `x` lacks"):
+        benchmark_agreement(
+            pd.Series([1.0, 2, 3, 4], index=list("abcd")),
+            pd.Series([1.0, 2, 3, 4, 5], index=list("abcde")),
         )
 
 

@@ -49,7 +49,7 @@ REPS = 1000
 def frame(X: np.ndarray) -> pd.DataFrame:
     n, k = X.shape
     return pd.DataFrame(
-        X, index=[f"task{t}" for t in range(n)], columns=[f"m{j}" for j in range(k)]
+        X, index=[f"task{t:02d}" for t in range(n)], columns=[f"m{j}" for j in range(k)]
     )
 
 
@@ -230,10 +230,10 @@ def test_public_function_equals_batched_kernel():
 def test_missing_scores_drop_the_model_with_a_warning_naming_tasks():
     rng = np.random.default_rng(8)
     df = frame(data(rng, 6, np.zeros(4))[0])
-    df.loc["task2", "m1"] = np.nan
-    with pytest.warns(DroppedModelsWarning, match=r"'m1' lacks \['task2'\]"):
+    df.loc["task02", "m1"] = np.nan
+    with pytest.warns(DroppedModelsWarning, match=r"'m1' lacks \['task02'\]"):
         res = rank_intervals(df, rng=0)
-    assert res.dropped == {"m1": ["task2"]}
+    assert res.dropped == {"m1": ["task02"]}
     assert "m1" not in res.table.index and res.n_models == 3
 
 

@@ -33,6 +33,11 @@ from analysis.stats._simulate import (
     pairwise_joint_coverage,
     pairwise_null_rates,
 )
+from analysis.stats._simulate_departures import (
+    clustered_rates,
+    gap_design_rates,
+    group_contrast_designs,
+)
 from analysis.stats.paired import _paired_tests
 
 ALPHA = 0.05
@@ -148,6 +153,52 @@ def test_group_contrast_size_and_agreement(n_a, n_b):
     rates = group_contrast_rates(n_a, n_b, "normal", 200, seed=n_a * 100 + n_b)
     assert rates["type1"].value <= ALPHA + 4 * math.sqrt(ALPHA * (1 - ALPHA) / 200)
     assert rates["agree"].value == 1.0
+
+
+# Acceptance designs (unequal spreads) and Welch's t measured in the issue:
+# (n_a, n_b, sd_a, sd_b), type-I error, 95% coverage.
+WELCH_DESIGNS = [
+    ((4, 150, 8, 3), 0.051, 0.954),
+    ((4, 150, 3, 8), 0.071, 0.931),
+    ((10, 30, 3, 1), 0.044, 0.941),
+    ((5, 5, 1, 4), 0.054, 0.956),
+]
+
+
+@pytest.mark.parametrize(("design", "welch_type1", "welch_coverage"), WELCH_DESIGNS)
+def test_group_contrast_unequal_spreads(design, welch_type1, welch_coverage):
+    # Target: type-I at most max(0.06, Welch + 0.01), coverage at least min(0.93,
+    # Welch - 0.01); here with 4,000 data sets (+- 3 SE).
+    rates = group_contrast_designs(*design, 4000, seed=1, permutation_reps=0)
+    se = math.sqrt(0.07 * 0.93 / 4000)
+    assert rates["type1"].value <= max(0.06, welch_type1 + 0.01) + 3 * se
+    assert rates["coverage"].value >= min(0.93, welch_coverage - 0.01) - 3 * se
+    assert rates["agree"].value == 1.0
+
+
+def test_permuting_welch_t_fails_where_welch_holds():
+    # The reason Welch's reference distribution was chosen (benchmark: 10,000 data sets).
+    rates = group_contrast_designs(3, 20, 4, 1, 600, seed=2, permutation_reps=600)
+    assert rates["type1_permutation"].value > 0.08
+    assert rates["type1"].value < 0.09
+
+
+def test_clustered_tasks_inflate_errors_and_clusters_fix_them():
+    rates = clustered_rates(13, (3, 2, 2), 0.9, 300, seed=5)
+    se = math.sqrt(0.05 * 0.95 / 300)
+    assert rates["paired"].value > 0.08  # the issue: 0.135
+    assert rates["maxT"].value > 0.2  # the issue: 0.31
+    assert rates["paired_clusters"].value <= 0.06 + 3 * se
+    assert rates["maxT_clusters"].value <= 0.06 + 3 * se
+
+
+def test_gap_median_reference_under_an_outlier():
+    rates = gap_design_rates("outlier", 7, 6, 3000, seed=3)
+    se = math.sqrt(0.05 * 0.95 / 3000)
+    assert rates["null_reject_mean"].value > rates["null_reject_median"].value
+    assert rates["null_reject_median"].value <= 0.05 + 3 * se
+    for ref in ("mean", "median"):
+        assert rates[f"coverage_{ref}"].value >= 0.93
 
 
 # --------------------------------------------------------------------------- rank correlation

@@ -7,6 +7,7 @@ comparison never types a score into code. Regenerated values come from
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io import markdown_table
+from ..paths import from_root, repo_root
+from .groups import model_groups
 from .leaderboard import Leaderboard
 
 #: The post's file name in the shared folder's ``reference/``.
@@ -23,10 +27,6 @@ POST_NAME = "blog-evaluating-static-models-on-rteb.md"
 
 def default_post() -> Path:
     """The post in ``$SHARED_DIR/reference/``, else in ``../shared/reference/`` beside the repo."""
-    import os
-
-    from ..paths import repo_root
-
     shared = os.environ.get("SHARED_DIR")
     return (Path(shared) if shared else repo_root().parent / "shared") / "reference" / POST_NAME
 
@@ -128,8 +128,6 @@ def post_models(path: str | Path | None = None) -> list[str]:
     Returns:
         Hugging Face model ids.
     """
-    from ..paths import from_root
-
     return list(parse_blog_tables(from_root(path or default_post())).rteb["model"])
 
 
@@ -144,9 +142,6 @@ def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str
         ValueError: a subset does not hold exactly one supervised and one distilled
             static model.
     """
-    from ..paths import from_root
-    from .groups import model_groups
-
     mteb_table = parse_blog_tables(from_root(path or default_post())).mteb
     kinds = model_groups(mteb_table["model"]).set_index("model")["static_kind"]
     pairs = []
@@ -178,8 +173,6 @@ def report_scores(path: str | Path | None = None) -> pd.DataFrame:
         FileNotFoundError: the report is not there.
         ValueError: it holds no such table.
     """
-    from ..paths import from_root
-
     path = from_root(path) if path else default_post().parent / REPORT_NAME
     if not path.is_file():
         raise FileNotFoundError(f"The model2vec report is not at {path}; pass its path.")
@@ -212,8 +205,6 @@ def golden_tables(post: BlogTables, boards: Mapping[str, Leaderboard], pin: str)
         boards: Leaderboards of :data:`MTEB_BENCHMARKS` and :data:`RTEB_BENCHMARKS`.
         pin: The task-list pin the boards were loaded with (names the files).
     """
-    from ..io import markdown_table
-
     mteb_table, rteb_table = regenerate(
         post, boards, mteb_benchmarks=MTEB_BENCHMARKS, rteb_benchmarks=RTEB_BENCHMARKS
     )
@@ -350,9 +341,8 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
             implied = cell["blog"] / 100 * len(names) - have["main_score"].sum()
             task = gone.iloc[0]["task"]
             others = lb.scores.loc[lb.scores["task"] == task, "main_score"]
-            partial_files = int(
-                ((lb.missing["task"] == task) & (lb.missing["reason"] != "no result file")).sum()
-            )
+            partial = lb.missing["reason"].str.startswith("missing ")
+            partial_files = int(((lb.missing["task"] == task) & partial).sum())
             context = (
                 f" {len(others)} other models have a complete score for it, from {others.min():.3f}"
                 f" to {others.max():.3f} (median {others.median():.3f})."

@@ -39,7 +39,7 @@ def model_groups(models: Iterable[str]) -> pd.DataFrame:
             continue
         try:
             meta = mteb.get_model_meta(name)
-        except Exception:
+        except KeyError:  # mteb's "not found in MTEB registry"; any other failure is raised
             rows.append(
                 {"model": name, "family": "unknown", "static_kind": "", "n_parameters": math.nan}
             )

@@ -3,29 +3,44 @@
 Layout (public functions are re-exported here, so ``from analysis.stats import X`` and
 ``from analysis import X`` work):
 
-* :mod:`._checks`: argument checks shared by every function (errors name the argument);
-* :mod:`._resampling`: resampling kernels (bootstrap indices and means, sign patterns,
-  exact sign-flip counts, quantiles, pair chunking);
+* :mod:`._checks`: argument checks and label alignment shared by every function
+  (errors name the argument; labelled inputs are paired by label or refused);
+* :mod:`._resampling`: resampling kernels (bootstrap indices and means, the one
+  sign-pattern generator, quantiles, cluster sums);
+* :mod:`._maxt`: the one Westfall-Young max-T kernel (pairwise tables and rank intervals);
 * :mod:`._ranks`: rank kernels (Spearman/Kendall of many rows, permutation tests);
-* :mod:`._results`: shared result types;
+* :mod:`._results`: the one result shape (:class:`StatsResult`) and intervals;
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
-* public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.contrast`, :mod:`.correlation`,
-  :mod:`.gap`.
+* :mod:`._simulate`, :mod:`._simulate_departures`: the validation simulations;
+* public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`.
 
 Every function here follows the same conventions (scipy.stats-like):
 
 * options are keyword-only; ``rng`` is ``None``, an integer seed or a
   :class:`numpy.random.Generator` (normalised with :func:`numpy.random.default_rng`);
   a Generator you pass is advanced, so pass a seed for reproducible results;
-* results are frozen dataclasses (or a :class:`pandas.DataFrame` for the
-  many-model functions), confidence intervals are :class:`ConfidenceInterval`;
+* every result is a frozen dataclass deriving from :class:`StatsResult`: a short repr
+  (at most 10 lines), ``to_frame()`` and a notebook rendering; confidence intervals are
+  :class:`ConfidenceInterval`; ``confidence_level`` names interval levels, ``alpha``
+  decision levels (:func:`adjust_pvalues`, like :func:`scipy.stats.false_discovery_control`,
+  returns the adjusted values themselves);
+* every table argument is the wide tasks x models table of ``Leaderboard.wide()``;
+* **labels**: pandas inputs are paired by label (Series with Series, a table's rows with
+  ``clusters``), never by position; different label sets raise
+  :class:`~analysis.errors.LabelMismatchError` naming the missing and extra labels;
+  labelled rows are sorted by label before resampling, so reordering an input never
+  changes a result; plain arrays are paired by position;
 * a bad argument raises :class:`ValueError` whose message names the argument;
 * resampling is vectorised in numpy and its memory is bounded by working in blocks.
 
 **The unit.** Paired tests resample whatever the two score vectors are aligned on:
 the tasks of a benchmark (one score per task and model) or the queries of one task.
 Units are assumed independent and exchangeable; scores of different models on the
-same unit may be arbitrarily correlated (that is what pairing handles).
+same unit may be arbitrarily correlated (that is what pairing handles). Near-duplicate
+tasks are not independent: ``clusters=`` (one label per task; the benchmark's clusters
+come from :func:`analysis.results.clusters.task_clusters`) makes each cluster one unit,
+whose tasks' signs flip together.
 
 **Tests and the intervals that match them.**
 
@@ -46,32 +61,42 @@ same unit may be arbitrarily correlated (that is what pairing handles).
 
 from __future__ import annotations
 
-from ..errors import DroppedModelsWarning, UnknownModelError
-from ._results import ConfidenceInterval
+from ..errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
+from ._results import ConfidenceInterval, StatsResult
 from .agreement import BenchmarkAgreementResult, benchmark_agreement
+from .compare import ComparisonReport, compare
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
 from .estimate import BenchmarkPrediction, next_tasks, predict_benchmark
-from .gap import public_private_gap
+from .friedman import FriedmanNemenyiResult, friedman_nemenyi
+from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
-from .pairwise import adjust_pvalues, pairwise_significance
+from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
 from .selection import TaskSelectionResult, cross_fit_selection, select_tasks
 
 __all__ = [
     "BenchmarkAgreementResult",
     "BenchmarkPrediction",
+    "ComparisonReport",
     "ConfidenceInterval",
     "DroppedModelsWarning",
+    "FriedmanNemenyiResult",
     "GroupContrastResult",
+    "LabelMismatchError",
     "PairedTestResult",
+    "PairwiseResult",
+    "PublicPrivateGapResult",
     "RankCorrelationResult",
     "RankIntervalsResult",
+    "StatsResult",
     "TaskSelectionResult",
     "UnknownModelError",
     "adjust_pvalues",
     "benchmark_agreement",
+    "compare",
     "cross_fit_selection",
+    "friedman_nemenyi",
     "group_contrast",
     "next_tasks",
     "paired_bootstrap",

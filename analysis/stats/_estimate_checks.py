@@ -34,9 +34,11 @@ def _reference(
     reference: pd.DataFrame, rows: Sequence[str], *, caller: str
 ) -> tuple[np.ndarray, list[str], list[str]]:
     """Complete float matrix over ``rows`` (tasks) x kept models; checks scale and size."""
-    matrix, models, _ = complete_score_matrix(
+    matrix, models, _, order = complete_score_matrix(
         reference.loc[list(rows)], argname="reference", caller=caller, min_units=1, stacklevel=4
     )
+    position = {label: i for i, label in enumerate(order)}  # rows come back sorted by label
+    matrix = matrix[[position[row] for row in rows]]
     if np.abs(matrix).max(initial=0.0) > 1.0:
         raise ValueError(
             "`reference` holds values above 1: scores must be on the 0-1 scale of "

@@ -20,6 +20,11 @@ fixed set of random patterns flips, with the ``(b + 1) / (B + 1)`` p-value.
 A small tolerance ``tol`` (per pair, in units of the differences) makes values within
 float rounding count as "as extreme"; the ends are widened by the same ``tol``, so the
 equivalence holds with it.
+
+**Clusters.** When the units flipped are clusters of tasks (one sign per cluster), ``D``
+holds each cluster's *sum* of task differences and ``sizes`` its number of tasks. The
+same algebra holds with ``m_A`` the mean over the *tasks* of the flipped clusters (sum
+of their sums over the sum of their sizes), and the statistic is the mean over tasks.
 """
 
 from __future__ import annotations
@@ -33,11 +38,13 @@ from ._resampling import _BLOCK, _rows_per_block
 _INF = np.inf
 
 
-def _subset_means(D: np.ndarray) -> np.ndarray:
-    """Means of ``D`` (units x pairs) over every nonempty subset of units: (pairs, 2**n - 1).
+def _subset_means(D: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Means over every nonempty subset of units: (pairs, 2**n - 1).
 
-    Subset number ``j`` (1..2**n-1) holds unit i when bit i of j is set; its sum is built
-    by doubling (``sums[2**i + j] = sums[j] + D[i]``), 2**n additions per pair.
+    ``D`` (units x pairs) holds unit sums, ``weights`` (units) the tasks per unit; a
+    subset's mean is the sum of its sums over the sum of its weights. Subset number ``j``
+    (1..2**n-1) holds unit i when bit i of j is set; its sum is built by doubling
+    (``sums[2**i + j] = sums[j] + D[i]``), 2**n additions per pair.
     """
     n, k = D.shape
     sums = np.empty((k, 2**n))
@@ -47,7 +54,7 @@ def _subset_means(D: np.ndarray) -> np.ndarray:
     for i in range(n):
         w = 1 << i
         np.add(sums[:, :w], D[i][:, None], out=sums[:, w : 2 * w])
-        np.add(sizes[:w], 1.0, out=sizes[w : 2 * w])
+        np.add(sizes[:w], weights[i], out=sizes[w : 2 * w])
     out = sums[:, 1:]
     out /= sizes[1:]
     return out
@@ -61,25 +68,38 @@ def _kth(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
     return values[:, idx].copy()
 
 
+def _weights(n: int, sizes: np.ndarray | None) -> np.ndarray:
+    return np.ones(n) if sizes is None else np.asarray(sizes, dtype=float)
+
+
 def exact_inversion(
-    D: np.ndarray, tol: np.ndarray, alpha: float, alternative: str, *, interval: bool = True
+    D: np.ndarray,
+    tol: np.ndarray,
+    alpha: float,
+    alternative: str,
+    *,
+    interval: bool = True,
+    sizes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact sign-flip p-values of ``mean(D[:, j]) = 0`` and the inverted intervals.
 
     Args:
-        D: differences, units x pairs (n <= 20).
-        tol: per-pair tolerance (units of D).
+        D: differences, units x pairs (n <= 20); with ``sizes``, each unit's sum of task
+            differences.
+        tol: per-pair tolerance (units of the task differences).
         alpha: level of the test inverted (the interval is {d : p(d) >= alpha}).
         alternative: "two-sided", "greater" or "less".
         interval: compute the ends (else they are NaN).
+        sizes: tasks per unit (None: one task each).
 
     Returns:
         (pvalue, low, high), one entry per pair.
     """
     n, k = D.shape
     total = 2**n
+    weights = _weights(n, sizes)
     pvalue, low, high = np.empty(k), np.full(k, np.nan), np.full(k, np.nan)
-    mean = D.mean(axis=0)
+    mean = D.sum(axis=0) / weights.sum()
     if alternative == "two-sided":
         rank = math.ceil(alpha * 2 ** (n - 1)) - 1
     else:
@@ -87,7 +107,7 @@ def exact_inversion(
     step = _rows_per_block(total, k, _BLOCK)
     for s in range(0, k, step):
         sl = slice(s, min(s + step, k))
-        means = _subset_means(D[:, sl])
+        means = _subset_means(D[:, sl], weights)
         t = tol[sl][:, None]
         below = (means <= t).sum(axis=1)  # nonempty subsets with m_A <= 0 (+tol)
         above = (means >= -t).sum(axis=1)
@@ -113,16 +133,6 @@ def exact_inversion(
     return pvalue, low, high
 
 
-def random_sign_bits(n: int, n_patterns: int, rng: np.random.Generator) -> np.ndarray:
-    """Random flip indicators (n_patterns x n, 0/1 floats): bit i set flips unit i.
-
-    Drawn as ``rng.integers(0, 256, (n_patterns, ceil(n / 8)), dtype=uint8)`` and
-    unpacked (``numpy.unpackbits``, first n bits of each row): one draw, 8 units a byte.
-    """
-    packed = rng.integers(0, 256, size=(n_patterns, (n + 7) // 8), dtype=np.uint8)
-    return np.unpackbits(packed, axis=1, count=n).astype(float)
-
-
 def mc_inversion(
     D: np.ndarray,
     bits: np.ndarray,
@@ -131,6 +141,7 @@ def mc_inversion(
     alternative: str,
     *,
     interval: bool = True,
+    sizes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Monte-Carlo version of :func:`exact_inversion` over fixed random patterns ``bits``.
 
@@ -139,10 +150,12 @@ def mc_inversion(
     """
     n, k = D.shape
     B = bits.shape[0]
-    size = bits.sum(axis=1)[:, None]
+    weights = _weights(n, sizes)
+    n_tasks = weights.sum()
+    size = (bits @ weights)[:, None]
     rank = math.ceil(alpha * (B + 1)) - 1
-    mean = D.mean(axis=0)
     total = D.sum(axis=0)
+    mean = total / n_tasks
     pvalue, low, high = np.empty(k), np.full(k, np.nan), np.full(k, np.nan)
     step = _rows_per_block(B, k, _BLOCK // 4)
     for s in range(0, k, step):
@@ -150,8 +163,8 @@ def mc_inversion(
         flipped = bits @ D[:, sl]  # (B, rows): sums over the flipped set A
         with np.errstate(invalid="ignore", divide="ignore"):
             m_a = flipped / size
-            m_c = (total[sl] - flipped) / (n - size)
-        empty_a, empty_c = size == 0, size == n
+            m_c = (total[sl] - flipped) / (n_tasks - size)
+        empty_a, empty_c = size == 0, size == n_tasks
         t = tol[sl]
         if alternative == "greater":
             lower_side = np.where(empty_a, -_INF, m_a)

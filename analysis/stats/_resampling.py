@@ -1,30 +1,34 @@
-"""Resampling kernels: bootstrap indices and means, sign patterns, counts, quantiles.
+"""Resampling kernels: bootstrap indices and means, the one sign-pattern generator, quantiles.
 
 Vectorised in numpy; memory is bounded by working in blocks. No argument checks here:
 the public functions check first.
+
+**Sign patterns.** Every sign-flip test of the package draws its patterns here, so one
+seed gives the same patterns in :func:`paired_bootstrap`, :func:`pairwise_significance`,
+:func:`rank_intervals` and :func:`compare`: random flips are
+``rng.integers(0, 256, (n_resamples, ceil(n / 8)), dtype=uint8)`` unpacked to bits (bit
+i set flips unit i), drawn once, before anything else; exact enumeration numbers the
+patterns 0, 1, ... (bit i of the number flips unit i).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 _BLOCK = 1 << 22  # elements of one temporary block (32 MiB of float64)
-_PAIR_BLOCK = 1 << 19  # elements of one (pairs x resamples) block: stays in cache
 _REL_TOL = 1e-9  # relative tolerance for "as extreme as observed" (float rounding)
 _MAX_EXACT_SIGN_FLIP_N = 20  # 2**20 sign patterns at most
-_PARALLEL_MIN_WORK = 1 << 23  # elements of pair work before threads pay off
-_N_WORKERS = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def _rows_per_block(row_len: int, total: int, budget: int = _BLOCK) -> int:
     return max(1, min(total, budget // max(row_len, 1)))
+
+
+# --------------------------------------------------------------------------- bootstrap
 
 
 def _bootstrap_index_blocks(
@@ -60,8 +64,7 @@ def _bootstrap_means(X: np.ndarray, n_resamples: int, rng: np.random.Generator) 
     return out
 
 
-def _sign_flip_is_exact(n: int, n_resamples: int) -> bool:
-    return n <= _MAX_EXACT_SIGN_FLIP_N and 2**n <= n_resamples
+# --------------------------------------------------------------------------- sign patterns
 
 
 def _sign_patterns(n: int, start: int, stop: int) -> np.ndarray:
@@ -69,65 +72,84 @@ def _sign_patterns(n: int, start: int, stop: int) -> np.ndarray:
     return 1.0 - 2.0 * ((np.arange(start, stop)[:, None] >> np.arange(n)) & 1)
 
 
-def _sign_flip_means(X: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of every column of ``X`` under ``n_resamples`` random sign patterns.
+def random_sign_bits(n: int, n_patterns: int, rng: np.random.Generator) -> np.ndarray:
+    """Random flip indicators (n_patterns x n, 0/1 floats): bit i set flips unit i.
 
-    For paired differences ``d = a - b`` the sign-flipped mean is linear, so the
-    Monte-Carlo null distribution of a pair is ``means[a] - means[b]``. A pattern
-    flips unit i where bit i is set; the bits come from random bytes
-    (``rng.integers(0, 256, (rows, ceil(n/8)), dtype=uint8)`` per row block,
-    unpacked), and the sum is ``colsum(X) - 2 * bits @ X``. Returns (columns,
-    n_resamples).
+    Drawn as ``rng.integers(0, 256, (n_patterns, ceil(n / 8)), dtype=uint8)`` and
+    unpacked (``numpy.unpackbits``, first n bits of each row): one draw, 8 units a byte.
     """
-    n, m = X.shape
-    out = np.empty((m, n_resamples))
-    total = X.sum(axis=0)
-    rows = _rows_per_block(n, n_resamples)
-    for start in range(0, n_resamples, rows):
-        stop = min(start + rows, n_resamples)
-        packed = rng.integers(0, 256, size=(stop - start, (n + 7) // 8), dtype=np.uint8)
-        flips = np.unpackbits(packed, axis=1, count=n).astype(float)
-        out[:, start:stop] = (total - 2.0 * (flips @ X)).T
-    out /= n
-    return out
+    packed = rng.integers(0, 256, size=(n_patterns, (n + 7) // 8), dtype=np.uint8)
+    return np.unpackbits(packed, axis=1, count=n).astype(float)
 
 
-def _count_patterns_at_least(D: np.ndarray, threshold: np.ndarray) -> np.ndarray:
-    """Count, per column d of ``D`` (units x pairs), sign patterns s with s @ d >= threshold.
+def maxt_is_exact(n_units: int, n_resamples: int) -> bool:
+    """Whether a max-T test enumerates its sign patterns: all 2**(n-1) fit in n_resamples.
 
-    There are 2**n patterns. Meet in the middle instead of enumerating their sums:
-    split the units in two halves, enumerate each half's 2**(n/2) signed sums and
-    count, for every left sum L, the right sums R >= threshold - L, by one merge (a
-    stable sort of thresholds and sorted right sums, thresholds first so that ties
-    count as "at least").
+    (s and -s give the same two-sided statistic, so half of the 2**n patterns count for
+    all.) 14 units or fewer at the default 10,000.
     """
-    n = D.shape[0]
-    n1 = n // 2
-    left = (_sign_patterns(n1, 0, 2**n1) @ D[:n1]).T  # (pairs, 2**n1)
-    right = np.sort((_sign_patterns(n - n1, 0, 2 ** (n - n1)) @ D[n1:]).T, axis=1)
-    thresholds = threshold[:, None] - left
-    merged = np.concatenate([thresholds, right], axis=1)
-    is_right = np.argsort(merged, axis=1, kind="stable") >= thresholds.shape[1]
-    right_below = np.cumsum(is_right, axis=1)  # right sums strictly below each threshold
-    below = np.where(is_right, 0, right_below).sum(axis=1)
-    return thresholds.shape[1] * right.shape[1] - below
+    return n_units <= _MAX_EXACT_SIGN_FLIP_N and 2 ** (n_units - 1) <= n_resamples
 
 
-def _exact_sign_flip_count(D: np.ndarray, tol: np.ndarray, alternative: str) -> np.ndarray:
-    """Exact count of sign patterns at least as extreme as the observed sums ``D.sum(0)``.
+@dataclass(frozen=True)
+class SignPatterns:
+    """The sign patterns of one max-T test: all of them (exact) or random ones.
 
-    The pattern set is symmetric (s and -s give opposite sums, exactly, in floats), so
-    two-sided counts are twice the upper tail and "less" is "greater" mirrored.
-    ``tol`` (sum scale) makes values within float rounding of the observed count.
+    Attributes:
+        n_units: units (tasks, or clusters of tasks) a pattern flips.
+        exact: True: the 2**(n_units - 1) patterns that keep the last unit's sign.
+        bits: the random flips (Monte-Carlo), ``n_resamples x n_units`` 0/1, else None.
     """
-    observed = D.sum(axis=0)
-    if alternative == "greater":
-        return _count_patterns_at_least(D, observed - tol)
-    if alternative == "less":
-        return _count_patterns_at_least(D, -observed - tol)
-    threshold = np.abs(observed) - tol
-    count = 2 * _count_patterns_at_least(D, np.maximum(threshold, 0.0))
-    return np.where(threshold > 0, count, 2 ** D.shape[0])
+
+    n_units: int
+    exact: bool
+    bits: np.ndarray | None
+
+    @property
+    def total(self) -> int:
+        """Patterns enumerated or drawn."""
+        return 2 ** (self.n_units - 1) if self.exact else len(self.bits)  # type: ignore[arg-type]
+
+    def blocks(self, rows: int) -> Iterator[np.ndarray]:
+        """The patterns as +-1 floats, ``rows`` at a time (each block: rows x n_units)."""
+        rows = max(1, rows)
+        if self.exact:
+            for start in range(0, self.total, rows):
+                yield _sign_patterns(self.n_units, start, min(start + rows, self.total))
+            return
+        assert self.bits is not None
+        for start in range(0, self.total, rows):
+            yield 1.0 - 2.0 * self.bits[start : start + rows]
+
+    def pvalue(self, count: np.ndarray) -> np.ndarray:
+        """P-values from counts of patterns at least as extreme (exact or (b+1)/(B+1))."""
+        count = np.asarray(count, dtype=float)
+        if self.exact:
+            return np.minimum(count / self.total, 1.0)
+        return np.minimum((count + 1.0) / (self.total + 1.0), 1.0)
+
+    @property
+    def min_pvalue(self) -> float:
+        """Smallest attainable two-sided p-value."""
+        return 1.0 / self.total if self.exact else 1.0 / (self.total + 1.0)
+
+    def describe(self) -> str:
+        """e.g. ``"exact sign flips (2^13=8192 patterns)"``."""
+        if self.exact:
+            return f"exact sign flips (2^{self.n_units}={2 * self.total} patterns)"
+        return f"{self.total} Monte-Carlo sign patterns"
+
+
+def sign_patterns(n_units: int, n_resamples: int, rng: np.random.Generator) -> SignPatterns:
+    """The one sign-pattern generator of the max-T tests (see the module notes)."""
+    if maxt_is_exact(n_units, n_resamples):
+        return SignPatterns(n_units=n_units, exact=True, bits=None)
+    return SignPatterns(
+        n_units=n_units, exact=False, bits=random_sign_bits(n_units, n_resamples, rng)
+    )
+
+
+# --------------------------------------------------------------------------- counts, quantiles
 
 
 def _count_as_extreme(
@@ -204,42 +226,19 @@ def _percentile_interval(
     return _quantile_rows(dist, alpha), inf
 
 
-def _pair_chunks(ia: np.ndarray, ib: np.ndarray, step: int) -> list[slice]:
-    """Split pair positions into chunks of at most ``step`` pairs.
+# --------------------------------------------------------------------------- clustered units
 
-    Where pairs come in runs with a fixed first column and consecutive second
-    columns (the upper-triangle order of :func:`pairwise_significance`), chunks
-    follow the runs, so a chunk's differences are one broadcast subtraction.
+
+def unit_sums(X: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows of ``X`` (``(..., tasks, columns)``) summed within clusters.
+
+    ``codes`` (tasks,) are cluster numbers 0..G-1 (None: every task its own unit). Returns
+    the (..., G, columns) sums and the tasks per cluster (None without clusters). A sign
+    flip of a cluster flips all its tasks together: the test then has G units.
     """
-    k = len(ia)
-    breaks = np.flatnonzero((np.diff(ia) != 0) | (np.diff(ib) != 1)) + 1
-    if len(breaks) + 1 > k / 8:  # no useful runs: plain chunks
-        return [slice(s, min(s + step, k)) for s in range(0, k, step)]
-    bounds = [0, *breaks.tolist(), k]
-    return [
-        slice(s, min(s + step, stop))
-        for start, stop in itertools.pairwise(bounds)
-        for s in range(start, stop, step)
-    ]
-
-
-def _pair_differences(M: np.ndarray, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``M[a] - M[b]`` into ``out`` (broadcast, no gather, for a run; see _pair_chunks)."""
-    if len(a) > 1 and a[0] == a[-1] and (a == a[0]).all() and (np.diff(b) == 1).all():
-        return np.subtract(M[a[0]], M[b[0] : b[-1] + 1], out=out)
-    return np.subtract(M[a], M[b], out=out)
-
-
-def _run_parallel(fn: Any, chunks: list[slice], work: int) -> None:
-    """Call ``fn`` on every chunk; on a thread pool when there is enough work.
-
-    numpy releases the GIL in the array operations used, chunks write disjoint
-    output slices and draw no random numbers, so results do not depend on threads.
-    """
-    workers = min(_N_WORKERS, len(chunks))
-    if workers < 2 or work < _PARALLEL_MIN_WORK:
-        for sl in chunks:
-            fn(sl)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(fn, chunks))
+    if codes is None:
+        return X, None
+    n_units = int(codes.max()) + 1
+    member = np.zeros((n_units, len(codes)))
+    member[codes, np.arange(len(codes))] = 1.0
+    return member @ X, member.sum(axis=1)

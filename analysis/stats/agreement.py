@@ -33,13 +33,14 @@ import pandas as pd
 
 from ._checks import (
     RngLike,
-    _as_vector,
     _check_choice,
     _check_n_resamples,
     _check_open_unit,
     _check_rng,
+    align_vectors,
 )
 from ._ranks import _rank_statistic
+from ._results import StatsResult
 from .correlation import RankCorrelationResult, rank_correlation
 
 __all__ = ["BenchmarkAgreementResult", "benchmark_agreement"]
@@ -48,8 +49,8 @@ _METHODS = ("spearman", "kendall")
 _SUBSET_QUANTILES = (0.025, 0.5, 0.975)
 
 
-@dataclass(frozen=True)
-class BenchmarkAgreementResult:
+@dataclass(frozen=True, repr=False)
+class BenchmarkAgreementResult(StatsResult):
     """Result of :func:`benchmark_agreement`.
 
     Attributes:
@@ -77,6 +78,29 @@ class BenchmarkAgreementResult:
     method: str
     n: int
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per size k: the top-k correlation beside the random-subset summary."""
+        top = self.top.drop(columns=["models"]).add_prefix("top_").rename(columns={"top_k": "k"})
+        return (
+            self.subsets.add_prefix("subset_")
+            .rename(columns={"subset_k": "k"})
+            .merge(top, on="k", how="outer")
+        )
+
+    def _summary_lines(self) -> list[str]:
+        o = self.overall
+        lines = [
+            f"{self.method} over all {self.n} models: {o.statistic:.3f} "
+            f"[{o.confidence_interval.low:.3f}, {o.confidence_interval.high:.3f}], "
+            f"p={o.pvalue:.3g}"
+        ]
+        for row in self.top.itertuples():
+            lines.append(
+                f"top {row.k}: {row.statistic:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}], "
+                f"subset percentile {row.subset_percentile:.2f}"
+            )
+        return lines[:6]
+
 
 def _check_sizes(values: Any, name: str, n: int, allow_all: bool) -> list[int | None]:
     if isinstance(values, numbers.Integral) or values is None:
@@ -96,20 +120,15 @@ def _check_sizes(values: Any, name: str, n: int, allow_all: bool) -> list[int | 
 
 
 def _aligned(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """X and y as float vectors over the same models (Series are aligned by index)."""
-    if isinstance(x, pd.Series) and isinstance(y, pd.Series):
-        if x.index.has_duplicates or y.index.has_duplicates:
-            raise ValueError("`x` and `y` must not have duplicate index labels (models)")
-        names = [m for m in x.index if m in y.index]
-        if not names:
-            raise ValueError("`x` and `y` share no index labels (models)")
-        x, y = x.loc[names], y.loc[names]
-    xv, yv = _as_vector(x, "x"), _as_vector(y, "y")
-    if xv.shape != yv.shape:
-        raise ValueError(f"`x` and `y` must have the same length, got {len(xv)} and {len(yv)}")
-    labels = list(x.index) if isinstance(x, pd.Series) else list(range(len(xv)))
+    """X and y as float vectors over the same models; pairs with a NaN dropped.
+
+    Two Series are paired by label (the same labels required, any order; see
+    :func:`analysis.stats._checks.align_vectors`), anything else by position.
+    """
+    xv, yv, labels = align_vectors(x, y, ("x", "y"))
+    names = labels if labels is not None else list(range(len(xv)))
     keep = ~(np.isnan(xv) | np.isnan(yv))
-    return xv[keep], yv[keep], [m for m, k in zip(labels, keep, strict=True) if k]
+    return xv[keep], yv[keep], [m for m, k in zip(names, keep, strict=True) if k]
 
 
 def benchmark_agreement(
@@ -128,8 +147,8 @@ def benchmark_agreement(
 
     Args:
         x: scores of the models on the reference benchmark (the "top" is taken on x).
-            A Series is aligned with ``y`` by index (model names); pairs with a NaN
-            are dropped.
+            Two Series are paired by label (model names; different labels raise
+            :class:`~analysis.errors.LabelMismatchError`); pairs with a NaN are dropped.
         y: scores of the same models on the other benchmark.
         top_k: sizes of the top groups (each from 3 to the number of models).
         subset_sizes: sizes of the random subsets; ``None`` means all models.
@@ -145,8 +164,9 @@ def benchmark_agreement(
         BenchmarkAgreementResult.
 
     Raises:
-        ValueError: x and y differ in length or share no models, a size is out of
-            range, or an option is invalid (the message names the argument).
+        ValueError: x and y differ in length, a size is out of range, or an option is
+            invalid (the message names the argument).
+        LabelMismatchError: two Series with different labels.
     """
     method = _check_choice(method, "method", _METHODS)
     n_subsets = _check_n_resamples(n_subsets, "n_subsets")

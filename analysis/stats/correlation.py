@@ -6,24 +6,25 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from ._checks import (
     RngLike,
-    _as_vector,
     _check_choice,
     _check_n_resamples,
     _check_open_unit,
     _check_rng,
+    align_vectors,
 )
 from ._ranks import _rank_permutation_test, _rank_statistic
 from ._resampling import _bootstrap_index_blocks, _min_pvalue, _percentile_interval
-from ._results import ConfidenceInterval
+from ._results import ConfidenceInterval, StatsResult
 
 _RANK_METHODS = ("spearman", "kendall")
 
 
-@dataclass(frozen=True)
-class RankCorrelationResult:
+@dataclass(frozen=True, repr=False)
+class RankCorrelationResult(StatsResult):
     """Result of :func:`rank_correlation`.
 
     Attributes:
@@ -39,6 +40,7 @@ class RankCorrelationResult:
         n_resamples: bootstrap resamples drawn.
         n_resamples_dropped: bootstrap resamples dropped because x or y was constant
             in them (the correlation is undefined there).
+        confidence_level: level of the interval.
     """
 
     statistic: float
@@ -50,6 +52,23 @@ class RankCorrelationResult:
     pvalue_method: str
     n_resamples: int
     n_resamples_dropped: int
+    confidence_level: float = 0.95
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the correlation, its interval and p-value."""
+        return pd.DataFrame(
+            [
+                {
+                    "method": self.method,
+                    "statistic": self.statistic,
+                    "ci_low": self.confidence_interval.low,
+                    "ci_high": self.confidence_interval.high,
+                    "pvalue": self.pvalue,
+                    "min_pvalue": self.min_pvalue,
+                    "n": self.n,
+                }
+            ]
+        )
 
 
 def rank_correlation(
@@ -68,6 +87,10 @@ def rank_correlation(
 
     Assumptions and conventions:
 
+    * **Pairing**: two Series are paired by label (the same labels in any order;
+      different labels raise :class:`~analysis.errors.LabelMismatchError` naming the
+      missing and extra ones) and put in sorted-label order, so their order never
+      changes the result; arrays are paired by position.
     * **Missing values**: a pair where x or y is NaN is dropped; ``n`` reports the
       pairs kept. An infinite value is an error.
     * **Ties** get average ranks. Rho is the Pearson correlation of the ranks and
@@ -113,9 +136,7 @@ def rank_correlation(
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
     gen = _check_rng(rng)
-    xv, yv = _as_vector(x, "x"), _as_vector(y, "y")
-    if xv.shape != yv.shape:
-        raise ValueError(f"`x` and `y` must have the same length, got {len(xv)} and {len(yv)}")
+    xv, yv, _ = align_vectors(x, y, ("x", "y"))
     for name, v in (("x", xv), ("y", yv)):
         if np.isinf(v).any():
             raise ValueError(f"`{name}` contains inf; only finite values or NaN are allowed")
@@ -159,4 +180,5 @@ def rank_correlation(
         pvalue_method=pvalue_method,
         n_resamples=n_resamples,
         n_resamples_dropped=int(dist.size - defined.size),
+        confidence_level=confidence_level,
     )

@@ -2,61 +2,98 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
-from scipy.stats import t as t_dist
 
 from ..errors import DroppedModelsWarning
-from ._checks import RngLike, _check_models, _check_n_resamples, _check_open_unit, _check_rng
+from ._checks import (
+    RngLike,
+    _check_choice,
+    _check_models,
+    _check_n_resamples,
+    _check_open_unit,
+    _check_rng,
+    dropped_message,
+    label_mismatch,
+)
 from ._resampling import _bootstrap_index_blocks, _percentile_interval
+from ._results import StatsResult
+from .contrast import welch
 
-_GAP_COLUMNS = ("model", "task", "is_public", "main_score")
+_REFERENCES = ("mean", "median")
+
+
+def _median_partners(gaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each model j, the model(s) whose gap is the median of the others' gaps.
+
+    ``gaps`` is (..., K). Returns two (..., K) index arrays (the same model twice when
+    the K - 1 others are odd in number, else the two middle ones).
+    """
+    k = gaps.shape[-1]
+    order = np.argsort(gaps, axis=-1, kind="stable")
+    position = np.argsort(order, axis=-1, kind="stable")  # sorted position of each model
+    h1, h2 = (k - 2) // 2, (k - 1) // 2  # middle indices in the list of the K - 1 others
+
+    def model_at(h: int) -> np.ndarray:
+        sorted_pos = np.where(h < position, h, h + 1)  # skip model j's own position
+        return np.take_along_axis(order, sorted_pos, axis=-1)
+
+    return model_at(h1), model_at(h2)
+
+
+def _reference(x: np.ndarray, partners: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """Per task and model j: the mean of the other models (None) or of j's median partners."""
+    k = x.shape[-1]
+    if partners is None:
+        return (x.sum(axis=-1, keepdims=True) - x) / (k - 1)
+    p1, p2 = (np.broadcast_to(p[..., None, :], x.shape) for p in partners)
+    return (np.take_along_axis(x, p1, axis=-1) + np.take_along_axis(x, p2, axis=-1)) / 2.0
 
 
 def relative_gap_welch(
-    x_public: np.ndarray, x_private: np.ndarray, confidence_level: float
+    x_public: np.ndarray,
+    x_private: np.ndarray,
+    confidence_level: float,
+    reference: str = "mean",
 ) -> dict[str, np.ndarray]:
-    """Each model's gap minus the mean gap of the other models, with a Welch interval.
+    """Each model's gap minus a reference gap of the other models, with a Welch interval.
 
     ``x_public`` is (..., public tasks, models), ``x_private`` (..., private tasks,
-    models); leading axes are batched. With ``y[t, j] = x[t, j] - mean_{k != j} x[t, k]``
-    (the model's score relative to the others on task t; the task's difficulty
-    cancels), the relative gap is ``mean_private(y_j) - mean_public(y_j)``: a difference
-    of two independent sample means, so its standard error is Welch's
-    ``sqrt(s_priv^2 / n_priv + s_pub^2 / n_pub)`` with Welch-Satterthwaite degrees of
-    freedom. Returns estimate, se, df, low, high and a two-sided p-value.
+    models); leading axes are batched. Reference ``"mean"``: the mean gap of the other
+    models, i.e. ``y[t, j] = x[t, j] - mean_{k != j} x[t, k]`` (the task's difficulty
+    cancels). Reference ``"median"``: the median of the other models' gaps, i.e. ``y[t, j]
+    = x[t, j] - x[t, m]`` with m the model(s) whose gap is that median (the mean of the
+    two middle ones for an even number of others): linear in the scores for fixed m. The
+    relative gap is ``mean_private(y_j) - mean_public(y_j)``: a difference of two
+    independent sample means, so its standard error is Welch's ``sqrt(s_priv^2 / n_priv
+    + s_pub^2 / n_pub)`` with Welch-Satterthwaite degrees of freedom (for the median, m is
+    taken as fixed: conservative when several models are close to the median, because
+    the median then moves less than one model's gap). Returns estimate, se, df, low,
+    high and a two-sided p-value.
     """
-    k = x_public.shape[-1]
-
-    def relative(x: np.ndarray) -> np.ndarray:
-        return x - (x.sum(axis=-1, keepdims=True) - x) / (k - 1)
-
-    y_pub, y_priv = relative(x_public), relative(x_private)
+    partners = None
+    if reference == "median":
+        gaps = x_private.mean(axis=-2) - x_public.mean(axis=-2)
+        partners = _median_partners(gaps)
+    y_pub = x_public - _reference(x_public, partners)
+    y_priv = x_private - _reference(x_private, partners)
     n_pub, n_priv = y_pub.shape[-2], y_priv.shape[-2]
-    estimate = y_priv.mean(axis=-2) - y_pub.mean(axis=-2)
-    v_pub = y_pub.var(axis=-2, ddof=1) / n_pub
-    v_priv = y_priv.var(axis=-2, ddof=1) / n_priv
-    var = v_pub + v_priv
-    se = np.sqrt(var)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        df = var**2 / (v_pub**2 / (n_pub - 1) + v_priv**2 / (n_priv - 1))
-        df = np.where(var > 0, df, n_pub + n_priv - 2.0)
-        tcrit = t_dist.ppf(0.5 + confidence_level / 2.0, df)
-        stat = estimate / se
-        pvalue = np.where(var > 0, 2.0 * t_dist.sf(np.abs(stat), df), (estimate == 0) * 1.0)
-    return {
-        "estimate": estimate,
-        "se": se,
-        "df": df,
-        "low": estimate - tcrit * se,
-        "high": estimate + tcrit * se,
-        "pvalue": pvalue,
-    }
+    res = welch(
+        y_priv.mean(axis=-2),
+        y_priv.var(axis=-2, ddof=1),
+        n_priv,
+        y_pub.mean(axis=-2),
+        y_pub.var(axis=-2, ddof=1),
+        n_pub,
+        confidence_level,
+    )
+    return {key: res[key] for key in ("estimate", "se", "df", "low", "high", "pvalue")}
 
 
 def _ranks(means: np.ndarray) -> np.ndarray:
@@ -64,85 +101,51 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return rankdata(-means, method="average", axis=-1)
 
 
-def public_private_gap(
-    scores: pd.DataFrame,
-    *,
-    public_tasks: Sequence[str],
-    private_tasks: Sequence[str],
-    models: Sequence[str] | None = None,
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
-    rng: RngLike = None,
-) -> pd.DataFrame:
-    """Per model: does it lose more on the private tasks than the other models do?
+@dataclass(frozen=True, repr=False)
+class PublicPrivateGapResult(StatsResult):
+    """Result of :func:`public_private_gap`: one row per kept model in ``table``.
 
-    Input is the leaderboard loader's long table (columns ``model``, ``task``,
-    ``is_public``, ``main_score``; other columns are ignored), one row per
-    (model, task). The task sets are the *benchmark's* public and private task lists
-    (e.g. from ``Leaderboard.spec``), never the union of what the loaded models have.
-
-    * **gap** = mean_private - mean_public. It includes the difficulty difference of
-      the two task sets, which every model shares; it is descriptive (no interval).
-    * **relative_gap** = the model's gap minus the mean gap of the *other* kept
-      models, i.e. ``mean_private(y) - mean_public(y)`` with ``y`` the model's score
-      minus the others' mean on each task. This answers "does this model lose more
-      on private tasks than the others do?". Interval and p-value: Welch t over the
-      tasks (public and private tasks are two independent samples; units = tasks,
-      assumed independent within each side, unequal variances allowed). Measured
-      coverage of the 95% interval with 7 public / 6 private tasks, by simulation
-      (normal and t3 task-by-model noise, unequal noise per model): see
-      ``benchmarks/README_stats.md``; the target is >= 0.93. The percentile
-      bootstrap of the plain gap covered about 0.89 there and answered the wrong
-      question.
-    * **Ranks**: ``rank_public`` / ``rank_private`` rank the kept models by their mean
-      on each side (1 = best, ties get the average rank); ``rank_shift = rank_public
-      - rank_private`` (positive = climbs on the private tasks). Its interval is a
-      percentile interval over stratified bootstrap resamples of the tasks (public
-      and private tasks resampled within their side; all models share every
-      resample): approximate, a range of plausible shifts rather than a test.
-    * **Missing**: a model without a score on every listed task (or with a NaN) is
-      dropped with a :class:`DroppedModelsWarning` naming it and its missing tasks,
-      and listed in ``attrs["dropped_models"]``; never averaged over a partial set.
-
-    Draws from ``rng``: the public-task bootstrap indices, then the private ones.
-
-    Args:
-        scores: long table with columns ``model``, ``task``, ``is_public`` (bool),
-            ``main_score``.
-        public_tasks: the benchmark's public tasks (at least 2).
-        private_tasks: the benchmark's private tasks (at least 2).
-        models: restrict to these models (an unknown name raises an error listing
-            close names); None keeps all.
-        n_resamples: bootstrap resamples for the rank-shift interval.
-        confidence_level: confidence level of the intervals, in (0, 1).
-        rng: seed or Generator for the resampling.
-
-    Returns:
-        DataFrame, one row per kept model, sorted by ``rank_public`` then name, with
-        columns ``model``, ``n_public``, ``n_private``, ``mean_public``,
-        ``mean_private``, ``gap``, ``relative_gap``, ``relative_gap_se``,
-        ``relative_gap_df``, ``relative_gap_ci_low``, ``relative_gap_ci_high``,
-        ``relative_gap_pvalue``, ``rank_public``, ``rank_private``, ``rank_shift``,
-        ``rank_shift_ci_low``, ``rank_shift_ci_high``. ``attrs`` holds
-        ``dropped_models`` ({model: missing tasks}), ``public_tasks``,
-        ``private_tasks``, ``n_resamples``, ``confidence_level``.
-
-    Raises:
-        ValueError: a required column is missing, a (model, task) pair is repeated,
-            a listed task is on both lists or marked on the other side in
-            ``scores``, ``main_score`` holds inf or non-numbers, a side has fewer
-            than 2 tasks, or fewer than 3 models are complete; or an option is
-            invalid.
-        UnknownModelError: a name in ``models`` is not in ``scores``.
+    Attributes:
+        table: one row per kept model, sorted by ``rank_public`` then name: ``model``,
+            ``n_public``, ``n_private``, ``mean_public``, ``mean_private``, ``gap``,
+            ``relative_gap``, ``relative_gap_se``, ``relative_gap_df``,
+            ``relative_gap_ci_low``, ``relative_gap_ci_high``, ``relative_gap_pvalue``,
+            ``rank_public``, ``rank_private``, ``rank_shift``, ``rank_shift_ci_low``,
+            ``rank_shift_ci_high``.
+        reference: ``"mean"`` or ``"median"`` (of the other models' gaps).
+        public_tasks: the public tasks used (sorted).
+        private_tasks: the private tasks used (sorted).
+        n_resamples: bootstrap resamples of the rank-shift range.
+        confidence_level: level of the intervals.
+        method: what was computed.
+        dropped: models left out for missing scores -> their missing tasks.
     """
-    n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
-    if not isinstance(scores, pd.DataFrame):
-        raise ValueError(f"`scores` must be a pandas DataFrame, got {type(scores).__name__}")
-    absent = [c for c in _GAP_COLUMNS if c not in scores.columns]
-    if absent:
-        raise ValueError(f"`scores` lacks the column(s) {absent}; expected {list(_GAP_COLUMNS)}")
+
+    table: pd.DataFrame
+    reference: str
+    public_tasks: list[str]
+    private_tasks: list[str]
+    n_resamples: int
+    confidence_level: float
+    method: str
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (a copy)."""
+        return self.table.copy()
+
+    def _summary_lines(self) -> list[str]:
+        flagged = int((self.table["relative_gap_pvalue"] < 1 - self.confidence_level).sum())
+        return [
+            f"{len(self.table)} models, {len(self.public_tasks)} public / "
+            f"{len(self.private_tasks)} private tasks, reference={self.reference!r}",
+            f"{flagged} relative gap(s) with p < {1 - self.confidence_level:g} (unadjusted)",
+            f"method: {self.method[:80]}",
+            f"dropped={len(self.dropped)} model(s); .to_frame() has every model",
+        ]
+
+
+def _task_lists(public_tasks: Any, private_tasks: Any) -> tuple[list[str], list[str]]:
     public: list[str] = []
     private: list[str] = []
     for name, tasks, chosen in (
@@ -157,36 +160,117 @@ def public_private_gap(
     both = sorted(set(public) & set(private))
     if both:
         raise ValueError(f"`public_tasks` and `private_tasks` share tasks {both}")
-    df = scores.loc[:, list(_GAP_COLUMNS)].copy()
-    df = df[df["task"].isin(public + private)]
-    try:
-        df["main_score"] = pd.to_numeric(df["main_score"]).astype(float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("`scores` column 'main_score' must hold numbers") from exc
-    if np.isinf(df["main_score"].to_numpy()).any():
-        raise ValueError("`scores` column 'main_score' contains inf")
-    wrong = df["task"][df["task"].isin(public) != df["is_public"].astype(bool)].unique()
-    if len(wrong):
+    return public, private
+
+
+def _wide_scores(scores: Any, tasks: list[str]) -> pd.DataFrame:
+    """The wide tasks x models table, its rows checked against the task lists."""
+    if not isinstance(scores, pd.DataFrame):
+        raise ValueError(f"`scores` must be a pandas DataFrame, got {type(scores).__name__}")
+    if {"task", "main_score"} <= set(scores.columns):
         raise ValueError(
-            f"`scores` marks tasks {sorted(wrong)} on the other side than "
-            "`public_tasks`/`private_tasks`"
+            "`scores` looks like the long table (columns 'task', 'main_score'); pass the wide "
+            "tasks x models table: `lb.wide(complete_only=False)`, or "
+            "`scores.pivot(index='task', columns='model', values='main_score')`"
         )
-    dup = df.duplicated(["model", "task"])
-    if dup.any():
-        pairs = df.loc[dup, ["model", "task"]].head(5).to_records(index=False).tolist()
-        raise ValueError(f"`scores` has repeated (model, task) rows, e.g. {pairs}")
-    selected = _check_models(models, scores["model"].unique(), "models")
-    df = df[df["model"].isin(selected)]
-    wide = df.pivot(index="task", columns="model", values="main_score")
+    if scores.index.has_duplicates or scores.columns.has_duplicates:
+        raise ValueError("`scores` has duplicate task rows or model columns")
+    if set(scores.index) != set(tasks):
+        raise label_mismatch("public_tasks + private_tasks", tasks, "scores", scores.index)
+    bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+    if bad:
+        raise ValueError(f"`scores` has non-numeric columns: {bad}")
+    if np.isinf(scores.to_numpy(dtype=float, na_value=np.nan)).any():
+        raise ValueError("`scores` contains inf")
+    return scores
+
+
+def public_private_gap(
+    scores: pd.DataFrame,
+    *,
+    public_tasks: Sequence[str],
+    private_tasks: Sequence[str],
+    reference: Literal["mean", "median"] = "mean",
+    models: Sequence[str] | None = None,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: RngLike = None,
+) -> PublicPrivateGapResult:
+    """Per model: does it lose more on the private tasks than the other models do?
+
+    Input is the wide tasks x models table (``Leaderboard.wide(complete_only=False)``):
+    its rows must be exactly the benchmark's public and private tasks (from
+    ``Leaderboard.spec``), never the union of what the loaded models have; otherwise
+    :class:`~analysis.errors.LabelMismatchError` names the missing and extra rows.
+
+    * **gap** = mean_private - mean_public. It includes the difficulty difference of
+      the two task sets, which every model shares; it is descriptive (no interval).
+    * **relative_gap** = the model's gap minus a reference gap of the *other* kept
+      models: ``reference="mean"`` their mean gap, ``"median"`` their median gap. This
+      answers "does this model lose more on private tasks than the others do?". With
+      the mean, one outlying model moves every other model's relative gap by its own
+      deviation / (K - 1): measured with K = 7 and one model losing 0.15 more on the
+      private tasks, the other (null) models reach p < 0.05 far more often than 5%; the
+      median does not move (``benchmarks/README_stats.md`` has both). Interval and
+      p-value: Welch t over the tasks (public and private tasks are two independent
+      samples; units = tasks, assumed independent within each side, unequal variances
+      allowed; for the median the median model is taken as fixed, which is
+      conservative). Measured coverage of the 95% interval at 7 public / 6 private and
+      17 / 13 tasks, by simulation, in ``benchmarks/README_stats.md``: at least 0.93
+      with normal or t3 noise and under an outlier; *below* 0.93 (about 0.90 - 0.93)
+      for a model whose private losses are strongly skewed (a few large losses): with 6
+      to 13 private tasks the sample rarely shows the tail, and neither Welch nor a
+      bootstrap-t interval (measured there too) can correct for what it does not see.
+    * **Ranks**: ``rank_public`` / ``rank_private`` rank the kept models by their mean
+      on each side (1 = best, ties get the average rank); ``rank_shift = rank_public
+      - rank_private`` (positive = climbs on the private tasks). Its interval is a
+      percentile interval over stratified bootstrap resamples of the tasks (public
+      and private tasks resampled within their side; all models share every
+      resample): approximate, a range of plausible shifts rather than a test.
+    * **Missing**: a model without a score on every listed task (a NaN) is dropped with
+      a :class:`DroppedModelsWarning` naming the first few (``dropped`` lists all);
+      never averaged over a partial set.
+
+    Rows are sorted by task name within each side first, so their order never changes
+    the result. Draws from ``rng``: the public-task bootstrap indices, then the private
+    ones.
+
+    Args:
+        scores: wide tasks x models table; rows = the public and private tasks.
+        public_tasks: the benchmark's public tasks (at least 2).
+        private_tasks: the benchmark's private tasks (at least 2).
+        reference: ``"mean"`` or ``"median"`` of the other models' gaps.
+        models: restrict to these models (an unknown name raises an error listing
+            close names); None keeps all.
+        n_resamples: bootstrap resamples for the rank-shift interval.
+        confidence_level: confidence level of the intervals, in (0, 1).
+        rng: seed or Generator for the resampling.
+
+    Returns:
+        PublicPrivateGapResult (``to_frame()``: the per-model table).
+
+    Raises:
+        ValueError: ``scores`` is not a wide table, a task is on both lists, holds inf
+            or non-numbers, a side has fewer than 2 tasks, or fewer than 3 models are
+            complete; or an option is invalid.
+        LabelMismatchError: the rows of ``scores`` are not the listed tasks.
+        UnknownModelError: a name in ``models`` is not in ``scores``.
+    """
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    reference = _check_choice(reference, "reference", _REFERENCES)
+    gen = _check_rng(rng)
+    public, private = _task_lists(public_tasks, private_tasks)
+    wide = _wide_scores(scores, public + private)
+    selected = _check_models(models, wide.columns, "models")
+    public, private = sorted(public), sorted(private)
     wide = wide.reindex(index=public + private, columns=selected)
     holes = wide.isna()
-    dropped = {m: list(wide.index[holes[m]]) for m in selected if holes[m].any()}
-    kept = [m for m in selected if m not in dropped]
+    dropped = {str(m): [str(t) for t in wide.index[holes[m]]] for m in selected if holes[m].any()}
+    kept = [m for m in selected if str(m) not in dropped]
     if dropped:
-        detail = "; ".join(f"{m!r} lacks {tasks}" for m, tasks in dropped.items())
         warnings.warn(
-            f"public_private_gap: dropped {len(dropped)} model(s) without a score on every "
-            f"one of the {len(public)} public and {len(private)} private tasks: {detail}",
+            dropped_message("public_private_gap", dropped, "public and private tasks"),
             DroppedModelsWarning,
             stacklevel=2,
         )
@@ -195,17 +279,16 @@ def public_private_gap(
             f"`scores`: {len(kept)} model(s) have a score for every public and private task; "
             "the relative gap needs at least 3"
         )
-    x_pub = wide.reindex(index=public, columns=kept).to_numpy(dtype=float)
-    x_priv = wide.reindex(index=private, columns=kept).to_numpy(dtype=float)
+    x_pub = wide.loc[public, kept].to_numpy(dtype=float)
+    x_priv = wide.loc[private, kept].to_numpy(dtype=float)
     mean_pub, mean_priv = x_pub.mean(axis=0), x_priv.mean(axis=0)
-    rel = relative_gap_welch(x_pub, x_priv, confidence_level)
+    rel = relative_gap_welch(x_pub, x_priv, confidence_level, reference)
     rank_pub, rank_priv = _ranks(mean_pub), _ranks(mean_priv)
     shifts = np.empty((n_resamples, len(kept)))
     start = 0
     for idx_pub in _bootstrap_index_blocks(len(public), n_resamples, gen):
         rows = len(idx_pub)
-        boot_pub = x_pub[idx_pub].mean(axis=1)  # (rows, models)
-        shifts[start : start + rows] = _ranks(boot_pub)
+        shifts[start : start + rows] = _ranks(x_pub[idx_pub].mean(axis=1))
         start += rows
     start = 0
     for idx_priv in _bootstrap_index_blocks(len(private), n_resamples, gen):
@@ -237,16 +320,17 @@ def public_private_gap(
         }
     )
     out = out.sort_values(["rank_public", "model"], kind="stable").reset_index(drop=True)
-    out.attrs.update(
-        dropped_models=dropped,
+    return PublicPrivateGapResult(
+        table=out,
+        reference=reference,
         public_tasks=public,
         private_tasks=private,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
         method=(
-            "relative gap: Welch t over tasks (public vs private); rank shift: percentile "
-            f"interval over {n_resamples} stratified bootstrap resamples of the tasks"
+            f"relative gap (reference: {reference} of the other models' gaps): Welch t over "
+            f"tasks (public vs private); rank shift: percentile interval over {n_resamples} "
+            "stratified bootstrap resamples of the tasks"
         ),
+        dropped=dropped,
     )
-    assert math.isfinite(confidence_level)
-    return out

@@ -7,37 +7,48 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from scipy.stats import t as t_dist
 
 from ._checks import (
     _ALTERNATIVES,
     Alternative,
     RngLike,
-    _as_vector,
     _check_choice,
     _check_n_resamples,
     _check_open_unit,
     _check_rng,
+    align_vectors,
+    unit_clusters,
 )
-from ._inversion import exact_inversion, mc_inversion, random_sign_bits
-from ._resampling import _MAX_EXACT_SIGN_FLIP_N, _REL_TOL, _bootstrap_means, _percentile_interval
-from ._results import ConfidenceInterval
+from ._inversion import exact_inversion, mc_inversion
+from ._resampling import (
+    _MAX_EXACT_SIGN_FLIP_N,
+    _REL_TOL,
+    _bootstrap_means,
+    _percentile_interval,
+    random_sign_bits,
+    unit_sums,
+)
+from ._results import ConfidenceInterval, StatsResult
 
 _INTERVALS = ("inversion", "percentile")
 
 
-@dataclass(frozen=True)
-class PairedTestResult:
+@dataclass(frozen=True, repr=False)
+class PairedTestResult(StatsResult):
     """Result of :func:`paired_bootstrap`.
 
     Attributes:
-        statistic: mean of ``a - b`` over the units.
+        statistic: mean of ``a - b`` over the tasks (units).
         pvalue: sign-flip permutation p-value for ``alternative``.
         confidence_interval: by default the inversion of the sign-flip test (it
             excludes 0 exactly when ``pvalue < 1 - confidence_level``); with
             ``method="percentile"`` the percentile bootstrap interval. One-sided for
             a one-sided ``alternative``.
-        n: number of paired units.
+        n: number of paired tasks (units).
+        n_units: independent units the signs flip: ``n``, or the number of clusters.
+        confidence_level: level of ``confidence_interval``.
         method: what was done, e.g. ``"exact sign-flip test (2^7=128 sign patterns);
             interval by inverting it"``.
         min_pvalue: smallest p-value this n, test and alternative can return.
@@ -45,16 +56,20 @@ class PairedTestResult:
         alternative: the alternative hypothesis tested.
         interval_method: ``"inversion"`` or ``"percentile"``.
         exact: whether the sign-flip test enumerated all ``2**n`` patterns.
-        ttest_pvalue: paired t-test p-value (``scipy.stats.ttest_rel``), for
-            reference; NaN when the differences are constant.
+        ttest_pvalue: paired t-test p-value (``scipy.stats.ttest_rel``; with clusters,
+            over the cluster means), for reference; NaN when the differences are
+            constant (within float rounding).
         effect_size: Cohen's d_z, mean difference / standard deviation of the
-            differences (ddof=1); NaN when the differences are constant.
+            differences (ddof=1; with clusters, of the cluster means); NaN when the
+            differences are constant (within float rounding).
     """
 
     statistic: float
     pvalue: float
     confidence_interval: ConfidenceInterval
     n: int
+    n_units: int
+    confidence_level: float
     method: str
     min_pvalue: float
     n_resamples: int
@@ -63,6 +78,24 @@ class PairedTestResult:
     exact: bool = True
     ttest_pvalue: float = math.nan
     effect_size: float = math.nan
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the estimate, interval, p-values and effect size."""
+        return pd.DataFrame(
+            [
+                {
+                    "difference": self.statistic,
+                    "ci_low": self.confidence_interval.low,
+                    "ci_high": self.confidence_interval.high,
+                    "pvalue": self.pvalue,
+                    "ttest_pvalue": self.ttest_pvalue,
+                    "d_z": self.effect_size,
+                    "n": self.n,
+                    "n_units": self.n_units,
+                    "min_pvalue": self.min_pvalue,
+                }
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -83,6 +116,12 @@ def _tolerance(D: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
     return _REL_TOL * base
 
 
+def _paired_scale(X: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Scale of each pair's task differences: mean |a| + mean |b| over the tasks."""
+    level = np.abs(X).mean(axis=0)
+    return level[ia] + level[ib]
+
+
 def _sign_flip_min_pvalue(n: int, exact: bool, n_patterns: int, alternative: str) -> float:
     if not exact:
         return 1.0 / (n_patterns + 1.0)
@@ -99,34 +138,47 @@ def _paired_tests(
     interval: str = "inversion",
     tol: np.ndarray | None = None,
     exact: bool | None = None,
+    sizes: np.ndarray | None = None,
 ) -> _PairedArrays:
-    """Sign-flip tests and intervals of ``mean(D[:, j])`` for every column j of D.
+    """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j.
 
     The one implementation behind :func:`paired_bootstrap` (one column) and the
-    simulations (many columns, one shared plan). Draw order from ``rng``: bootstrap
-    indices (``interval="percentile"`` only), then the Monte-Carlo sign patterns
-    (only when not exact). Every column shares both.
+    simulations (many columns, one shared plan). ``D`` holds unit values: task
+    differences, or with ``sizes`` (tasks per cluster) each cluster's sum of them.
+    Draw order from ``rng``: bootstrap indices (``interval="percentile"`` only), then
+    the Monte-Carlo sign patterns (only when not exact). Every column shares both.
     """
     n = D.shape[0]
+    w = np.ones(n) if sizes is None else sizes
     alpha = 1.0 - confidence_level
-    tol = _tolerance(D) if tol is None else tol
-    statistic = D.mean(axis=0)
-    boot = _bootstrap_means(D, n_resamples, rng) if interval == "percentile" else None
+    tol = _tolerance(D / w[:, None]) if tol is None else tol
+    statistic = D.sum(axis=0) / w.sum()
+    boot = None
+    if interval == "percentile":  # resample units; the mean over their tasks
+        both = _bootstrap_means(np.column_stack([D, w]), n_resamples, rng)
+        boot = both[:-1] / both[-1]
     if exact is None:
         exact = n <= _MAX_EXACT_SIGN_FLIP_N
     invert = interval == "inversion"
+    unit = "units" if sizes is None else "clusters"
     if exact:
-        pvalue, low, high = exact_inversion(D, tol, alpha, alternative, interval=invert)
+        pvalue, low, high = exact_inversion(
+            D, tol, alpha, alternative, interval=invert, sizes=sizes
+        )
         n_patterns = 2**n
         test = f"exact sign-flip test (2^{n}={n_patterns} sign patterns)"
     else:
         bits = random_sign_bits(n, n_resamples, rng)
-        pvalue, low, high = mc_inversion(D, bits, tol, alpha, alternative, interval=invert)
+        pvalue, low, high = mc_inversion(
+            D, bits, tol, alpha, alternative, interval=invert, sizes=sizes
+        )
         n_patterns = n_resamples
         test = f"Monte-Carlo sign-flip test ({n_patterns} random sign patterns)"
+    if sizes is not None:
+        test += f", one sign per cluster ({n} clusters of {int(w.sum())} tasks)"
     if boot is not None:
         low, high = _percentile_interval(boot, confidence_level, alternative)
-        how = f"percentile bootstrap interval ({n_resamples} resamples of {n} units)"
+        how = f"percentile bootstrap interval ({n_resamples} resamples of {n} {unit})"
     else:
         how = "interval by inverting that test"
     return _PairedArrays(
@@ -141,13 +193,19 @@ def _paired_tests(
     )
 
 
-def _ttest_and_dz(D: np.ndarray, alternative: str) -> tuple[np.ndarray, np.ndarray]:
-    """Paired t p-value and Cohen's d_z per column of D; NaN where sd == 0."""
+def _ttest_and_dz(
+    D: np.ndarray, alternative: str, scale: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired t p-value and Cohen's d_z per column of D (unit values).
+
+    NaN where the differences are constant within float rounding: their standard
+    deviation is at most 1e-9 of ``scale`` (per column: the two models' mean |score|).
+    """
     n = D.shape[0]
     mean = D.mean(axis=0)
     sd = D.std(axis=0, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        dz = np.where(sd > 0, mean / sd, np.nan)
+        dz = np.where(sd > _REL_TOL * scale, mean / sd, np.nan)
         t = dz * math.sqrt(n)
     if alternative == "two-sided":
         p = 2.0 * t_dist.sf(np.abs(t), n - 1)
@@ -162,6 +220,7 @@ def paired_bootstrap(
     a: Any,
     b: Any,
     *,
+    clusters: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     method: Literal["inversion", "percentile"] = "inversion",
@@ -190,8 +249,18 @@ def paired_bootstrap(
     Assumptions and conventions:
 
     * **Unit**: whatever a and b are aligned on (the tasks of a benchmark, the
-      queries of a task). Units are assumed independent; nothing is assumed about
-      the joint distribution of a[i] and b[i] beyond the null above.
+      queries of a task). Two Series are paired by label (the same labels, in any
+      order; otherwise :class:`~analysis.errors.LabelMismatchError` names the missing
+      and extra ones), arrays by position. Units are assumed independent; nothing is
+      assumed about the joint distribution of a[i] and b[i] beyond the null above.
+    * **Clusters** (``clusters=``, one label per task): near-duplicate tasks are not
+      independent. Measured without clusters (``benchmarks/README_stats.md``): 13
+      tasks in clusters of 3 + 2 + 2 whose differences correlate at 0.9 give a
+      type-I error of about 0.13 at alpha = 0.05. With ``clusters`` every sign flip
+      flips a whole cluster, so the units are the clusters (independent across
+      clusters, any dependence within), and the type-I error is back at alpha. The
+      statistic and the interval stay the mean over tasks; the smallest p-value is
+      then 2/2**G for G clusters.
     * **Missing values**: none allowed (NaN or inf raise); drop incomplete units
       first, for both models alike.
     * **Statistic**: the mean of ``a - b``.
@@ -229,8 +298,10 @@ def paired_bootstrap(
     An exact test draws nothing.
 
     Args:
-        a: scores of the first model, one per unit.
+        a: scores of the first model, one per unit (a Series is paired by label).
         b: scores of the second model on the same units.
+        clusters: one cluster label per unit (a Series indexed like ``a``, a mapping
+            unit -> cluster, or a sequence in unit order); None: independent units.
         n_resamples: Monte-Carlo sign patterns (n > 20) and bootstrap resamples
             (percentile interval).
         confidence_level: confidence level of the interval, in (0, 1).
@@ -244,15 +315,14 @@ def paired_bootstrap(
     Raises:
         ValueError: a and b differ in length, hold NaN or inf or have fewer than 2
             units; or an option is invalid. The message names the argument.
+        LabelMismatchError: two Series (or ``clusters``) with different labels.
     """
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
     method = _check_choice(method, "method", _INTERVALS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     gen = _check_rng(rng)
-    av, bv = _as_vector(a, "a"), _as_vector(b, "b")
-    if av.shape != bv.shape:
-        raise ValueError(f"`a` and `b` must have the same length, got {len(av)} and {len(bv)}")
+    av, bv, labels = align_vectors(a, b, ("a", "b"))
     for name, v in (("a", av), ("b", bv)):
         if not np.isfinite(v).all():
             raise ValueError(
@@ -260,8 +330,10 @@ def paired_bootstrap(
             )
     if len(av) < 2:
         raise ValueError(f"`a` and `b` need at least 2 paired units, got {len(av)}")
-    D = (av - bv)[:, None]
-    tol = _tolerance(D, np.array([np.mean(np.abs(av)) + np.mean(np.abs(bv))]))
+    codes = unit_clusters(clusters, None if labels is None else pd.Index(labels), len(av))
+    X = np.column_stack([av, bv])
+    scale = _paired_scale(X, np.array([0]), np.array([1]))
+    D, sizes = unit_sums((av - bv)[:, None], codes)
     res = _paired_tests(
         D,
         n_resamples=n_resamples,
@@ -269,14 +341,18 @@ def paired_bootstrap(
         alternative=alternative,
         rng=gen,
         interval=method,
-        tol=tol,
+        tol=_REL_TOL * scale,
+        sizes=sizes,
     )
-    tp, dz = _ttest_and_dz(D, alternative)
+    means = D if sizes is None else D / sizes[:, None]
+    tp, dz = _ttest_and_dz(means, alternative, scale)
     return PairedTestResult(
         statistic=float(res.statistic[0]),
         pvalue=float(res.pvalue[0]),
         confidence_interval=ConfidenceInterval(float(res.low[0]), float(res.high[0])),
         n=len(av),
+        n_units=D.shape[0],
+        confidence_level=confidence_level,
         method=res.method,
         min_pvalue=res.min_pvalue,
         n_resamples=n_resamples,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -17,20 +18,29 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
     complete_score_matrix,
+    unit_clusters,
 )
-from ._inversion import exact_inversion, mc_inversion, random_sign_bits
-from ._resampling import _MAX_EXACT_SIGN_FLIP_N, _REL_TOL, _sign_patterns
-from .paired import _sign_flip_min_pvalue, _ttest_and_dz
+from ._inversion import exact_inversion, mc_inversion
+from ._maxt import maxt, single_step
+from ._resampling import (
+    _MAX_EXACT_SIGN_FLIP_N,
+    _REL_TOL,
+    SignPatterns,
+    maxt_is_exact,
+    random_sign_bits,
+    unit_sums,
+)
+from ._results import StatsResult
+from .paired import _paired_scale, _sign_flip_min_pvalue, _ttest_and_dz
 
 _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
-_EXACT_WORK = 1 << 27  # pairs * 2**n: above this the pairwise tests are Monte-Carlo
-_PATTERN_BLOCK = 1 << 12  # sign patterns per block of the max-T null
+_EXACT_WORK = 1 << 27  # pairs * 2**n: above this the per-pair tests are Monte-Carlo
 
 
 def adjust_pvalues(
     pvalues: Any, *, method: Literal["holm", "bonferroni", "bh", "none"] = "holm"
-) -> np.ndarray:
+) -> Any:
     """Adjust p-values for multiple comparisons.
 
     * ``"holm"``: Holm's step-down (family-wise error rate, any dependence): sort
@@ -41,6 +51,10 @@ def adjust_pvalues(
       valid under independence or positive dependence): ``m * p_(i) / i``, running
       minimum from the largest, cap at 1 (as ``statsmodels`` ``fdr_bh``).
     * ``"none"``: unchanged.
+
+    Like :func:`scipy.stats.false_discovery_control` this returns the adjusted values
+    themselves, not a result object: a Series comes back as a Series with the same
+    index, anything else as an array in the input order.
 
     Args:
         pvalues: p-values (1-D, in [0, 1]).
@@ -58,119 +72,128 @@ def adjust_pvalues(
         raise ValueError("`pvalues` must lie in [0, 1] (no NaN)")
     m = len(p)
     if method == "none" or m == 0:
-        return p.copy()
-    if method == "bonferroni":
-        return np.minimum(1.0, p * m)
-    order = np.argsort(p, kind="stable")
-    if method == "holm":
-        stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+        out = p.copy()
+    elif method == "bonferroni":
+        out = np.minimum(1.0, p * m)
     else:
-        stepped = np.minimum.accumulate((m * p[order] / np.arange(1, m + 1))[::-1])[::-1]
-    out = np.empty(m)
-    out[order] = np.minimum(1.0, stepped)
+        order = np.argsort(p, kind="stable")
+        if method == "holm":
+            stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+        else:
+            stepped = np.minimum.accumulate((m * p[order] / np.arange(1, m + 1))[::-1])[::-1]
+        out = np.empty(m)
+        out[order] = np.minimum(1.0, stepped)
+    if isinstance(pvalues, pd.Series):
+        return pd.Series(out, index=pvalues.index, name=pvalues.name)
     return out
 
 
-def _maxt_null(
-    X: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    inv_norm: np.ndarray,
-    signs: np.ndarray,
-    centre: np.ndarray | None = None,
-) -> np.ndarray:
-    """Max over pairs of |s . (d - centre)| * inv_norm per sign pattern s (row of signs).
+@dataclass(frozen=True, repr=False)
+class PairwiseResult(StatsResult):
+    """Result of :func:`pairwise_significance`: one row per pair in ``table``.
 
-    ``d = X[:, a] - X[:, b]``; ``s . (d - c) = s . X[:, a] - s . X[:, b] - c * sum(s)``, so
-    one product of the patterns with the model columns serves every pair.
+    Attributes:
+        table: one row per pair (a before b in column order): ``model_a``, ``model_b``,
+            ``n`` (tasks), ``difference`` (mean of a - b), ``d_z``, ``wins``, ``ties``,
+            ``losses`` (tasks where a > b, a == b, a < b), ``pvalue`` (unadjusted),
+            ``ttest_pvalue``, ``pvalue_maxT``, ``pvalue_holm``, ``pvalue_bh``,
+            ``pvalue_adjusted`` (by ``adjustment``), ``significant``
+            (``pvalue_adjusted < alpha``), ``ci_low``, ``ci_high``.
+        adjustment: the adjustment behind ``pvalue_adjusted``, the decision, the interval.
+        alpha: level of the decisions.
+        confidence_level: ``1 - alpha``: the level of the intervals as a family (joint for
+            "maxT" and "bonferroni"; see :func:`pairwise_significance` for the others).
+        pair_confidence_level: the level each pair's interval was inverted at (1 - alpha
+            for "maxT" and "none", 1 - alpha/m for "bonferroni", ...).
+        critical_value: the max-T critical rho (``|mean| / sqrt(mean square)`` of a pair's
+            unit differences) behind the simultaneous intervals; NaN for other adjustments.
+        method: the tests, in a sentence.
+        interval: what the intervals are, in a sentence.
+        min_pvalue: smallest attainable unadjusted p-value.
+        n_resamples: Monte-Carlo sign patterns requested.
+        n_tasks: tasks (rows) used.
+        n_units: independent units the signs flip: tasks, or clusters of tasks.
+        n_models: models kept.
+        exact: whether the max-T null enumerated every sign pattern.
+        dropped: models left out for missing scores -> their missing tasks.
     """
-    pattern_sums = signs @ X  # (patterns, models)
-    total = signs.sum(axis=1)[:, None]
-    out = np.zeros(signs.shape[0])
-    for a in np.unique(ia):
-        sel = np.flatnonzero(ia == a)
-        diff = pattern_sums[:, [a]] - pattern_sums[:, ib[sel]]
-        if centre is not None:
-            diff -= total * centre[sel]
-        np.abs(diff, out=diff)
-        diff *= inv_norm[sel]
-        np.maximum(out, diff.max(axis=1), out=out)
-    return out
 
+    table: pd.DataFrame
+    adjustment: str
+    alpha: float
+    confidence_level: float
+    pair_confidence_level: float
+    critical_value: float
+    method: str
+    interval: str
+    min_pvalue: float
+    n_resamples: int
+    n_tasks: int
+    n_units: int
+    n_models: int
+    exact: bool
+    dropped: dict[Any, list[Any]] = field(default_factory=dict)
 
-def _maxt(
-    X: np.ndarray,
-    D: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    *,
-    exact: bool,
-    bits: np.ndarray | None,
-    alpha: float,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Single-step Westfall-Young max-T: adjusted p-values, standardized statistics, critical value.
+    def to_frame(self) -> pd.DataFrame:
+        """The pairs table (a copy)."""
+        return self.table.copy()
 
-    Statistic of a pair: rho = |sum(s * d)| / (sqrt(n) * ||d||) in [0, 1], a monotone
-    function of the paired |t| under sign flips. Null: the largest rho over all pairs
-    under the same sign pattern applied to every pair (all 2**n patterns, or ``bits``).
-    Two such nulls: of the differences themselves (the exact permutation null of "no
-    pair differs") and of the differences centred at their means (what the null looks
-    like at the estimated shifts, which the intervals need: pairs that truly differ
-    would otherwise shrink the first null's tail). The adjusted p-value is the larger
-    of the two and the critical value the larger of the two quantiles, so the test is
-    never less conservative than the exact one, and rejecting (p < alpha) is rho > c.
-    """
-    n = X.shape[0]
-    m = D.mean(axis=0)
-
-    def inverse(norm: np.ndarray) -> np.ndarray:
-        return np.where(norm > 0, 1.0 / np.where(norm > 0, norm, 1.0), 0.0) / math.sqrt(n)
-
-    inv_norm = inverse(np.sqrt((D**2).sum(axis=0)))
-    inv_norm_centred = inverse(np.sqrt(((D - m) ** 2).sum(axis=0)))
-    rho = np.abs(D.sum(axis=0)) * inv_norm
-    if exact:  # s and -s give the same maximum: half of the patterns suffice
-        half = 2 ** (n - 1)
-        blocks = [
-            _sign_patterns(n, s, min(s + _PATTERN_BLOCK, half))
-            for s in range(0, half, _PATTERN_BLOCK)
+    def _summary_lines(self) -> list[str]:
+        n_sig = int(self.table["significant"].sum())
+        return [
+            f"{n_sig} of {len(self.table)} pairs significant at alpha={self.alpha:g} "
+            f"({self.adjustment}); {self.n_models} models, {self.n_tasks} tasks "
+            f"({self.n_units} units)",
+            f"method: {self.method[:80]}",
+            f"interval: {self.interval[:80]}",
+            f"critical_value={self.critical_value:.4g}, min_pvalue={self.min_pvalue:.3g}, "
+            f"dropped={len(self.dropped)} model(s)",
         ]
-        rank = math.ceil(alpha * half)
-        denom, add = float(half), 0.0
-    else:
-        assert bits is not None
-        signs = 1.0 - 2.0 * bits
-        blocks = [signs[s : s + _PATTERN_BLOCK] for s in range(0, len(signs), _PATTERN_BLOCK)]
-        rank = math.ceil(alpha * (len(signs) + 1)) - 1
-        denom, add = len(signs) + 1.0, 1.0
-    tol = _REL_TOL
-    pvalue, crit = np.zeros(len(rho)), -math.inf
-    for centre, inv in ((None, inv_norm), (m, inv_norm_centred)):
-        null = np.concatenate([_maxt_null(X, ia, ib, inv, b, centre) for b in blocks])
-        null.sort()
-        count = len(null) - np.searchsorted(null, rho - tol, side="left")  # null >= rho - tol
-        pvalue = np.maximum(pvalue, np.minimum((count + add) / denom, 1.0))
-        c = float(null[len(null) - rank]) + tol if 1 <= rank <= len(null) else math.inf
-        crit = max(crit, c)
-    return pvalue, rho, crit
+
+    def pvalue_matrix(self, column: str = "pvalue_adjusted") -> pd.DataFrame:
+        """Models x models p-values of ``column`` (symmetric, 1 on the diagonal)."""
+        names = list(dict.fromkeys([*self.table["model_a"], *self.table["model_b"]]))
+        position = {m: i for i, m in enumerate(names)}
+        ia = self.table["model_a"].map(position).to_numpy()
+        ib = self.table["model_b"].map(position).to_numpy()
+        values = np.ones((len(names), len(names)))
+        values[ia, ib] = values[ib, ia] = self.table[column].to_numpy(dtype=float)
+        return pd.DataFrame(values, index=names, columns=names)
 
 
-def _maxt_intervals(D: np.ndarray, crit: float) -> tuple[np.ndarray, np.ndarray]:
-    """{delta : rho(d - delta) <= crit}: mean +- crit * sqrt(v / (1 - crit^2)), v = mean sq. dev."""
-    m = D.mean(axis=0)
-    if crit >= 1.0:
-        inf = np.full(len(m), math.inf)
+def _maxt_intervals(
+    D: np.ndarray, sizes: np.ndarray | None, crit: float, scale: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """{delta : r(d - sizes * delta) <= crit} per pair (``crit`` on the squared scale r).
+
+    Without clusters: mean +- sqrt(crit * v / (1 - crit)), v = mean squared deviation.
+    With clusters the set is the solution of a quadratic inequality in delta (see the
+    comment). Pairs constant within rounding get the point interval at their mean.
+    """
+    g, k = D.shape
+    w = np.ones(g) if sizes is None else sizes
+    n_tasks = w.sum()
+    mean = D.sum(axis=0) / n_tasks
+    E = D - w[:, None] * mean
+    sq = (E**2).sum(axis=0)
+    E[:, sq <= (_REL_TOL * scale) ** 2 * (w**2).sum()] = 0.0
+    # (N u)^2 <= crit * G * sum (E - w u)^2, u = delta - mean:
+    # A u^2 + 2 B u - C <= 0, A = N^2 - crit G sum w^2, B = crit G w.E, C = crit G sum E^2
+    a = n_tasks**2 - crit * g * (w**2).sum()
+    if not np.isfinite(crit) or a <= 0:
+        inf = np.full(k, math.inf)
         return -inf, inf
-    v = ((D - m) ** 2).mean(axis=0)
-    half = crit * np.sqrt(v / (1.0 - crit**2))
-    return m - half, m + half
+    b = crit * g * (w @ E)
+    c = crit * g * (E**2).sum(axis=0)
+    root = np.sqrt(b**2 + a * c)
+    return mean + (-b - root) / a, mean + (-b + root) / a
 
 
 def _interval_level(adjustment: str, alpha: float, adjusted: np.ndarray) -> float:
     """The per-pair level whose inverted intervals agree with the adjustment's decisions."""
     k = len(adjusted)
     rejected = int((adjusted < alpha).sum())
-    if adjustment == "none":
+    if adjustment in ("none", "maxT"):
         return alpha
     if adjustment == "bonferroni":
         return alpha / k
@@ -191,11 +214,12 @@ _INTERVAL_DOC = {
 def pairwise_significance(
     scores: pd.DataFrame,
     *,
+    clusters: Any = None,
     adjustment: Literal["maxT", "holm", "bonferroni", "bh", "none"] = "maxT",
     alpha: float = 0.05,
     n_resamples: int = 10_000,
     rng: RngLike = None,
-) -> pd.DataFrame:
+) -> PairwiseResult:
     """Paired sign-flip tests for every pair of models, with intervals matching the adjustment.
 
     For each unordered pair (a, b) of columns (a before b in column order) the unit
@@ -225,7 +249,9 @@ def pairwise_significance(
       (``benchmarks/README_stats.md``): family-wise error under the global null and
       the share of data sets with any interval excluding 0 at most alpha within
       Monte-Carlo error; joint coverage of all 45 intervals about 0.94 when the
-      models differ (measured, not guaranteed).
+      models differ (measured, not guaranteed). The kernel and the sign patterns are
+      those of :func:`rank_intervals` (the same seed gives the same patterns). The
+      patterns are enumerated when all 2**(n-1) fit in ``n_resamples``.
     * ``"holm"``: Holm's step-down on the per-pair p-values (any dependence). Interval:
       each pair's test inverted at ``alpha / (m - R)`` (R = Holm rejections), which
       agrees with Holm's decisions; for guaranteed joint coverage use "maxT" or
@@ -234,64 +260,122 @@ def pairwise_significance(
       false-coverage-rate adjusted (inverted at ``R * alpha / m``), agreeing with BH.
     * ``"none"``: no adjustment; intervals at ``alpha``.
 
-    Other columns: ``d_z`` (Cohen's d_z), ``ttest_pvalue`` (paired t, reference),
-    ``wins``/``ties``/``losses`` (units where a > b, a == b, a < b).
+    **Independence and clusters.** Tasks are assumed independent. Near-duplicate tasks
+    are not: with 13 tasks in clusters of 3 + 2 + 2 whose differences correlate at 0.9,
+    the max-T family-wise error over 10 models is about 0.3 at alpha = 0.05 (measured,
+    ``benchmarks/README_stats.md``). ``clusters=`` (one label per task) flips the signs
+    of a whole cluster at once, so the units are the clusters; the family-wise error is
+    then back at alpha. Differences and intervals stay means over tasks; ``d_z`` and
+    ``ttest_pvalue`` are then computed over the cluster means.
 
-    The smallest attainable p-value (``attrs["min_pvalue"]``) is ``2/2**n`` exact or
+    **Float rounding.** A pair whose differences are constant within rounding (e.g.
+    ``x`` and ``x - 0.001``) counts as constant: its interval is the point at its mean,
+    d_z and the t p-value are NaN, and it does not enter the centred null (where its
+    noise-over-noise statistic would inflate every interval).
+
+    Other columns: ``d_z`` (Cohen's d_z), ``ttest_pvalue`` (paired t, reference),
+    ``wins``/``ties``/``losses`` (tasks where a > b, a == b, a < b).
+
+    The smallest attainable p-value (``min_pvalue``) is ``2/2**n`` exact or
     ``1/(n_resamples+1)``; Holm/Bonferroni multiply it by the number of pairs m, so
     with 13 tasks and 80 models (3,160 pairs) nothing can pass Holm (a warning says
-    so), whereas max-T is not multiplied. Cost: 80 models x 13 tasks (exact, 8,192
+    so), whereas max-T is not multiplied. Cost: 80 models x 13 tasks (exact, 4,096
     patterns) in well under 2 s on 2 cores (``benchmarks/bench_pairwise.py``).
 
+    Rows are put in sorted-label order first, so the order of the rows never changes
+    the result; the column order only orients the pairs.
+
     Args:
-        scores: one row per unit (task or query), one column per model. A model
-            with missing values is dropped with a :class:`DroppedModelsWarning`
-            naming it and its missing units (rows).
+        scores: one row per unit (task or query), one column per model (the wide table
+            of ``Leaderboard.wide()``). A model with missing values is dropped with a
+            :class:`DroppedModelsWarning` (the result's ``dropped`` lists them all).
+        clusters: one cluster label per row (a Series indexed like the rows, a mapping
+            row -> cluster, or a sequence in row order); None: independent rows.
         adjustment: ``"maxT"``, ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``.
         alpha: level of the decisions; intervals have level ``1 - alpha``.
         n_resamples: Monte-Carlo sign patterns when not exact.
         rng: seed or Generator (draws the Monte-Carlo patterns only).
 
     Returns:
-        DataFrame with one row per pair: ``model_a``, ``model_b``, ``n``,
-        ``difference`` (mean of a - b), ``d_z``, ``wins``, ``ties``, ``losses``,
-        ``pvalue``, ``ttest_pvalue``, ``pvalue_maxT``, ``pvalue_holm``,
-        ``pvalue_bh``, ``pvalue_adjusted``, ``significant``, ``ci_low``, ``ci_high``.
-        ``attrs`` holds ``method``, ``adjustment``, ``interval``, ``alpha``,
-        ``min_pvalue``, ``n_resamples``, ``critical_value`` (max-T rho),
-        ``interval_level`` and ``dropped_models``.
+        PairwiseResult (``to_frame()``: the pairs table).
 
     Raises:
         ValueError: ``scores`` is not a DataFrame, has fewer than 2 complete models or
             2 units, duplicate, non-numeric or infinite columns; or an option is
             invalid. The message names the argument.
+        LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
     """
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     alpha = _check_open_unit(alpha, "alpha")
     n_resamples = _check_n_resamples(n_resamples)
     gen = _check_rng(rng)
-    X, names, dropped = complete_score_matrix(scores)
+    X, names, dropped, rows = complete_score_matrix(scores)
     if len(names) < 2:
         raise ValueError(
             f"`scores` needs at least 2 models with a score on every unit, got {len(names)}"
         )
-    n = X.shape[0]
+    codes = unit_clusters(clusters, rows, len(rows))
+    U, sizes = unit_sums(X, codes)
+    patterns, bits, pair_exact = draw_patterns(U.shape[0], len(names), n_resamples, gen)
+    return _pairwise(
+        X, names, U, sizes, patterns, bits, pair_exact, adjustment, alpha, n_resamples, dropped
+    )
+
+
+def draw_patterns(
+    n_units: int, n_models: int, n_resamples: int, rng: np.random.Generator
+) -> tuple[SignPatterns, np.ndarray | None, bool]:
+    """The sign patterns of the max-T test, the Monte-Carlo bits, per-pair exactness.
+
+    Per-pair tests are exact (subset means) while ``pairs * 2**n <= 2**27`` and n <= 20;
+    the max-T null while all 2**(n-1) patterns fit in ``n_resamples``. Random bits are
+    drawn once (the first draw from ``rng``) when either needs them, and the max-T test
+    uses them: the patterns :func:`rank_intervals` draws from the same seed.
+    """
+    n_pairs = n_models * (n_models - 1) // 2
+    maxt_exact = maxt_is_exact(n_units, n_resamples)
+    pair_exact = n_units <= _MAX_EXACT_SIGN_FLIP_N and n_pairs * 2**n_units <= _EXACT_WORK
+    need = not (maxt_exact and pair_exact)
+    bits = random_sign_bits(n_units, n_resamples, rng) if need else None
+    patterns = SignPatterns(n_units=n_units, exact=maxt_exact, bits=None if maxt_exact else bits)
+    return patterns, bits, pair_exact
+
+
+def _pairwise(
+    X: np.ndarray,
+    names: list[Any],
+    U: np.ndarray,
+    sizes: np.ndarray | None,
+    patterns: SignPatterns,
+    bits: np.ndarray | None,
+    pair_exact: bool,
+    adjustment: str,
+    alpha: float,
+    n_resamples: int,
+    dropped: dict[Any, list[Any]],
+) -> PairwiseResult:
+    """The computation behind :func:`pairwise_significance` (and :func:`compare`)."""
+    n, g = X.shape[0], U.shape[0]
     ia, ib = np.triu_indices(len(names), 1)
     k = len(ia)
-    D = X[:, ia] - X[:, ib]
-    tol = _REL_TOL * (np.abs(X).mean(axis=0)[ia] + np.abs(X).mean(axis=0)[ib])
-    exact = n <= _MAX_EXACT_SIGN_FLIP_N and k * 2**n <= _EXACT_WORK
-    bits = None if exact else random_sign_bits(n, n_resamples, gen)
-    n_patterns = 2**n if exact else n_resamples
+    D = U[:, ia] - U[:, ib]
+    scale = _paired_scale(X, ia, ib)
+    tol = _REL_TOL * scale
 
     def invert(level: float, interval: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if exact:
-            return exact_inversion(D, tol, level, "two-sided", interval=interval)
+        if pair_exact:
+            return exact_inversion(D, tol, level, "two-sided", interval=interval, sizes=sizes)
         assert bits is not None
-        return mc_inversion(D, bits, tol, level, "two-sided", interval=interval)
+        return mc_inversion(D, bits, tol, level, "two-sided", interval=interval, sizes=sizes)
 
     pvalue, _, _ = invert(alpha, False)
-    p_maxt, _, crit = _maxt(X, D, ia, ib, exact=exact, bits=bits, alpha=alpha)
+    kernel = maxt(U[None], ia[None], ib[None], patterns, sizes=sizes, keep_null=True, centred=True)
+    assert kernel.null_max is not None and kernel.null_max_centred is not None
+    observed = kernel.observed[0, 0]
+    p_plain, crit_plain = single_step(kernel.null_max[0, 0], observed, patterns, alpha)
+    p_centred, crit_centred = single_step(kernel.null_max_centred[0, 0], observed, patterns, alpha)
+    p_maxt = np.maximum(p_plain, p_centred)
+    crit = max(crit_plain, crit_centred)
     adjusted_by = {
         "maxT": p_maxt,
         "holm": adjust_pvalues(pvalue, method="holm"),
@@ -300,35 +384,37 @@ def pairwise_significance(
         "none": pvalue,
     }
     adjusted = adjusted_by[adjustment]
+    level = _interval_level(adjustment, alpha, adjusted)
     if adjustment == "maxT":
-        level = alpha
-        low, high = _maxt_intervals(D, crit)
+        low, high = _maxt_intervals(D, sizes, crit, scale)
     else:
-        level = _interval_level(adjustment, alpha, adjusted)
         _, low, high = invert(level, True)
-    min_p = _sign_flip_min_pvalue(n, exact, n_patterns, "two-sided")
+    min_p = _sign_flip_min_pvalue(g, pair_exact, n_resamples, "two-sided")
     family = k if adjustment in ("holm", "bonferroni") else 1
-    if family * min_p >= alpha:
+    floor = patterns.min_pvalue if adjustment == "maxT" else family * min_p
+    if floor >= alpha:
         warnings.warn(
             f"pairwise_significance: no pair can be significant at alpha={alpha}: the "
             f"smallest attainable p-value is {min_p:.3g}"
             + (f" and {adjustment} multiplies it by the {family} pairs" if family > 1 else "")
             + ". Use more units, fewer comparisons or adjustment='maxT'.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    ttest_p, dz = _ttest_and_dz(D, "two-sided")
+    means = D if sizes is None else D / sizes[:, None]
+    ttest_p, dz = _ttest_and_dz(means, "two-sided", scale)
+    Dt = X[:, ia] - X[:, ib]
     col = np.array(names, dtype=object)
-    out = pd.DataFrame(
+    table = pd.DataFrame(
         {
             "model_a": col[ia],
             "model_b": col[ib],
             "n": n,
-            "difference": D.mean(axis=0),
+            "difference": Dt.mean(axis=0),
             "d_z": dz,
-            "wins": (D > 0).sum(axis=0),
-            "ties": (D == 0).sum(axis=0),
-            "losses": (D < 0).sum(axis=0),
+            "wins": (Dt > 0).sum(axis=0),
+            "ties": (Dt == 0).sum(axis=0),
+            "losses": (Dt < 0).sum(axis=0),
             "pvalue": pvalue,
             "ttest_pvalue": ttest_p,
             "pvalue_maxT": p_maxt,
@@ -340,20 +426,28 @@ def pairwise_significance(
             "ci_high": high,
         }
     )
+    units = f"{g} clusters of {n} tasks, one sign per cluster" if sizes is not None else ""
     test = (
-        f"exact sign-flip tests (2^{n}={n_patterns} patterns)"
-        if exact
-        else f"Monte-Carlo sign-flip tests ({n_patterns} random patterns shared by all pairs)"
+        f"exact sign-flip tests (2^{g}={2**g} patterns)"
+        if pair_exact
+        else f"Monte-Carlo sign-flip tests ({n_resamples} random patterns shared by all pairs)"
     )
-    out.attrs.update(
-        method=test,
+    if adjustment == "maxT":
+        test += f"; max-T over {patterns.describe()}"
+    return PairwiseResult(
+        table=table,
         adjustment=adjustment,
-        interval=_INTERVAL_DOC[adjustment],
-        interval_level=level,
-        critical_value=crit,
         alpha=alpha,
+        confidence_level=1.0 - alpha,
+        pair_confidence_level=1.0 - level,
+        critical_value=math.sqrt(crit) if adjustment == "maxT" else math.nan,
+        method=test + (f" ({units})" if units else ""),
+        interval=_INTERVAL_DOC[adjustment],
         min_pvalue=min_p,
         n_resamples=n_resamples,
-        dropped_models=dropped,
+        n_tasks=n,
+        n_units=g,
+        n_models=len(names),
+        exact=patterns.exact,
+        dropped=dropped,
     )
-    return out

@@ -1,0 +1,126 @@
+"""How tables and written files show in a notebook: rounded views, p-values as text, quiet paths.
+
+A table is shown as a pandas Styler (floats rounded, p-values as ``"<0.001"``, missing as
+"—"); the file it was written to as a path relative to the repository. Paths returned by
+the notebook helpers do not echo when they end a cell (the helper already said what it
+wrote).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .io import format_pvalue
+from .paths import repo_root
+
+
+class QuietPath(type(Path())):  # type: ignore[misc]
+    """A Path that a cell's last line does not echo (the helper already said what it wrote)."""
+
+    def _ipython_display_(self) -> None:
+        """Display nothing."""
+
+
+class QuietList(list):
+    """A list of paths that a cell's last line does not echo."""
+
+    def _ipython_display_(self) -> None:
+        """Display nothing."""
+
+
+def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Raise ``KeyError`` naming the table's columns when a p-value column is not one of them."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise KeyError(
+            f"pvalue_columns {missing} are not columns of the table; it has {list(frame.columns)}."
+        )
+
+
+def pvalues_as_text(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """A copy of ``frame`` whose p-value ``columns`` are text (``"<0.001"``, never ``"0.000"``)."""
+    if not columns:
+        return frame
+    out = frame.copy()
+    for column in columns:
+        out[column] = [format_pvalue(p) for p in frame[column]]
+    return out
+
+
+def styled(
+    frame: pd.DataFrame,
+    *,
+    floatfmt: str = ".2f",
+    pvalue_columns: Sequence[str] = (),
+    index: bool = False,
+) -> Any:
+    """A pandas Styler: floats as ``floatfmt``, p-values as text, missing as "—", compact."""
+    floats = [
+        c
+        for c in frame.columns
+        if pd.api.types.is_float_dtype(frame[c]) and c not in pvalue_columns
+    ]
+    styler = frame.style.format({c: f"{{:{floatfmt}}}" for c in floats}, na_rep="—").format(
+        lambda p: html.escape(format_pvalue(p)), subset=list(pvalue_columns)
+    )
+    styler = styler.set_table_styles(
+        [
+            {"selector": "th", "props": "white-space: normal; max-width: 14em; font-size: 0.9em;"},
+            {"selector": "td", "props": "font-size: 0.9em; padding: 0.2em 0.6em;"},
+        ]
+    )
+    return styler if index else styler.hide(axis="index")
+
+
+def display_path(path: Path) -> str:
+    """A written file as the reader knows it: relative to the repository, symlinks kept."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(repo_root()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+__all__ = ["QuietList", "QuietPath", "check_columns", "display_path", "pvalues_as_text", "styled"]
+
+
+def show_package_warnings_as_notes() -> None:
+    """In a notebook, show this package's own warnings as one short note each, not on stderr.
+
+    Warnings derived from :class:`~analysis.errors.AnalysisWarning` (an incomplete
+    benchmark, dropped models, a skipped file) are expected, explained findings: the
+    notebook shows them as a markdown line ("**IncompleteBenchmarkWarning**: ..."), so a
+    clean run has no red stderr output. Every other warning is shown as Python shows it.
+    Idempotent; outside a notebook nothing changes.
+    """
+    import warnings
+
+    from .errors import AnalysisWarning
+
+    current = warnings.showwarning
+    if getattr(current, "_analysis_notes", False):
+        return
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, AnalysisWarning):
+            from IPython.display import Markdown, display
+
+            display(Markdown(f"**{category.__name__}**: {html.escape(str(message))}"))
+        else:
+            current(message, category, filename, lineno, file, line)
+
+    show._analysis_notes = True  # type: ignore[attr-defined]
+    warnings.showwarning = show

@@ -1,0 +1,120 @@
+"""papermill's own parameter flags for the batch: ``-p``, ``-r``, ``-y``, ``-f``.
+
+The same flags, value types and order as the ``papermill`` command (``papermill/cli.py``):
+``-f FILE`` and ``-y YAML`` are YAML mappings (read without timestamps, so dates stay
+text), then ``-p NAME VALUE`` typed as papermill types it (``True``/``False``/``None``,
+int, float, else text), then ``-r NAME VALUE`` (always text); later ones win.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import BatchError
+
+
+class _NoDatesLoader(yaml.SafeLoader):
+    """YAML without timestamp parsing, as papermill reads ``-y`` and ``-f`` (dates stay text)."""
+
+    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
+        key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+def parameter_value(text: str) -> Any:
+    """A ``-p`` value as papermill types it: True/False/None, int, float, else the string."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text
+
+
+def command_line_parameters(
+    *,
+    files: Sequence[str] = (),
+    yaml_texts: Sequence[str] = (),
+    typed: Sequence[Sequence[str]] = (),
+    raw: Sequence[Sequence[str]] = (),
+) -> dict[str, Any]:
+    """Merge papermill-style parameters in papermill's order: ``-f``, ``-y``, ``-p``, ``-r``.
+
+    Raises:
+        BatchError: A YAML file or string is not a mapping.
+    """
+    merged: dict[str, Any] = {}
+    sources = [(f, Path(f).read_text(encoding="utf-8")) for f in files]
+    sources += [(f"-y {t!r}", t) for t in yaml_texts]
+    for label, text in sources:
+        data = yaml.load(text, Loader=_NoDatesLoader) or {}  # a SafeLoader
+        if not isinstance(data, dict):
+            raise BatchError(f"{label} must be a YAML mapping (name: value), got {data!r}.")
+        merged.update(data)
+    merged.update({name: parameter_value(value) for name, value in typed})
+    merged.update({name: value for name, value in raw})
+    return merged
+
+
+def add_parameter_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``-p``/``--parameters``, ``-r``, ``-y``, ``-f`` to ``parser`` (papermill's names)."""
+    parser.add_argument(
+        "-p",
+        "--parameters",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a parameter, typed as papermill does (True/False/None, int, float, else text)",
+    )
+    parser.add_argument(
+        "-r",
+        "--parameters_raw",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a parameter taken as a raw string",
+    )
+    parser.add_argument(
+        "-y",
+        "--parameters_yaml",
+        action="append",
+        default=[],
+        metavar="YAML",
+        help='parameters as a YAML mapping, e.g. -y "tasks: [AILAStatutes, STSBenchmark]"',
+    )
+    parser.add_argument(
+        "-f",
+        "--parameters_file",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="parameters from a YAML file",
+    )
+
+
+def parameters_from_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The parameters given by the flags of :func:`add_parameter_flags`, merged in order."""
+    return command_line_parameters(
+        files=args.parameters_file,
+        yaml_texts=args.parameters_yaml,
+        typed=args.parameters,
+        raw=args.parameters_raw,
+    )
+
+
+__all__ = [
+    "add_parameter_flags",
+    "command_line_parameters",
+    "parameter_value",
+    "parameters_from_flags",
+]

@@ -1,0 +1,183 @@
+"""Per-model summary of a leaderboard: means, two ranks, and explicit completeness.
+
+Two ranks, because they answer different questions:
+
+* ``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``): every loaded
+  model is ranked, and a task a model misses earns it 0 points, so an incomplete model
+  is ranked too (low, usually).
+* ``rank_complete`` is the same Borda count among the complete models only (every task
+  of the benchmark); incomplete models have none. It is the rank to quote for a model
+  "on the benchmark", and what ``rank_intervals(aggregate="borda")`` computes.
+
+A mean is NaN unless the model has every task of its scope, unless partial means are
+asked for by name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .specs import BenchmarkSpec
+
+#: Loading warns when fewer than this share of the models are complete.
+COMPLETE_SHARE_WARNING = 0.25
+
+
+def borda_rank(scores: pd.DataFrame, models: Sequence[str]) -> pd.Series:
+    """Borda rank as mteb's leaderboard computes it (``_borda_rank_from_long``).
+
+    Per task, models with a score are ranked (higher is better, ties get the average
+    rank) and earn ``n_models - rank`` points; a missing task earns 0. Points are
+    summed and ranked with ties sharing the best ("min") rank.
+
+    Args:
+        scores: long table with ``model``, ``task``, ``main_score``.
+        models: every model ranked (``n_models`` is their number).
+
+    Returns:
+        The rank per model (index ``model``).
+    """
+    n_models = len(models)
+    if scores.empty:
+        return pd.Series(1, index=pd.Index(models, name="model"), dtype="int64")
+    ranks = scores.groupby("task")["main_score"].rank(method="average", ascending=False)
+    points = (n_models - ranks).groupby(scores["model"]).sum().reindex(models, fill_value=0.0)
+    return points.rank(method="min", ascending=False).astype("int64")
+
+
+#: The name other modules and tests have used.
+_borda_rank = borda_rank
+
+
+def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
+    """Mean of ``have`` over ``tasks``; NaN if one is missing, unless partial means are allowed."""
+    vals = [have[t] for t in tasks if t in have]
+    if not tasks or not vals or (len(vals) < len(tasks) and not allow_partial):
+        return float("nan")
+    return float(np.mean(vals))
+
+
+def complete_models(scores: pd.DataFrame, spec: BenchmarkSpec) -> list[str]:
+    """Models with a score on every task of ``spec``, sorted."""
+    expected = set(spec.task_names)
+    tasks = scores[scores["task"].isin(expected)].groupby("model")["task"].nunique()
+    return sorted(tasks.index[tasks == len(expected)]) if expected else []
+
+
+def summarize(
+    scores: pd.DataFrame,
+    missing: pd.DataFrame,
+    spec: BenchmarkSpec,
+    *,
+    allow_partial_means: bool = False,
+) -> pd.DataFrame:
+    """Per-model summary: means, Borda ranks and explicit completeness.
+
+    Args:
+        scores: the loader's long table.
+        missing: the loader's missing table.
+        spec: the benchmark's task list (defines what "complete" means).
+        allow_partial_means: average over the available tasks when some are missing.
+            Off by default: a mean over a partial set of tasks is NaN.
+
+    Returns:
+        One row per model (sorted by Borda rank) with columns ``revision``,
+        ``n_tasks``/``n_expected``, ``n_public``/``n_public_expected``,
+        ``n_private``/``n_private_expected``, ``complete``, ``complete_public``,
+        ``complete_private``, ``missing_tasks``, ``mean_task``, ``mean_public``,
+        ``mean_private``, ``partial_means``, ``borda_rank`` (mteb's, over every loaded
+        model) and ``rank_complete`` (Borda among complete models; <NA> otherwise).
+    """
+    public = {t.task for t in spec.tasks if t.is_public}
+    private = {t.task for t in spec.tasks if not t.is_public}
+    expected = public | private
+    # plain Python over the columns: per-model pandas indexing costs seconds at 400 models
+    have_by_model: dict[str, dict[str, float]] = defaultdict(dict)
+    revisions_by_model: dict[str, set[str]] = defaultdict(set)
+    for model, revision, task, score in zip(
+        scores["model"].tolist(),
+        scores["revision"].tolist(),
+        scores["task"].tolist(),
+        scores["main_score"].tolist(),
+        strict=True,
+    ):
+        have_by_model[model][task] = score
+        revisions_by_model[model].add(str(revision))
+    missing_revisions: dict[str, set[str]] = defaultdict(set)
+    for model, revision in zip(
+        missing["model"].tolist(), missing["revision"].tolist(), strict=True
+    ):
+        missing_revisions[model].add(str(revision))
+    models = sorted(set(have_by_model) | set(missing_revisions))
+    out = []
+    for model in models:
+        have = have_by_model.get(model, {})
+        revisions = sorted(revisions_by_model.get(model, set())) or sorted(
+            missing_revisions.get(model, set())
+        )
+        n_pub = len(public & have.keys())
+        n_priv = len(private & have.keys())
+        out.append(
+            {
+                "model": model,
+                "revision": ";".join(revisions),
+                "n_tasks": n_pub + n_priv,
+                "n_expected": len(expected),
+                "n_public": n_pub,
+                "n_public_expected": len(public),
+                "n_private": n_priv,
+                "n_private_expected": len(private),
+                "complete": n_pub + n_priv == len(expected),
+                "complete_public": n_pub == len(public),
+                "complete_private": n_priv == len(private),
+                "missing_tasks": ";".join(t for t in spec.task_names if t not in have),
+                "mean_task": _mean(have, expected, allow_partial_means),
+                "mean_public": _mean(have, public, allow_partial_means),
+                "mean_private": _mean(have, private, allow_partial_means),
+                "partial_means": bool(allow_partial_means),
+            }
+        )
+    summary = pd.DataFrame(out)
+    if summary.empty:
+        return summary
+    summary["borda_rank"] = borda_rank(scores, models).to_numpy()
+    complete = [m for m, ok in zip(models, summary["complete"], strict=True) if ok]
+    among = borda_rank(scores[scores["model"].isin(complete)], complete)
+    summary["rank_complete"] = pd.array(
+        [among.get(m) if m in among.index else pd.NA for m in models], dtype="Int64"
+    )
+    return summary.sort_values(["borda_rank", "model"]).set_index("model")
+
+
+def completeness_message(
+    name: str, pin: str, n_complete: int, n_models: int, others: dict[str, int]
+) -> str | None:
+    """The warning for a benchmark on which fewer than a quarter of the models are complete.
+
+    Args:
+        name: the benchmark.
+        pin: the task-list pin it was loaded under.
+        n_complete: models with every task.
+        n_models: models loaded.
+        others: complete models under each other pin.
+
+    Returns:
+        A short message naming the pin under which most models are complete, or None
+        when at least a quarter are complete.
+    """
+    if not n_models or n_complete >= COMPLETE_SHARE_WARNING * n_models:
+        return None
+    better = {p: n for p, n in others.items() if n > n_complete}
+    if better:
+        best = max(better, key=lambda p: better[p])
+        where = f"under pin={best!r}, {better[best]} are"
+    else:
+        where = "no other pin has more"
+    return (
+        f"{name} (pin={pin!r}): only {n_complete} of {n_models} models are complete; {where}. "
+        "Means and rank_complete cover complete models only."
+    )

@@ -1,0 +1,143 @@
+"""Friedman's test and Nemenyi's post-hoc test: the usual CD-diagram statistics, as a reference.
+
+**Read this first (Benavoli, Corani and Mangili 2016, "Should we really use post-hoc
+tests based on mean-ranks?", JMLR 17(5)).** Nemenyi's test compares two models through
+their *mean ranks* over the tasks, and a model's rank on a task depends on every other
+model in the pool. So whether A and B "differ significantly" can change when an
+unrelated model C is added or removed, and a mean-rank difference is not a statement
+about A versus B alone. This package's own decisions (:func:`pairwise_significance`,
+:func:`rank_intervals`, :func:`compare` and its critical-difference diagram) compare
+each pair by its own task-wise differences with a max-T adjustment, which does not have
+this problem. :func:`friedman_nemenyi` is provided so results can be compared with the
+literature (Demšar 2006; autorank; scikit-posthocs), labelled as such.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2, f, rankdata, studentized_range
+
+from ._checks import _check_open_unit, complete_score_matrix
+from ._results import StatsResult
+
+CAVEAT = (
+    "Nemenyi's test compares mean ranks, which depend on the other models in the pool "
+    "(Benavoli, Corani & Mangili, JMLR 2016): a reference only; this package's decisions "
+    "use each pair's own task-wise differences (max-T)."
+)
+
+
+@dataclass(frozen=True, repr=False)
+class FriedmanNemenyiResult(StatsResult):
+    """Result of :func:`friedman_nemenyi` (a labelled reference; see the module notes).
+
+    Attributes:
+        statistic: Friedman's chi-square (tie-corrected, as ``scipy.stats.friedmanchisquare``).
+        pvalue: its p-value (chi-square with K - 1 degrees of freedom).
+        df: K - 1.
+        iman_davenport: Iman-Davenport's F, ``(N - 1) chi2 / (N (K - 1) - chi2)``.
+        iman_davenport_pvalue: its p-value (F with K - 1 and (K - 1)(N - 1) df).
+        mean_ranks: each model's mean rank over the tasks (1 = best; ties averaged).
+        pvalues: Nemenyi's K x K p-values (as ``scikit_posthocs.posthoc_nemenyi_friedman``).
+        critical_difference: the mean-rank difference Nemenyi's test needs at ``alpha``.
+        alpha: level of ``critical_difference``.
+        n_tasks: tasks (blocks).
+        n_models: models.
+        caveat: the Benavoli-Corani-Mangili caveat.
+        dropped: models left out for missing scores -> their missing tasks.
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    mean_ranks: pd.Series
+    pvalues: pd.DataFrame
+    critical_difference: float
+    alpha: float
+    n_tasks: int
+    n_models: int
+    caveat: str = CAVEAT
+    dropped: dict[Any, list[Any]] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: its mean rank (best first)."""
+        return self.mean_ranks.sort_values().rename("mean_rank").to_frame()
+
+    def _summary_lines(self) -> list[str]:
+        return [
+            f"REFERENCE ONLY (mean-rank test): Friedman chi2={self.statistic:.4g} "
+            f"(df={self.df}), p={self.pvalue:.3g}; Iman-Davenport F={self.iman_davenport:.4g}, "
+            f"p={self.iman_davenport_pvalue:.3g}",
+            f"{self.n_models} models over {self.n_tasks} tasks; Nemenyi critical difference "
+            f"{self.critical_difference:.3g} mean ranks at alpha={self.alpha:g}",
+            f"caveat: {self.caveat[:90]}",
+        ]
+
+
+def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNemenyiResult:
+    """Friedman's test and Nemenyi's post-hoc p-values over tasks: a labelled *reference*.
+
+    The statistics of the usual critical-difference diagram (Demšar 2006): per task the
+    models are ranked (1 = best, ties averaged); Friedman's chi-square tests "all models
+    have the same expected rank", Nemenyi's test compares two mean ranks with the
+    studentized range. **Caveat (Benavoli, Corani & Mangili 2016):** mean ranks depend
+    on which other models are in the pool, so Nemenyi's decision about A vs B can flip
+    when an unrelated model is added; use :func:`pairwise_significance` /
+    :func:`compare` for decisions, and this only to compare with published diagrams.
+
+    Assumptions: tasks independent (blocks); within a task the models' scores
+    exchangeable under the null. Checked against ``scipy.stats.friedmanchisquare`` and
+    ``scikit_posthocs.posthoc_nemenyi_friedman`` (``tests/test_stats_compare.py``).
+
+    Args:
+        scores: tasks x models (``Leaderboard.wide()``), higher is better. Models with a
+            missing task are dropped with a warning.
+        alpha: level of ``critical_difference``.
+
+    Returns:
+        FriedmanNemenyiResult.
+
+    Raises:
+        ValueError: fewer than 2 tasks or 3 complete models, or a bad option.
+    """
+    alpha = _check_open_unit(alpha, "alpha")
+    X, names, dropped, _ = complete_score_matrix(scores, caller="friedman_nemenyi")
+    n, k = X.shape
+    if k < 3:
+        raise ValueError(f"`scores` needs at least 3 models with every task, got {k}")
+    ranks = rankdata(-X, method="average", axis=1)
+    mean_ranks = ranks.mean(axis=0)
+    ssq = float((ranks.sum(axis=0) ** 2).sum())
+    chi = 12.0 / (n * k * (k + 1)) * ssq - 3.0 * n * (k + 1)
+    ties = sum(
+        float(((c := np.unique(row, return_counts=True)[1]) ** 3 - c).sum()) for row in ranks
+    )
+    chi /= 1.0 - ties / (n * k * (k * k - 1))
+    df = k - 1
+    iman = (n - 1) * chi / (n * df - chi) if n * df > chi else math.inf
+    scale = math.sqrt(k * (k + 1) / (6.0 * n))
+    diff = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
+    p = studentized_range.sf(diff / scale * math.sqrt(2.0), k, np.inf)
+    np.fill_diagonal(p, 1.0)
+    q = float(studentized_range.ppf(1.0 - alpha, k, np.inf))
+    return FriedmanNemenyiResult(
+        statistic=float(chi),
+        pvalue=float(chi2.sf(chi, df)),
+        df=df,
+        iman_davenport=float(iman),
+        iman_davenport_pvalue=float(f.sf(iman, df, df * (n - 1))),
+        mean_ranks=pd.Series(mean_ranks, index=names, name="mean_rank"),
+        pvalues=pd.DataFrame(p, index=names, columns=names),
+        critical_difference=q / math.sqrt(2.0) * scale,
+        alpha=alpha,
+        n_tasks=n,
+        n_models=k,
+        dropped=dropped,
+    )
