@@ -5,8 +5,11 @@ Example::
     static-rteb estimate --results ../shared/mteb-cache data/runs \
         --model local/minilm-m2v -b "MTEB(eng, v2)"
 
-It reads the model's scores from the results folders (every task of the benchmark it
-has), predicts the benchmark mean with a 95% prediction interval and the rank interval
+It reads the model's scores from the results folders, merged into one leaderboard (the
+leaderboard's folder and your own runs; where two folders hold different results for one
+(model, revision, task), e.g. your rerun of a leaderboard model, the first folder's is
+kept with a note, or ``--on-conflict error`` refuses), every task of the benchmark it
+has. It predicts the benchmark mean with a 95% prediction interval and the rank interval
 that implies among the leaderboard's complete models
 (:func:`analysis.stats.predict_benchmark`), and lists the tasks that would narrow the
 interval most if run next (:func:`analysis.stats.next_tasks`). For a benchmark with
@@ -73,20 +76,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--confidence-level", type=float, default=0.95)
     parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
+    parser.add_argument(
+        "--on-conflict",
+        choices=("first", "error"),
+        default="first",
+        help="two folders with different results for one (model, revision, task), such as "
+        "your rerun of a leaderboard model: keep the first folder's (default, with a note) "
+        "or refuse",
+    )
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
     return parser
 
 
 def observed_scores(board: Leaderboard, model: str) -> pd.Series:
     """The model's score per task of the benchmark (0-1)."""
-    from analysis.errors import UnknownModelError, check_names
+    from analysis.errors import UnknownModelError, close_names
 
     rows = board.scores[board.scores["model"] == model]
     if rows.empty:
         known = sorted(set(board.scores["model"]) | set(board.missing["model"]))
-        check_names([model], known, argname="--model")
         raise UnknownModelError(
-            f"`--model`: {model!r} has no score on any task of {board.name} in the results"
+            f"`--model`: {model!r} has no score on any task of {board.name} in "
+            f"{board.provenance.get('results', 'the results folders')} (close names with "
+            f"scores: {close_names(model, known)}). Check the name as filed (org/name) and "
+            "that the folder with your runs is among --results."
         )
     series = rows.groupby("task")["main_score"].first()
     order = [t.task for t in board.spec.tasks if t.task in series.index]
@@ -191,13 +204,19 @@ def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=["task", "half_width", "narrower_by"])
 
 
-def report(board: Leaderboard, model: str, estimates: list[Estimate]) -> str:
-    """The text ``static-rteb estimate`` prints."""
+def report(
+    board: Leaderboard, model: str, estimates: list[Estimate], notes: Sequence[str] = ()
+) -> str:
+    """The text ``static-rteb estimate`` prints (``notes``: what loading the results said)."""
     observed = observed_scores(board, model)
+    sources = board.scores.loc[board.scores["model"] == model, "source"].dropna().unique()
     lines = [
         f"{model} on {board.name} ({board.provenance.get('task_list', '')}): "
         f"{len(observed)} of {len(board.spec.tasks)} tasks: {', '.join(observed.index)}",
+        f"  scores from {' + '.join(map(str, sources))}; leaderboard: "
+        f"{board.provenance.get('results', '')}",
     ]
+    lines += [f"  note: {n}" for n in notes]
     for est in estimates:
         p = est.prediction
         label = {"all": "mean", "public": "public mean", "private": "private mean"}[est.scope]
@@ -234,21 +253,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     from analysis.errors import AnalysisError
     from analysis.results.leaderboard import load_leaderboard
 
-    results: Any = None
-    if args.results:
-        results = args.results[0] if len(args.results) == 1 else list(args.results)
-    try:
-        board = load_leaderboard(
-            args.benchmark, results=results, pin=args.pin, cache_dir=args.cache_dir
-        )
-        estimates = estimate(
-            board, args.model, target=args.target, level=args.confidence_level, n_next=args.next
-        )
-    except (AnalysisError, ValueError) as exc:
-        print(f"static-rteb estimate: error: {exc}", file=sys.stderr)
-        return 2
-    print(report(board, args.model, estimates))
+    from analysis.errors import AnalysisWarning
+
+    results: Any = list(args.results) if args.results else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AnalysisWarning)
+        try:
+            board = load_leaderboard(
+                args.benchmark,
+                results=results,
+                pin=args.pin,
+                cache_dir=args.cache_dir,
+                on_conflict=args.on_conflict,
+            )
+            estimates = estimate(
+                board,
+                args.model,
+                target=args.target,
+                level=args.confidence_level,
+                n_next=args.next,
+            )
+        except (AnalysisError, ValueError) as exc:
+            notes = "".join(f"\n  note: {n}" for n in _notes(caught))
+            print(f"static-rteb estimate: error: {exc}{notes}", file=sys.stderr)
+            return 2
+    print(report(board, args.model, estimates, _notes(caught)))
     return 0
+
+
+def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The package's warnings as notes; any other warning is shown as Python shows it."""
+    from analysis.errors import AnalysisWarning
+
+    notes = []
+    for w in caught:
+        if issubclass(w.category, AnalysisWarning):
+            notes.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return list(dict.fromkeys(notes))
 
 
 if __name__ == "__main__":

