@@ -250,10 +250,8 @@ def report(
 def main(argv: Sequence[str] | None = None) -> int:
     """``static-rteb estimate``; returns the exit status."""
     args = build_parser().parse_args(argv)
-    from analysis.errors import AnalysisError
+    from analysis.errors import AnalysisError, AnalysisWarning
     from analysis.results.leaderboard import load_leaderboard
-
-    from analysis.errors import AnalysisWarning
 
     results: Any = list(args.results) if args.results else None
     with warnings.catch_warnings(record=True) as caught:

@@ -83,7 +83,9 @@ def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, ca
     assert numbers[:3] == pytest.approx(
         [100 * expected.mean, 100 * expected.low, 100 * expected.high], abs=0.006
     )
-    assert f"among {expected.n_reference} " in line and expected.n_reference == board.wide().shape[1]
+    assert (
+        f"among {expected.n_reference} " in line and expected.n_reference == board.wide().shape[1]
+    )
     assert f"scores from {own}" in out
     assert "note: Kept the first folder's result" in out and rerun.replace("/", "__") in out
     assert cli.main([*args, "--on-conflict", "error"]) == 2

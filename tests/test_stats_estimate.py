@@ -343,34 +343,67 @@ def test_cross_fit_measures_on_models_outside_the_selection(board):
 # --------------------------------------------------------------------------- simulation
 
 
-def test_jackknife_plus_covers_new_models_in_simulation():
-    """400 leaderboards of 61 models x 16 tasks; predict one new model from 4 tasks."""
-    rng = np.random.default_rng(11)
+def _coverage_tolerance(per_board: np.ndarray, n_per_board: int) -> tuple[float, float]:
+    """Mean coverage and its Monte-Carlo standard error, clustered by leaderboard.
+
+    Models predicted from one leaderboard share its calibration, so the standard error
+    comes from the spread of the per-leaderboard coverages (never below the binomial one).
+    """
+    n = len(per_board)
+    binomial = np.sqrt(0.95 * 0.05 / (n * n_per_board))
+    return float(per_board.mean()), max(float(per_board.std(ddof=1) / np.sqrt(n)), binomial)
+
+
+@pytest.mark.parametrize("target", ["all", "private"])
+def test_jackknife_plus_covers_new_models_in_simulation(target):
+    """400 leaderboards of 61 models x 16 tasks; one new model predicted from 4 tasks.
+
+    ``private``: the target is the mean of 10 tasks none of which is observed (RTEB's
+    private mean from public scores); the acceptance band is 0.93-0.97.
+    """
+    rng = np.random.default_rng(11 if target == "all" else 13)
     hits = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
         for _ in range(400):
             scores = simulate_scores(rng, 61, 16)
             new, ref = scores.iloc[:, 0], scores.iloc[:, 1:]
-            res = predict_benchmark(ref, new.iloc[:4])
-            hits.append(res.low <= new.mean() <= res.high)
+            targets = list(scores.index[6:]) if target == "private" else None
+            res = predict_benchmark(ref, new.iloc[:4], target_tasks=targets)
+            truth = new.loc[targets].mean() if targets else new.mean()
+            hits.append(res.low <= truth <= res.high)
     coverage = np.mean(hits)
     se = np.sqrt(0.95 * 0.05 / 400)
     assert abs(coverage - 0.95) < 3 * se, coverage
 
 
-def test_selection_aware_interval_covers_new_models_in_simulation():
-    """60 leaderboards of 46 models x 12 tasks; 3 tasks selected without the new model."""
+def test_selection_aware_interval_covers_new_and_low_end_models_in_simulation():
+    """The acceptance table's coverage rows, smaller: tasks selected on the reference only.
+
+    30 leaderboards of 46 models x 12 tasks (correlated tasks, unequal spreads, skewed
+    ability, t3 noise, unusual models); 3 tasks selected with nested validation; per
+    leaderboard 10 new models drawn from the same population, and the 4 weakest of 30
+    more (the low end of the range, where static models sit on MTEB). Targets: coverage
+    0.95 (band 0.93-0.97) for new models, at least 0.90 at the low end; both with
+    Monte-Carlo tolerances (three clustered standard errors). At 200 leaderboards the
+    same design gives 0.953 and 0.953 (standard errors 0.005 and 0.008).
+    """
     rng = np.random.default_rng(12)
-    hits = []
+    typical, low = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        for _ in range(60):
-            scores = simulate_scores(rng, 46, 12)
-            new, ref = scores.iloc[:, 0], scores.iloc[:, 1:]
+        for _ in range(30):
+            scores = simulate_scores(rng, 46 + 40, 12)
+            ref, extra = scores.iloc[:, :46], scores.iloc[:, 46:]
             sel = select_tasks(ref, 3)
-            res = predict_benchmark(ref, new.loc[list(sel.tasks)], selection=sel)
-            hits.append(res.low <= new.mean() <= res.high)
-    coverage = np.mean(hits)
-    se = np.sqrt(0.95 * 0.05 / 60)
-    assert coverage > 0.95 - 3 * se, coverage
+            truth = extra.mean()
+            hit = {}
+            for m in [*extra.columns[:10], *truth.nsmallest(4).index]:
+                res = predict_benchmark(ref, extra.loc[list(sel.tasks), m], selection=sel)
+                hit[m] = res.low <= truth[m] <= res.high
+            typical.append(np.mean([hit[m] for m in extra.columns[:10]]))
+            low.append(np.mean([hit[m] for m in truth.nsmallest(4).index]))
+    coverage, se = _coverage_tolerance(np.array(typical), 10)
+    assert abs(coverage - 0.95) < 3 * se, (coverage, se)
+    coverage_low, se_low = _coverage_tolerance(np.array(low), 4)
+    assert coverage_low + 3 * se_low >= 0.90, (coverage_low, se_low)
