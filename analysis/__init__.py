@@ -46,6 +46,8 @@ from .stats import (
     rank_correlation,
     rank_intervals,
 )
+from .stats.estimate import BenchmarkPrediction, next_tasks, predict_benchmark
+from .stats.selection import TaskSelectionResult, select_tasks
 
 __version__ = "0.1.0"
 
@@ -100,4 +102,9 @@ __all__ = [  # noqa: RUF022
     "public_private_gap",
     "rank_correlation",
     "resolve_spec",
+    "BenchmarkPrediction",
+    "TaskSelectionResult",
+    "next_tasks",
+    "predict_benchmark",
+    "select_tasks",
 ]

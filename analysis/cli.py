@@ -8,6 +8,8 @@
   ``--retry-failed``;
 * ``distill``: a static model2vec model from a sentence-transformers teacher
   (:mod:`analysis.runs.distill`);
+* ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
+  run, and which task to run next (:mod:`analysis.estimate_cli`);
 * ``submit``: own runs -> a checked branch of a results-repository checkout
   (:mod:`analysis.runs.submit`).
 """
@@ -24,6 +26,7 @@ COMMANDS = {
     "plan": "analysis.runs.cli:plan_main",
     "status": "analysis.runs.cli:status_main",
     "distill": "analysis.runs.distill",
+    "estimate": "analysis.estimate_cli",
     "submit": "analysis.runs.submit.cli",
 }
 

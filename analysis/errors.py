@@ -85,6 +85,14 @@ class DroppedModelsWarning(AnalysisWarning):
     """Some models were left out of an analysis (the message names them and why)."""
 
 
+class LeakageWarning(AnalysisWarning):
+    """A model to be predicted is also among the reference models it is predicted from."""
+
+
+class ExtrapolationWarning(AnalysisWarning):
+    """A model lies outside the range of the reference models it is predicted from."""
+
+
 class LabelMismatchError(AnalysisError, ValueError):
     """Two labelled inputs (Series, DataFrames) do not hold the same labels.
 
@@ -296,8 +304,10 @@ def model_name_from_folder(folder: str) -> str:
 
 __all__: Sequence[str] = [
     "DroppedModelsWarning",
+    "ExtrapolationWarning",
     "IncompleteBenchmarkWarning",
     "LabelMismatchError",
+    "LeakageWarning",
     "ResultFileWarning",
     "ResultsConflictError",
     "ResultsConflictWarning",

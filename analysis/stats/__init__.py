@@ -67,14 +67,17 @@ from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .compare import ComparisonReport, compare
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
+from .estimate import BenchmarkPrediction, next_tasks, predict_benchmark
 from .friedman import FriedmanNemenyiResult, friedman_nemenyi
 from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
+from .selection import TaskSelectionResult, cross_fit_selection, select_tasks
 
 __all__ = [
     "BenchmarkAgreementResult",
+    "BenchmarkPrediction",
     "ComparisonReport",
     "ConfidenceInterval",
     "DroppedModelsWarning",
@@ -87,15 +90,20 @@ __all__ = [
     "RankCorrelationResult",
     "RankIntervalsResult",
     "StatsResult",
+    "TaskSelectionResult",
     "UnknownModelError",
     "adjust_pvalues",
     "benchmark_agreement",
     "compare",
+    "cross_fit_selection",
     "friedman_nemenyi",
     "group_contrast",
+    "next_tasks",
     "paired_bootstrap",
     "pairwise_significance",
+    "predict_benchmark",
     "public_private_gap",
     "rank_correlation",
     "rank_intervals",
+    "select_tasks",
 ]

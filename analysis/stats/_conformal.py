@@ -1,0 +1,108 @@
+"""Conformal prediction intervals from leave-one-model-out errors, scaled by leverage.
+
+Scores are normalized absolute errors ``R_i = |e_i| / sigma_i`` with
+``sigma_i**2 = 1 + gamma * lev_i``, where ``lev_i`` is model i's leverage against the
+models it was predicted from. This is the variance of a prediction error when the
+regression coefficients vary between models around a common value (a random-coefficient
+model), so models far from the reference models in the observed tasks (high leverage)
+get wider intervals. ``gamma`` is estimated by the method of moments, robustly: a
+Theil-Sen line of ``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), clipped at
+0 (no scaling).
+
+* :func:`jackknife_plus`: the jackknife+ interval of Barber, Candes, Ramdas and
+  Tibshirani (2021), with normalized scores: ``[q_lo(yhat_-i(x) - sigma(x) R_i),
+  q_hi(yhat_-i(x) + sigma(x) R_i)]``. Guaranteed coverage >= 1 - 2 alpha for any
+  algorithm, close to 1 - alpha for stable ones (least squares is);
+* :func:`split_interval`: ``yhat(x) +- sigma(x) q(R)``, the split-conformal interval,
+  used when the errors come from a procedure (selection + fit) rerun without each
+  model, so that the centre and the calibration errors come from different fits;
+* :func:`leave_one_out_widths`: for held-out reporting, each model's interval from the
+  other models' scores, and whether it covered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._select import conformal_rank
+
+
+def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
+    """Robust method-of-moments ``gamma`` in ``E[e**2] = s**2 (1 + gamma lev)``; 0 if none.
+
+    The line ``e**2 = a + b lev`` is fitted by Theil-Sen (slope: median of the pairwise
+    slopes; intercept: ``median(e**2) - b median(lev)``, as ``scipy.stats.theilslopes``),
+    because squared errors are heavy-tailed and one model would swing least squares.
+    gamma = b / a, 0 when b or a is not positive or the leverages do not vary. The line
+    follows the conditional median of ``e**2``, so with skewed squared errors gamma is
+    under-stated (about 2.2 for a true 4 with normal errors, tested); the intervals stay
+    valid for any gamma (a fixed function of leverage), only their adaptivity changes.
+    """
+    e2 = np.asarray(errors, dtype=float) ** 2
+    lev = np.asarray(leverage, dtype=float)
+    if len(e2) < 3 or np.ptp(lev) <= 0:
+        return 0.0
+    i, j = np.triu_indices(len(lev), k=1)
+    dx = lev[j] - lev[i]
+    ok = dx != 0
+    slope = float(np.median((e2[j] - e2[i])[ok] / dx[ok]))
+    intercept = float(np.median(e2) - slope * np.median(lev))
+    if slope <= 0 or intercept <= 0:
+        return 0.0
+    return slope / intercept
+
+
+def sigma(leverage: np.ndarray | float, gamma: float) -> np.ndarray:
+    """Scale of a prediction error at the given leverage(s)."""
+    return np.sqrt(1.0 + gamma * np.asarray(leverage, dtype=float))
+
+
+def upper_order_statistic(values: np.ndarray, level: float) -> float:
+    """The ``ceil(level (n + 1))``-th smallest value; +inf when that rank exceeds n."""
+    n = len(values)
+    rank = conformal_rank(n, level)
+    if rank > n:
+        return float("inf")
+    return float(np.partition(np.asarray(values, dtype=float), rank - 1)[rank - 1])
+
+
+def jackknife_plus(
+    loo_predictions: np.ndarray, scores: np.ndarray, sigma_x: float, level: float
+) -> tuple[float, float]:
+    """Normalized jackknife+ interval at a new point (may be infinite for small n)."""
+    low = -upper_order_statistic(-(loo_predictions - sigma_x * scores), level)
+    high = upper_order_statistic(loo_predictions + sigma_x * scores, level)
+    return low, high
+
+
+def split_interval(
+    prediction: float, scores: np.ndarray, sigma_x: float, level: float
+) -> tuple[float, float]:
+    """``prediction +- sigma_x q(scores)`` (may be infinite for small n)."""
+    half = sigma_x * upper_order_statistic(scores, level)
+    return prediction - half, prediction + half
+
+
+def leave_one_out_widths(
+    errors: np.ndarray, leverage: np.ndarray, level: float
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Each model's half-width from the other models' normalized scores.
+
+    Returns:
+        ``gamma`` (from all models), the half-widths and whether each error was
+        covered. The half-width of model i is ``sigma_i q(R_-i)``.
+    """
+    gamma = variance_slope(errors, leverage)
+    sig = sigma(leverage, gamma)
+    scores = np.abs(errors) / sig
+    n = len(scores)
+    rank = conformal_rank(n - 1, level)
+    if rank > n - 1:
+        half = np.full(n, np.inf)
+    else:
+        order = np.sort(scores)
+        position = np.searchsorted(order, scores, side="left")
+        # the rank-th smallest of the others: skip model i's own score when it lies below
+        q = np.where(position < rank, order[np.minimum(rank, n - 1)], order[rank - 1])
+        half = sig * q
+    return gamma, half, np.abs(errors) <= half

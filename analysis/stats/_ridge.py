@@ -1,0 +1,150 @@
+"""Ridge regression on standardized task scores, with exact leave-one-out quantities.
+
+The kernel behind :mod:`analysis.stats.estimate`: a response (the mean of the tasks a
+model has not run) regressed on the scores of the tasks it has run, over the reference
+models. Features are z-scores of each task among the reference models; the intercept is
+not penalized. The penalty is chosen by exact leave-one-out error over a grid that
+includes 0 (ordinary least squares). Every leave-one-out quantity is closed form
+(Sherman-Morrison on the penalized normal equations): residuals ``e_i / (1 - h_i)``,
+a point's leverage against the other models ``h_i / (1 - h_i)``, and the predictions
+at a new point of the n fits that each leave one model out (for jackknife+).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Penalties tried, in units of the number of models (features are z-scores, so the
+#: unpenalized Gram matrix has n on its diagonal). 0 is ordinary least squares.
+LAMBDA_GRID: tuple[float, ...] = (0.0, *np.logspace(-4, 1, 16).tolist())
+
+
+@dataclass(frozen=True)
+class RidgeFit:
+    """A ridge fit with its leave-one-out residuals and leverages.
+
+    Attributes:
+        mu, sd: feature means and standard deviations (sd 1 for a constant feature).
+        lam: the chosen penalty (absolute, not per model).
+        beta: intercept first, then one coefficient per standardized feature.
+        gram_inv: inverse of the penalized Gram matrix of the design ``[1, Z]``.
+        design: the design matrix ``[1, Z]`` of the reference models.
+        loo_residuals: ``y_i`` minus the prediction of the fit without model i.
+        loo_leverage: model i's leverage against the other models, ``h_i / (1 - h_i)``
+            (the leverage a new point at ``x_i`` would have in the fit without i).
+    """
+
+    mu: np.ndarray
+    sd: np.ndarray
+    lam: float
+    beta: np.ndarray
+    gram_inv: np.ndarray
+    design: np.ndarray
+    loo_residuals: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Number of reference models."""
+        return int(self.design.shape[0])
+
+    @property
+    def hat(self) -> np.ndarray:
+        """Diagonal of the hat matrix (in-sample leverages)."""
+        return np.einsum("np,pq,nq->n", self.design, self.gram_inv, self.design)
+
+    @property
+    def loo_leverage(self) -> np.ndarray:
+        """Leverage of each reference model against the others: ``h / (1 - h)``."""
+        h = self.hat
+        return h / (1.0 - h)
+
+    def point(self, x: np.ndarray) -> np.ndarray:
+        """Design row(s) ``[1, z]`` of feature vector(s) ``x``."""
+        z = (np.atleast_2d(x) - self.mu) / self.sd
+        return np.column_stack([np.ones(len(z)), z])
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Predictions at the rows of ``x``."""
+        return self.point(x) @ self.beta
+
+    def leverage(self, x: np.ndarray) -> np.ndarray:
+        """Leverage of new point(s) ``x``: ``a' (A'A + P)^-1 a``."""
+        a = self.point(x)
+        return np.einsum("np,pq,nq->n", a, self.gram_inv, a)
+
+    def loo_predict(self, x: np.ndarray) -> np.ndarray:
+        """Predictions at one new point ``x`` of the n fits that leave one model out.
+
+        Exact for a fixed penalty and standardization: ``beta_(-i) = beta - G^-1 a_i
+        e_i / (1 - h_i)``, so ``yhat_(-i)(x) = yhat(x) - (a' G^-1 a_i) e_i / (1 - h_i)``
+        and ``e_i / (1 - h_i)`` is the leave-one-out residual.
+        """
+        a = self.point(x)[0]
+        return float(a @ self.beta) - (self.design @ (self.gram_inv @ a)) * self.loo_residuals
+
+
+def _standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0)
+    sd = np.where(sd > 1e-12, sd, 1.0)
+    return (X - mu) / sd, mu, sd
+
+
+def _loo_mse_grid(Z: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
+    """Leave-one-out mean squared error of ridge (unpenalized intercept) per penalty.
+
+    With ``Zc = U diag(s) V'`` (centred features), the ridge hat matrix is
+    ``11'/n + U diag(s**2 / (s**2 + lam)) U'``; all penalties at once.
+    """
+    n = len(y)
+    Zc = Z - Z.mean(axis=0)
+    yc = y - y.mean()
+    U, s, _ = np.linalg.svd(Zc, full_matrices=False)
+    s2 = s**2
+    keep = s2 > 1e-10 * max(float(s2.max(initial=0.0)), 1.0)
+    U, s2 = U[:, keep], s2[keep]
+    lam = np.asarray(lams, dtype=float)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shrink = np.where(lam > 0, s2 / (s2 + lam), 1.0)  # penalties x components
+    fitted = (U * (U.T @ yc)) @ shrink.T  # n x penalties
+    h = 1.0 / n + (U**2) @ shrink.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = (yc[:, None] - fitted) / (1.0 - h)
+    mse = np.mean(r**2, axis=0)
+    return np.where(np.all(h < 1 - 1e-9, axis=0), mse, np.inf)
+
+
+def fit_ridge(X: np.ndarray, y: np.ndarray, *, lam: float | None = None) -> RidgeFit:
+    """Ridge of ``y`` on the z-scored columns of ``X`` (models x features).
+
+    Args:
+        X: features, one row per reference model.
+        y: response per reference model.
+        lam: the penalty; None chooses it from :data:`LAMBDA_GRID` (times n) by exact
+            leave-one-out mean squared error (ties: the smallest penalty).
+
+    Returns:
+        The fit, with leave-one-out residuals.
+    """
+    n, p = X.shape
+    Z, mu, sd = _standardize(X)
+    if lam is None:
+        grid = np.asarray(LAMBDA_GRID) * n
+        if p >= n - 1:  # least squares would interpolate
+            grid = grid[grid > 0]
+        lam = float(grid[int(np.argmin(_loo_mse_grid(Z, y, grid)))])
+    A = np.column_stack([np.ones(n), Z])
+    P = np.eye(p + 1) * lam
+    P[0, 0] = 0.0
+    G = A.T @ A + P
+    try:
+        G_inv = np.linalg.inv(G)
+    except np.linalg.LinAlgError:  # collinear features and no penalty
+        G_inv = np.linalg.pinv(G, hermitian=True)
+    beta = G_inv @ (A.T @ y)
+    h = np.einsum("np,pq,nq->n", A, G_inv, A)
+    e = y - A @ beta
+    loo = e / np.maximum(1.0 - h, 1e-12)
+    return RidgeFit(mu=mu, sd=sd, lam=lam, beta=beta, gram_inv=G_inv, design=A, loo_residuals=loo)

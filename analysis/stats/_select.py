@@ -1,0 +1,181 @@
+"""Task-selection kernels: greedy forward selection and MMTEB's backward elimination.
+
+Both work on a models x candidate-tasks matrix ``X`` and return a *path*: the task sets
+after each step (column indices into ``X``), so that :func:`analysis.stats.select_tasks`
+can report the held-out error of every step.
+
+* :func:`forward_path`: start from nothing; at each step add the task whose addition
+  gives the smallest leave-one-model-out criterion for predicting the target mean ``y``
+  by least squares (intercept + the chosen tasks' scores). Criteria: ``"width"``, the
+  split-conformal half-width of the leave-one-out residuals at the given level (the
+  interval a new model would get), or ``"mse"``. Every candidate of a step is scored at
+  once: with ``Q`` an orthonormal basis of ``[1, X_S]``, adding column ``x`` adds
+  ``q = (x - QQ'x) / |x - QQ'x|`` to the basis, so the residuals become
+  ``e - q (q'y)``, the leverages ``h + q**2`` and the leave-one-out residuals
+  ``(e - q q'y) / (1 - h - q**2)``: no refit per candidate.
+* :func:`mmteb_path`: MMTEB's method (mteb's removed ``mteb.task_selection`` and its
+  task-selection notebooks, mteb PR #1100): start from all candidates; at each step
+  predict every remaining task from the other remaining tasks by leave-one-model-out
+  least squares, and drop the most predictable one (highest Spearman correlation of
+  prediction and truth), never the last task of its type. Every task's leave-one-out
+  residuals come from one inverse of the full Gram matrix ``G``: regressing column t on
+  the others leaves residuals ``(A G^-1)[:, t] / G^-1[t, t]`` and leverages
+  ``h - (A G^-1)[:, t]**2 / G^-1[t, t]``.
+
+Type coverage (``types``: an integer code per candidate, or None): with at least as many
+steps as types, the selection keeps one task of every type (forward: the last steps are
+restricted to uncovered types when the remaining steps are just enough to cover them;
+MMTEB: the last task of a type is never dropped); with fewer, forward selection takes
+tasks of distinct types.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import rankdata
+
+CRITERIA = ("width", "mse")
+
+
+def conformal_rank(n: int, level: float) -> int:
+    """1-based rank of the split-conformal quantile of n scores: ``ceil(level (n + 1))``."""
+    return int(np.ceil(level * (n + 1) - 1e-9))
+
+
+def _criterion(loo: np.ndarray, criterion: str, level: float) -> np.ndarray:
+    """Criterion per column of leave-one-out residuals (n x C): smaller is better."""
+    if criterion == "mse":
+        return np.mean(loo**2, axis=0)
+    n = loo.shape[0]
+    rank = min(conformal_rank(n, level), n) - 1
+    return np.partition(np.abs(loo), rank, axis=0)[rank]
+
+
+def _allowed(
+    chosen: list[int], n_candidates: int, k: int, step: int, types: np.ndarray | None
+) -> np.ndarray:
+    """Candidate columns allowed at ``step`` (0-based) of a k-step forward selection.
+
+    ``types`` are codes 0..n_types-1 (or None: no constraint).
+    """
+    free = np.ones(n_candidates, dtype=bool)
+    free[chosen] = False
+    if types is None:
+        return np.flatnonzero(free)
+    n_types = int(types.max()) + 1
+    covered = np.zeros(n_types, dtype=bool)
+    covered[types[chosen]] = True
+    uncovered = free & ~covered[types]
+    if k < n_types or k - step <= n_types - int(covered.sum()):
+        return np.flatnonzero(uncovered)
+    return np.flatnonzero(free)
+
+
+def forward_path(
+    X: np.ndarray,
+    y: np.ndarray,
+    k: int,
+    *,
+    criterion: str = "width",
+    level: float = 0.95,
+    types: np.ndarray | None = None,
+) -> tuple[list[list[int]], list[float]]:
+    """Greedy forward selection of k columns of ``X`` to predict ``y``.
+
+    Returns:
+        The path (the chosen columns after each step, in order of choice) and the
+        criterion value after each step.
+    """
+    n = len(y)
+    if types is not None:
+        types = np.unique(types, return_inverse=True)[1]
+    Q = np.full((n, 1), 1.0 / np.sqrt(n))
+    e = y - y.mean()
+    h = np.full(n, 1.0 / n)
+    Xc = X - X.mean(axis=0)
+    chosen: list[int] = []
+    path, values = [], []
+    for step in range(k):
+        cand = _allowed(chosen, X.shape[1], k, step, types)
+        U = Xc[:, cand] - Q @ (Q.T @ Xc[:, cand])
+        U -= Q @ (Q.T @ U)  # second pass: Gram-Schmidt is then stable
+        norms = np.linalg.norm(U, axis=0)
+        ok = norms > 1e-9 * np.maximum(np.linalg.norm(Xc[:, cand], axis=0), 1e-300)
+        q = U / np.where(ok, norms, 1.0)
+        e_new = e[:, None] - q * (q.T @ y)[None, :]
+        h_new = h[:, None] + q**2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loo = e_new / (1.0 - h_new)
+        score = _criterion(loo, criterion, level)
+        score = np.where(ok & np.all(h_new < 1 - 1e-9, axis=0), score, np.inf)
+        if not np.isfinite(score).any():
+            break
+        best = int(np.argmin(score))
+        chosen.append(int(cand[best]))
+        Q = np.column_stack([Q, q[:, best]])
+        e, h = e_new[:, best], h_new[:, best]
+        path.append(list(chosen))
+        values.append(float(score[best]))
+    return path, values
+
+
+def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ra = rankdata(a, axis=0)
+    rb = rankdata(b, axis=0)
+    ra -= ra.mean(axis=0)
+    rb -= rb.mean(axis=0)
+    denom = np.sqrt((ra**2).sum(axis=0) * (rb**2).sum(axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (ra * rb).sum(axis=0) / denom
+
+
+def task_predictability(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each column predicted from the others by leave-one-model-out least squares.
+
+    Returns:
+        The leave-one-out predictions (n x C) and their Spearman correlation with the
+        column (MMTEB's predictability, higher = more predictable).
+    """
+    n = X.shape[0]
+    A = np.column_stack([np.ones(n), X - X.mean(axis=0)])
+    G_inv = np.linalg.pinv(A.T @ A, hermitian=True)
+    AG = A @ G_inv
+    h = np.einsum("np,np->n", AG, A)
+    diag = np.diag(G_inv)[1:]
+    resid = AG[:, 1:] / diag
+    h_minus = h[:, None] - AG[:, 1:] ** 2 / diag
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loo = resid / (1.0 - h_minus)
+    pred = X - loo
+    return pred, _spearman_columns(X, pred)
+
+
+def mmteb_path(
+    X: np.ndarray, k: int, *, types: np.ndarray | None = None
+) -> tuple[list[list[int]], list[float]]:
+    """MMTEB's backward elimination of the most predictable task, down to k columns.
+
+    Returns:
+        The path (the remaining columns after each elimination, in column order) and
+        the Spearman predictability of each dropped task.
+    """
+    current = list(range(X.shape[1]))
+    path, values = [], []
+    while len(current) > k:
+        _, rho = task_predictability(X[:, current])
+        rho = np.nan_to_num(rho, nan=-np.inf)
+        counts: dict[int, int] = {}
+        if types is not None:
+            values_, n_each = np.unique(types[current], return_counts=True)
+            counts = dict(zip(values_.tolist(), n_each.tolist(), strict=True))
+        order = np.argsort(-rho, kind="stable")
+        removable = [
+            int(i) for i in order if types is None or counts[int(types[current[int(i)]])] > 1
+        ]
+        drop = removable[0] if removable else None
+        if drop is None:
+            break
+        values.append(float(rho[drop]))
+        del current[drop]
+        path.append(list(current))
+    return path, values

@@ -1,0 +1,348 @@
+"""Which few tasks best predict a benchmark's mean? :func:`select_tasks`.
+
+MMTEB (Enevoldsen et al. 2025) chose MTEB(eng, v2)'s tasks by greedy *elimination*:
+predict each task from the others by leave-one-model-out regression and drop the most
+predictable one, never the last of its type (mteb's removed ``mteb.task_selection``
+module and its task-selection notebooks, mteb PR #1100). That keeps the tasks that are
+*hard* to predict from the rest, a good rule for a diverse benchmark but not for
+estimating its mean from few tasks. :func:`select_tasks` offers it (``method="mmteb"``)
+beside greedy *forward* selection on the quantity a user meets: the leave-one-model-out
+width of the prediction interval for the benchmark's mean (``criterion="width"``), or
+its mean squared error.
+
+Every step's error is measured on held-out models: for each reference model the whole
+selection is redone without it and the model's mean is predicted from the tasks chosen
+without it (nested leave-one-model-out, :mod:`._nested`). Those errors also calibrate
+the interval of a new model measured on the selected tasks
+(:func:`analysis.stats.predict_benchmark` with ``selection=``), so the luck of a
+selection that happens to fit these models is paid for. Measured in
+``benchmarks/results/estimate.md``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ExtrapolationWarning
+from ._checks import RngLike, _check_choice, _check_open_unit, _check_rng
+from ._conformal import leave_one_out_widths
+from ._estimate_checks import _check_k, _reference, _require_frame, _task_list, _type_codes
+from ._nested import nested_errors
+from ._results import StatsResult
+from ._select import CRITERIA, forward_path, mmteb_path
+
+__all__ = ["TaskSelectionResult", "cross_fit_selection", "select_tasks"]
+
+_METHODS = ("forward", "mmteb")
+
+
+@dataclass(frozen=True, repr=False)
+class TaskSelectionResult(StatsResult):
+    """Result of :func:`select_tasks`.
+
+    Attributes:
+        tasks: the k selected tasks (forward: in order of choice).
+        steps: one row per step: ``step``, ``n_tasks`` (after the step), ``added``
+            (forward) or ``dropped`` (MMTEB) task and its ``task_type``, ``criterion``
+            (in-sample leave-one-out value; MMTEB: the dropped task's Spearman
+            predictability) and the held-out measures of
+            the tasks after that step (NaN without validation): ``mae``,
+            ``median_abs_error``, ``rmse``, ``q95_abs_error`` and ``half_width`` (median
+            over held-out models of the half-width of the interval calibrated on the
+            other models' held-out errors). Coverage is not reported here: measured on
+            the same errors it is ``confidence_level`` by construction; measure it on
+            models outside the reference (``tools/lite_tasks.py``,
+            ``benchmarks/bench_estimate.py``).
+        heldout: per reference model at the final step: ``model``, ``actual``,
+            ``predicted``, ``error``, ``leverage``, ``half_width``.
+        target_tasks: the tasks whose mean is predicted.
+        models: the reference models used.
+        method: what was done, in one sentence.
+        confidence_level: level of the intervals.
+        half_width: median held-out half-width at the final step (0-1 scale).
+    """
+
+    tasks: tuple[str, ...]
+    steps: pd.DataFrame
+    heldout: pd.DataFrame
+    target_tasks: tuple[str, ...]
+    models: tuple[str, ...]
+    method: str
+    confidence_level: float
+    half_width: float
+
+    @property
+    def k(self) -> int:
+        """Number of selected tasks."""
+        return len(self.tasks)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The steps table."""
+        return self.steps.copy()
+
+    def _summary_lines(self) -> list[str]:
+        return [
+            f"k={self.k}, models={len(self.models)}, targets={len(self.target_tasks)}",
+            "tasks=" + ", ".join(self.tasks),
+            f"held-out: median half-width={100 * self.half_width:.2f} points",
+            self.method[:86],
+        ]
+
+
+def _heldout_row(errors: np.ndarray, leverage: np.ndarray, level: float) -> dict[str, float]:
+    ok = ~np.isnan(errors)
+    e, lev = errors[ok], leverage[ok]
+    if len(e) < 2:
+        return dict.fromkeys(
+            ("mae", "median_abs_error", "rmse", "q95_abs_error", "half_width"), np.nan
+        )
+    _, half, _ = leave_one_out_widths(e, lev, level)
+    return {
+        "mae": float(np.mean(np.abs(e))),
+        "median_abs_error": float(np.median(np.abs(e))),
+        "rmse": float(np.sqrt(np.mean(e**2))),
+        "q95_abs_error": float(np.quantile(np.abs(e), 0.95)),
+        "half_width": float(np.median(half)),
+    }
+
+
+def select_tasks(
+    reference: pd.DataFrame,
+    k: int,
+    *,
+    target_tasks: Sequence[str] | None = None,
+    candidates: Sequence[str] | None = None,
+    task_types: Mapping[str, str] | None = None,
+    method: Literal["forward", "mmteb"] = "forward",
+    criterion: Literal["width", "mse"] = "width",
+    confidence_level: float = 0.95,
+    validate: bool = True,
+) -> TaskSelectionResult:
+    """Choose k tasks that best predict a benchmark's mean, with held-out errors.
+
+    Args:
+        reference: tasks x models, scores 0-1 (as ``Leaderboard.wide()``). Models with
+            a missing score on the tasks used are dropped with a ``DroppedModelsWarning``.
+        k: number of tasks to choose.
+        target_tasks: tasks whose mean is to be predicted (default: all rows).
+        candidates: tasks that may be chosen (default: all rows; e.g. only the public
+            tasks of RTEB).
+        task_types: task -> type. When given, every type among the candidates keeps a
+            task (as MMTEB never dropped the last task of a type); with k below the
+            number of types, the k tasks are of distinct types.
+        method: ``"forward"``: greedy forward selection, each step adding the task
+            that minimizes ``criterion`` for least squares predicting the target mean,
+            leave-one-model-out. ``"mmteb"``: MMTEB's backward elimination (drop the
+            task best predicted from the others; Spearman, leave-one-model-out).
+        criterion: ``"width"`` (the conformal half-width of the leave-one-out errors at
+            ``confidence_level``: the interval a new model would get) or ``"mse"``.
+        confidence_level: level of the intervals (criterion and held-out measures).
+        validate: measure every step's error on held-out models: for each reference
+            model the selection is redone without it (nested leave-one-model-out).
+
+    Returns:
+        TaskSelectionResult; pass it to :func:`predict_benchmark` as ``selection=`` to
+        calibrate a new model's interval on these nested errors.
+
+    Raises:
+        UnknownTaskError: a target or candidate task is not in ``reference``.
+        ValueError: fewer than 10 complete reference models, values above 1, k out of
+            range, a candidate without a type, or an invalid option.
+    """
+    method = _check_choice(method, "method", _METHODS)
+    criterion = _check_choice(criterion, "criterion", CRITERIA)
+    level = _check_open_unit(confidence_level, "confidence_level")
+    _require_frame(reference)
+    tasks_all = [str(t) for t in reference.index]
+    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    cands = _task_list(candidates, tasks_all, "candidates")
+    k = _check_k(k, len(cands))
+    rows = list(dict.fromkeys([*cands, *target]))
+    scores, models, tasks = _reference(reference, rows, caller="select_tasks")
+    types, type_names = _type_codes(task_types, cands)
+    cand_rows = [tasks.index(t) for t in cands]
+    n = len(models)
+    if method == "mmteb" and k == len(cands):
+        raise ValueError("`k` must be below the number of candidates for method='mmteb'")
+    if method == "mmteb" and types is not None and k < len(set(type_names)):
+        raise ValueError(
+            f"method='mmteb' never drops the last task of a type: `k` must be at least the "
+            f"number of task types ({len(set(type_names))})"
+        )
+    if method == "mmteb" and len(cands) >= n - 1:
+        raise ValueError(
+            f"method='mmteb' regresses each of {len(cands)} candidates on the others: it "
+            f"needs more reference models than candidates (got {n})"
+        )
+
+    def select(X: np.ndarray, y: np.ndarray) -> list[list[int]]:
+        if method == "forward":
+            return forward_path(X, y, k, criterion=criterion, level=level, types=types)[0]
+        return mmteb_path(X, k, types=types)[0]
+
+    y = scores[[tasks.index(t) for t in target]].mean(axis=0)
+    X = scores[cand_rows].T
+    if method == "forward":
+        path, values = forward_path(X, y, k, criterion=criterion, level=level, types=types)
+        moved = [p[-1] for p in path]
+    else:
+        path, values = mmteb_path(X, k, types=types)
+        before = [list(range(len(cands))), *path[:-1]]
+        moved = [next(c for c in b if c not in set(p)) for b, p in zip(before, path, strict=True)]
+    if validate:
+        err, lev = nested_errors(scores, tasks, cand_rows, target, select, len(path))
+    else:
+        err = lev = np.full((n, len(path)), np.nan)
+    steps = pd.DataFrame(
+        [
+            {
+                "step": i + 1,
+                "n_tasks": len(p),
+                "added": cands[moved[i]] if method == "forward" else "",
+                "dropped": "" if method == "forward" else cands[moved[i]],
+                "task_type": type_names[moved[i]],
+                "criterion": values[i],
+                **_heldout_row(err[:, i], lev[:, i], level),
+            }
+            for i, p in enumerate(path)
+        ]
+    )
+    final = [cands[c] for c in path[-1]] if path else []
+    heldout = pd.DataFrame(
+        {"model": models, "actual": y, "predicted": y + err[:, -1], "error": err[:, -1]}
+    )
+    heldout["leverage"] = lev[:, -1]
+    heldout["half_width"] = (
+        leave_one_out_widths(err[:, -1], lev[:, -1], level)[1] if validate and path else np.nan
+    )
+    how = (
+        f"greedy forward selection minimizing the leave-one-model-out {criterion} of least "
+        "squares for the target mean"
+        if method == "forward"
+        else "MMTEB's backward elimination of the task best predicted from the others "
+        "(leave-one-model-out least squares, Spearman)"
+    )
+    return TaskSelectionResult(
+        tasks=tuple(final),
+        steps=steps,
+        heldout=heldout,
+        target_tasks=tuple(target),
+        models=tuple(models),
+        method=(
+            f"{k} of {len(cands)} tasks by {how}"
+            + ("; task types covered" if types is not None else "")
+            + (
+                f"; held-out errors by nested leave-one-model-out over {n} models"
+                if validate
+                else "; not validated"
+            )
+        ),
+        confidence_level=level,
+        half_width=float(steps["half_width"].iloc[-1]) if len(steps) else np.nan,
+    )
+
+
+def _twin_groups(scores: np.ndarray, share: float = 0.9) -> list[list[int]]:
+    """Groups of models (columns) identical on at least ``share`` of the tasks.
+
+    Connected components: the same model under two names ends up in one group.
+    """
+    n = scores.shape[1]
+    same = (np.abs(scores[:, :, None] - scores[:, None, :]) <= 1e-12).mean(axis=0) >= share
+    label = list(range(n))
+    for i in range(n):
+        for j in np.flatnonzero(same[i]):
+            a, b = label[i], label[int(j)]
+            if a != b:
+                label = [a if v == b else v for v in label]
+    groups: dict[int, list[int]] = {}
+    for i, v in enumerate(label):
+        groups.setdefault(v, []).append(i)
+    return list(groups.values())
+
+
+def cross_fit_selection(
+    reference: pd.DataFrame,
+    k: int,
+    *,
+    n_folds: int | None = None,
+    rng: RngLike = None,
+    target_tasks: Sequence[str] | None = None,
+    confidence_level: float = 0.95,
+    **options: Any,
+) -> pd.DataFrame:
+    """Measure a selection on models outside it: select on some models, predict the rest.
+
+    The models are split into folds (``n_folds=None``: leave one model out); for each
+    fold :func:`select_tasks` runs on the other models only (its nested validation
+    calibrates the interval), and every held-out model is predicted from its scores on
+    the tasks chosen without it by :func:`analysis.stats.predict_benchmark` with
+    ``selection=``. Models identical on at least 90% of the tasks (one model under two
+    names) are held out together, so a twin never leaks into the selection.
+
+    Args:
+        reference: tasks x models of complete models (0-1).
+        k: tasks to select.
+        n_folds: number of folds (None: one per model, or per group of twins).
+        rng: seed or Generator for the split into folds.
+        target_tasks: tasks whose mean is predicted (default: all rows).
+        confidence_level: level of the intervals.
+        **options: further :func:`select_tasks` options (``candidates``,
+            ``task_types``, ``method``, ``criterion``).
+
+    Returns:
+        One row per model: ``model``, ``fold``, ``actual``, ``predicted``, ``low``,
+        ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``, ``tasks``
+        (the tasks chosen without it, joined by ``", "``).
+    """
+    from .estimate import predict_benchmark
+
+    _require_frame(reference)
+    gen = _check_rng(rng)
+    tasks_all = [str(t) for t in reference.index]
+    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    scores, models, tasks = _reference(reference, tasks_all, caller="cross_fit_selection")
+    frame = pd.DataFrame(scores, index=tasks, columns=models)
+    groups = _twin_groups(scores)
+    order = gen.permutation(len(groups))
+    n_split = len(groups) if n_folds is None else min(int(n_folds), len(groups))
+    rows = []
+    for fold, part in enumerate(np.array_split(order, n_split)):
+        held = [models[i] for g in part for i in groups[int(g)]]
+        ref = frame.drop(columns=held)
+        sel = select_tasks(
+            ref, k, target_tasks=target, confidence_level=confidence_level, **options
+        )
+        for model in held:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
+                res = predict_benchmark(
+                    ref,
+                    frame.loc[list(sel.tasks), model],
+                    target_tasks=target,
+                    confidence_level=confidence_level,
+                    selection=sel,
+                )
+            actual = float(frame.loc[target, model].mean())
+            rows.append(
+                {
+                    "model": model,
+                    "fold": fold,
+                    "actual": actual,
+                    "predicted": res.mean,
+                    "low": res.low,
+                    "high": res.high,
+                    "error": res.mean - actual,
+                    "half_width": (res.high - res.low) / 2,
+                    "covered": res.low <= actual <= res.high,
+                    "extrapolating": res.extrapolating,
+                    "tasks": ", ".join(sel.tasks),
+                }
+            )
+    return pd.DataFrame(rows).set_index("model").loc[models].reset_index()

@@ -1,0 +1,98 @@
+"""Issue 17's acceptance on the leaderboard snapshot, and the committed lite lists.
+
+The full measurements are ``benchmarks/bench_estimate.py`` (leave one model out, every
+k, the baseline; ``benchmarks/results/estimate.md``). Here, smaller:
+
+* coverage at k = 8 on models the selection never saw, with 5-fold cross-fitting
+  (selected and calibrated on four fifths of the models), within three binomial
+  standard errors of 0.95;
+* the snapshot's deterministic numbers: the selection-aware half-width at k = 8 that a
+  new model's interval is calibrated on (at most 1.7 points; narrower than with the
+  MSE criterion), and the coverage of RTEB's private mean predicted from public scores
+  (0.93-0.97 over the complete models);
+* the lite lists are the final ones (leave one model out) and are what
+  ``select_tasks`` picks on the snapshot with the recorded options.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from analysis.errors import ExtrapolationWarning, LeakageWarning
+from analysis.results.leaderboard import load_leaderboard
+from analysis.results.lite import lite_lists, read_lite_file
+from analysis.stats import cross_fit_selection, predict_benchmark, select_tasks
+
+MTEB, RTEB, PIN = "MTEB(eng, v2)", "RTEB(beta)", "as-of-post"
+
+
+@pytest.fixture(scope="module")
+def boards(shared_results):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # RTEB(beta)'s few complete models are announced
+        return {b: load_leaderboard(b, results=shared_results, pin=PIN) for b in (MTEB, RTEB)}
+
+
+def test_k8_coverage_on_models_outside_the_selection(boards):
+    wide = boards[MTEB].wide()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtrapolationWarning)
+        held = cross_fit_selection(wide, 8, n_folds=5, rng=0)
+    assert len(held) == wide.shape[1] and held["tasks"].nunique() <= 5
+    coverage = held["covered"].mean()
+    assert abs(coverage - 0.95) < 3 * np.sqrt(0.95 * 0.05 / len(held)), coverage
+
+
+def test_k8_half_width_on_the_snapshot(boards):
+    wide = boards[MTEB].wide()
+    width = select_tasks(wide, 8)
+    mse = select_tasks(wide, 8, criterion="mse")
+    assert width.half_width <= 0.017, width.half_width
+    assert width.half_width < mse.half_width
+
+
+def test_rteb_private_mean_from_public_scores_covers(boards):
+    board = boards[RTEB]
+    complete = board.complete_models("public", "private")
+    wide = board.wide().reindex(columns=complete)
+    public = [t.task for t in board.spec.tasks if t.is_public]
+    private = [t.task for t in board.spec.tasks if not t.is_public]
+    hits = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LeakageWarning)  # identical twins leave each other out
+        warnings.simplefilter("ignore", ExtrapolationWarning)
+        for m in complete:
+            res = predict_benchmark(wide.drop(columns=m), wide.loc[public, m], target_tasks=private)
+            hits.append(res.low <= wide.loc[private, m].mean() <= res.high)
+    assert len(hits) >= 60
+    assert 0.93 <= np.mean(hits) <= 0.97, np.mean(hits)
+
+
+def test_lite_lists_are_final_and_what_select_tasks_picks(boards):
+    document = read_lite_file()
+    assert document["generated_by"].startswith("python tools/lite_tasks.py")
+    assert "--folds" not in document["generated_by"], "final lists: leave one model out"
+    assert document["pin"] == PIN
+    lists = lite_lists()
+    assert {(x.benchmark, x.target, x.k, x.types_covered) for x in lists} >= {
+        *((MTEB, "all", k, t) for k in (4, 8, 12) for t in (False, True)),
+        (RTEB, "public", 4, False),
+        (RTEB, "public", 8, False),
+    }
+    for lite in lists:
+        board = boards[lite.benchmark]
+        recorded = document["provenance"][lite.benchmark]["results_fingerprint"]
+        if board.provenance["results_fingerprint"] != recorded:
+            pytest.skip("the lists were made on another results snapshot")
+        assert lite.measured["scheme"] == "leave one model out"
+        assert lite.measured["n_models"] == lite.n_models
+        wide = board.wide(is_public=True) if lite.target == "public" else board.wide()
+        types = {t.task: t.type for t in board.spec.tasks} if lite.types_covered else None
+        again = select_tasks(
+            wide, lite.k, task_types=types, validate=False, **lite.options_for_select()
+        )
+        assert list(again.tasks) == list(lite.tasks), lite.label
+        assert len(again.models) == lite.n_models
