@@ -146,13 +146,16 @@ rank_table.insert(1, "of", ranks.n_models)
 nb.table(rank_table, "my_model_rank", floatfmt=".2f", title=f"Rank among {ranks.n_models} models on {ranks.n_tasks} tasks (mean ×100)", note=ranks.method)
 mine = ranks.table.loc[own]
 interval = "no interval" if pd.isna(mine["rank_low"]) else f"a {confidence_level:.0%} simultaneous interval of {int(mine['rank_low'])} to {int(mine['rank_high'])}"
-nb.md(
-    f"`{short_name(own)}` ranks **{int(mine['rank'])} of {ranks.n_models}** by mean score over these {ranks.n_tasks} tasks, with {interval}; "
-    f"{int(mine['n_better'])} models are significantly better and {int(mine['n_worse'])} significantly worse at family-wise α = {alpha}. "
-    f"With {ranks.n_tasks} tasks the smallest attainable adjusted p-value is {ranks.min_pvalue:.3g}"
-    + (", so no pair can be separated at this α: run more tasks to narrow the interval." if ranks.min_pvalue >= alpha else ".")
-    + (f" {ranks.reason}" if ranks.reason else "")
-)
+if pd.isna(mine["n_better"]):  # too few tasks for any test: rank_intervals says why
+    verdict = f"no pair is tested: {ranks.reason}. Run more tasks to get an interval."
+else:
+    verdict = (
+        f"{int(mine['n_better'])} models are significantly better and {int(mine['n_worse'])} significantly worse at family-wise α = {alpha}. "
+        f"With {ranks.n_tasks} tasks the smallest attainable adjusted p-value is {ranks.min_pvalue:.3g}"
+        + (", so no pair can be separated at this α: run more tasks to narrow the interval." if ranks.min_pvalue >= alpha else ".")
+        + (f" {ranks.reason}" if ranks.reason else "")
+    )
+nb.md(f"`{short_name(own)}` ranks **{int(mine['rank'])} of {ranks.n_models}** by mean score over these {ranks.n_tasks} tasks, with {interval}; {verdict}")
 
 # %% [markdown]
 # ## Paired tests against the post's models and the named ones
@@ -174,9 +177,10 @@ if len(paired):
 nb.table(paired, "my_model_paired", floatfmt=".2f", pvalue_columns=("p", "p_holm", "min_p"), title=f"{short_name(own)} − other, per-task mean difference (×100)")
 if len(paired):
     best = paired.loc[paired["difference"].idxmax()]
+    closest = "The largest lead is over" if best["difference"] > 0 else "It trails all of them; the smallest gap is to"
     nb.md(
         f"Against {len(paired)} models: {int((paired['decision'] == 'better').sum())} significantly better, "
-        f"{int((paired['decision'] == 'worse').sum())} significantly worse (Holm, α = {alpha}). The largest lead is over "
+        f"{int((paired['decision'] == 'worse').sum())} significantly worse (Holm, α = {alpha}). {closest} "
         f"`{short_name(best['other'])}`: {best['difference']:+.2f} points (p {pvalue_phrase(best['p'])})."
     )
 
@@ -217,5 +221,4 @@ ax2.set_yticks(range(len(task_names)), task_names, fontsize=8)
 ax2.invert_yaxis()
 ax2.set_xlabel("main score ×100 (grey: every model with these tasks)")
 ax2.set_title("per task", fontsize=10)
-fig.tight_layout()
 nb.figure(fig, "my_model_placement")
