@@ -28,10 +28,12 @@ from .errors import (
     UnknownNameError,
     UnknownTaskError,
 )
+from .results.folder import ResultsFolders
 from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
 from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
 from .stats import (
     BenchmarkAgreementResult,
+    ComparisonReport,
     ConfidenceInterval,
     GroupContrastResult,
     PairedTestResult,
@@ -39,6 +41,7 @@ from .stats import (
     RankIntervalsResult,
     adjust_pvalues,
     benchmark_agreement,
+    compare,
     group_contrast,
     paired_bootstrap,
     pairwise_significance,
@@ -58,6 +61,7 @@ _LAZY = {
     "run_evaluation": "analysis.runs.runner",
     "ModelSpec": "analysis.runs.runner",
     "per_query_ndcg": "analysis.runs.retrieval_metrics",
+    "distill_model": "analysis.runs.distill",
 }
 
 
@@ -72,15 +76,19 @@ def __getattr__(name: str):
 __all__ = [  # noqa: RUF022
     "BenchmarkSpec",
     "ModelSpec",
+    "distill_model",
     "load_local_task",
     "load_model",
     "per_query_ndcg",
     "run_evaluation",
     "BenchmarkAgreementResult",
+    "ComparisonReport",
     "ConfidenceInterval",
+    "ResultsFolders",
     "GroupContrastResult",
     "RankIntervalsResult",
     "benchmark_agreement",
+    "compare",
     "group_contrast",
     "rank_intervals",
     "DroppedModelsWarning",

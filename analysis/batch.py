@@ -134,7 +134,7 @@ def _stem(name: str) -> str:
 
 
 def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path]:
-    """The jupytext notebooks in ``notebooks/`` (optionally only the named ones, in name order).
+    """The notebooks in ``notebooks/``, in name order; or only the named ones, in the order given.
 
     Raises:
         BatchError: A name is not a notebook in ``notebooks/``.
@@ -149,7 +149,8 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
                 "; ".join(f"Unknown notebook {u!r}{close_names(u, names)}" for u in unknown)
                 + f". Available: {sorted(names)}."
             )
-        sources = [p for p in sources if p.stem in wanted]
+        by_name = {p.stem: p for p in sources}
+        sources = [by_name[name] for name in dict.fromkeys(_stem(n) for n in only)]
     return sources
 
 

@@ -217,7 +217,9 @@ def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
     assert set(figures) | set(runs) == names, (
         f"not in figures.yaml or runs.yaml: {names - set(figures) - set(runs)}"
     )
-    assert {"run_models", "distill_and_place"} <= set(runs), "model runs stay out of `make figures`"
+    transformer_runs = {"run_models", "distill_and_place", "estimate_from_few_tasks"}
+    assert transformer_runs <= set(runs), "transformer runs stay out of `make figures`"
+    assert list(figures)[-1] == "my_model", "the blog's notebooks come first in `make figures`"
     for profile in ("full", "smoke"):
         assert batch.load_profile(profile, REPO).notebooks is None, f"{profile} runs every notebook"
     full = yaml.safe_load((REPO / "params" / "full.yaml").read_text())
