@@ -61,6 +61,22 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
+def _handled_by(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` inside the block (main thread only; else no-op)."""
+    if not _in_main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """Inside the block, SIGINT and SIGTERM raise :class:`RunInterrupted` (once).
 
@@ -69,17 +85,8 @@ def stop_on_signals() -> Iterator[None]:
     short. The previous handlers come back when the block ends. Outside the main thread
     (where Python cannot install handlers) the block changes nothing.
     """
-    if not _in_main_thread():
+    with _handled_by(_raise_interrupted):
         yield
-        return
-    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, _raise_interrupted)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
@@ -89,17 +96,8 @@ def signals_ignored() -> Iterator[None]:
     For the cleanup after a ``KeyboardInterrupt`` where :func:`stop_on_signals` is not in
     force (a notebook kernel): a second interrupt must not leave workers running.
     """
-    if not _in_main_thread():
+    with _handled_by(_ignore):
         yield
-        return
-    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, _ignore)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
