@@ -3,7 +3,7 @@
 Runs a batch profile (``params/<profile>.yaml``, as the make target does) from a fresh
 state: an empty parquet cache of parsed results (``$STATIC_RTEB_CACHE`` in a temporary
 folder) and, for the model-running notebooks, no own runs and no distilled student
-(``runs_dir`` and ``student_dir`` point into the temporary folder). Outputs go there too
+(``runs_dir``, ``student_dir`` and my_model's ``model`` point into the temporary folder). Outputs go there too
 (``output_dir``), so ``figures/``, ``data/runs`` and ``build/models`` are not touched. With
 ``--warm`` the profile runs a second time in the same state: what a rerun costs (parsed
 results cached, runs finished). Each notebook's time is papermill's wall time for it.
@@ -43,7 +43,13 @@ from analysis.notebook_params import declared_parameters
 from analysis.paths import repo_root
 
 #: Parameters pointed into the temporary folder when a notebook declares them.
-FRESH = {"output_dir": "figures", "runs_dir": "runs", "student_dir": "models/minilm-m2v"}
+#: (``model`` is my_model's: the student it distils when missing, as ``student_dir`` elsewhere.)
+FRESH = {
+    "output_dir": "figures",
+    "runs_dir": "runs",
+    "student_dir": "models/minilm-m2v",
+    "model": "models/minilm-m2v",
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
