@@ -27,7 +27,7 @@ all-figures: setup  ## everything: `make runs`, then `make figures` (a failure i
 	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures && exit $$runs
 
 test: lint typecheck  ## lint + type check + the whole test suite (what .ci/run calls)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=30
 
 lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)
 	$(VENV)/bin/ruff check analysis tests benchmarks tools notebooks

@@ -444,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         overrides = parameters_from_flags(args)
-        with _sigterm_stops_like_ctrl_c():
+        with _signals_stop_like_ctrl_c():
             runs = run_batch(
                 args.profile,
                 results=os.pathsep.join(args.results) if args.results else None,
@@ -470,8 +470,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
-    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does."""
+def _signals_stop_like_ctrl_c() -> Iterator[None]:
+    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does.
+
+    SIGINT gets the same handler explicitly: a process started in the background by a
+    script inherits SIGINT ignored (POSIX shells do that without job control), and Python
+    then keeps it ignored, so ``kill -INT`` would not stop the batch.
+    """
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt(signal.Signals(signum).name)
@@ -479,11 +484,13 @@ def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, stop)
+    stops = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, stop) for sig in stops}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:

@@ -15,6 +15,7 @@ import pytest
 
 from analysis import cli
 from analysis.errors import model_folder_name
+from analysis.paths import display_path
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import predict_benchmark
 from tests.conftest import write_result
@@ -86,7 +87,7 @@ def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, ca
     assert (
         f"among {expected.n_reference} " in line and expected.n_reference == board.wide().shape[1]
     )
-    assert f"scores from {own}" in out
+    assert f"scores from {display_path(own)}" in out  # as shown: relative beside the repo
     assert "note: Kept the first folder's result" in out and rerun.replace("/", "__") in out
     assert cli.main([*args, "--on-conflict", "error"]) == 2
     assert "different results in two results folders" in capsys.readouterr().err

@@ -372,9 +372,21 @@ def test_the_plain_papermill_route_of_the_readme(shared_results, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["SIGINT to the group", "SIGINT to the main process", "SIGTERM"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "SIGINT to the group",
+        "SIGINT to the main process",
+        "SIGTERM",
+        "SIGINT, started in background",
+    ],
+)
 def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_path, how):
-    """As a terminal's Ctrl-C, `kill -INT <pid>` / `timeout -s INT`, and a scheduler's SIGTERM."""
+    """As a terminal's Ctrl-C, `kill -INT <pid>` / `timeout -s INT`, and a scheduler's SIGTERM.
+
+    "started in background": the batch inherits SIGINT ignored, as a process started with
+    `&` from a script does, and still stops on `kill -INT`.
+    """
     import os
     import signal
     import subprocess
@@ -398,6 +410,9 @@ def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_pa
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        if how.endswith("background")
+        else None,
     )
     try:
         deadline = time.monotonic() + 180
