@@ -30,6 +30,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from analysis.paths import display_path
 from analysis.runs.cli_args import (
     DEFAULT_RESULTS,
     build_parser,
@@ -245,7 +246,8 @@ def _plan(args: argparse.Namespace) -> int:
     n_tasks = sum(len(job.tasks) for job in plan.jobs)
     print(
         f"Wrote {args.output}: {len(plan.jobs)} job(s), {n_tasks} (model, task) pair(s), "
-        f"{len(plan.jobs) - len(plan.pending)} already done; results in {plan.results_dir}."
+        f"{len(plan.jobs) - len(plan.pending)} already done; "
+        f"results in {display_path(plan.results_dir)}."
     )
     return 0
 
