@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-predictions", action="store_true", help="do not save predictions (retrieval rankings)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    _add_verbose(parser)
+    add_verbose(parser)
     _add_executor_options(parser)
     parser.add_argument(
         "--wait",
@@ -164,7 +164,7 @@ def build_plan_parser() -> argparse.ArgumentParser:
         help=f"results folder the jobs write to (default: {DEFAULT_RESULTS})",
     )
     parser.add_argument("-o", "--output", required=True, metavar="PLAN.jsonl", help="plan file")
-    _add_verbose(parser)
+    add_verbose(parser)
     return parser
 
 
@@ -184,12 +184,13 @@ def build_status_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--wait", action="store_true", help="slurm retry: wait for the jobs")
     parser.add_argument("--quiet", action="store_true", help="no tracebacks, no progress bars")
-    _add_verbose(parser)
+    add_verbose(parser)
     _add_executor_options(parser, defaults=False)
     return parser
 
 
-def _add_verbose(parser: argparse.ArgumentParser) -> None:
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """``--verbose``: every third-party warning and log line (:mod:`analysis.quiet`)."""
     parser.add_argument(
         "--verbose",
         action="store_true",

@@ -32,6 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import DistillError, RunInterrupted
+from .cli_args import add_verbose
 from .interrupt import signal_of, stoppable_command
 from .models import ModelLoadError, hub_offline, model_source
 
@@ -195,9 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--verbose", action="store_true", help="show every third-party warning and log line"
-    )
+    add_verbose(parser)
     return parser
 
 
