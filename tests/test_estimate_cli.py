@@ -127,4 +127,4 @@ def test_estimate_on_a_lite_list_uses_the_selection_aware_interval(
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"the {lite.label} list: interval calibrated on its nested selection" in out
-    assert "nested leave-one-model-out errors of select_tasks" in out
+    assert "nested leave-one-model-out errors (select_tasks' selection" in out

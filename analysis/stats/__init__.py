@@ -73,7 +73,8 @@ from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
-from .selection import TaskSelectionResult, cross_fit_selection, select_tasks
+from .selection import TaskSelectionResult, select_tasks
+from .validation import cross_fit_selection, validate_by_release_date
 
 __all__ = [
     "BenchmarkAgreementResult",
@@ -106,4 +107,5 @@ __all__ = [
     "rank_correlation",
     "rank_intervals",
     "select_tasks",
+    "validate_by_release_date",
 ]

@@ -45,15 +45,25 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ExtrapolationWarning, LeakageWarning
 from ._checks import RngLike, _check_open_unit, _check_rng
-from ._conformal import jackknife_plus, sigma, split_interval, variance_slope
-from ._estimate_checks import _leaked, _observed, _reference, _require_frame, _task_list
+from ._conformal import sigma, split_interval, upper_order_statistic, variance_slope
+from ._estimate_checks import (
+    MIN_REFERENCE_MODELS,
+    _leaked,
+    _observed,
+    _reference,
+    _require_frame,
+    _task_list,
+)
+from ._procedure import Procedure
 from ._results import StatsResult
+from ._select import forward_path
 from ._target import fit_target
 from .selection import TaskSelectionResult
 
@@ -71,11 +81,20 @@ class BenchmarkPrediction(StatsResult):
             interval's ends would take among the reference models (``n_reference + 1``
             = below all of them).
         tasks: observed tasks used.
+        features: the observed tasks the predictor regresses on (the selection's, or
+            the best forward-selected subset of the observed tasks).
         target_tasks: tasks whose mean is predicted.
         n_reference: reference models used.
         known_share: share of the target mean that was measured (observed target tasks).
-        leverage: the model's leverage on the observed tasks; ``extrapolating`` is True
-            when it exceeds every reference model's (the model is unlike all of them).
+        leverage: the model's leverage on the feature tasks.
+        extrapolating: the model lies beyond the reference models (``beyond`` says how).
+        beyond: in words, where it lies beyond them ("" when it does not): outside
+            their range on two or more observed tasks, jointly (leverage above every
+            reference model's), or in its predicted mean.
+        calibration: ``"newer"`` (calibrated forward in time: the model is newer than
+            every dated reference), ``"exchangeable"`` (leave one model out), or
+            ``"none"`` (every target task observed).
+        n_calibration: held-out predictions the interval was calibrated on.
         confidence_level: level of the interval.
         method: estimator and interval, in one sentence.
     """
@@ -87,11 +106,15 @@ class BenchmarkPrediction(StatsResult):
     rank_low: int
     rank_high: int
     tasks: tuple[str, ...]
+    features: tuple[str, ...]
     target_tasks: tuple[str, ...]
     n_reference: int
     known_share: float
     leverage: float
     extrapolating: bool
+    beyond: str
+    calibration: str
+    n_calibration: int
     confidence_level: float
     method: str
 
@@ -111,6 +134,7 @@ class BenchmarkPrediction(StatsResult):
                     "n_reference": self.n_reference,
                     "known_share": self.known_share,
                     "extrapolating": self.extrapolating,
+                    "calibration": self.calibration,
                 }
             ]
         )
@@ -122,13 +146,76 @@ class BenchmarkPrediction(StatsResult):
             f"rank={self.rank} ({self.rank_low} to {self.rank_high}) among "
             f"{self.n_reference} reference models",
             f"from {len(self.tasks)} observed task(s) of {len(self.target_tasks)} target "
-            f"task(s); extrapolating={self.extrapolating}",
+            f"task(s); extrapolating={self.extrapolating}; calibration={self.calibration}",
             self.method[:86],
         ]
 
 
 def _rank(value: float, means: np.ndarray) -> int:
     return int(1 + np.sum(means > value))
+
+
+def _choose_best_step(X: np.ndarray, y: np.ndarray) -> list[int]:
+    """Forward selection over every observed task; keep the step of least in-sample width.
+
+    More observed tasks can then never make the predictor worse than a subset of them
+    would (RTEB's private mean from all 16 public tasks is no wider than from the best 8).
+    """
+    limit = min(X.shape[1], max(len(y) - 3, 1))
+    path, values = forward_path(X, y, limit)
+    return path[int(np.argmin(values))] if path else []
+
+
+def _day_numbers(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> np.ndarray:
+    """Release dates of ``models`` as day numbers (NaN when unknown), aligned by name."""
+    if not isinstance(dates, Mapping | pd.Series):
+        raise ValueError(
+            "`reference_dates` must map model names to release dates (a dict or a pandas "
+            f"Series indexed by model), got {type(dates).__name__}"
+        )
+    series = pd.Series(dict(dates.items()), dtype=object)
+    parsed = pd.to_datetime(series.reindex(list(models)), errors="coerce")
+    days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+    return days.to_numpy(dtype=float)
+
+
+def _released_day(released: Any) -> float | None:
+    if released is None:
+        return None
+    stamp = pd.to_datetime(released, errors="coerce")
+    if pd.isna(stamp):
+        raise ValueError(f"`released` is not a date: {released!r} (give e.g. '2026-11-25')")
+    return float((stamp - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+
+
+def _drop_leaked(
+    reference: pd.DataFrame,
+    obs: pd.Series,
+    model: str | None,
+    selection: TaskSelectionResult | None,
+) -> tuple[pd.DataFrame, TaskSelectionResult | None]:
+    leaked, why = _leaked(reference, obs, model)
+    if not leaked:
+        return reference, selection
+    names = ", ".join(map(str, leaked))
+    redo = selection is not None and bool(set(map(str, leaked)) & set(selection.models))
+    warnings.warn(
+        f"predict_benchmark: the observed model is among the reference models ({names}, "
+        f"{why}); it was left out of the reference"
+        + (" and the task selection redone without it" if redo else "")
+        + ", since predicting a model from itself would understate the error",
+        LeakageWarning,
+        stacklevel=3,
+    )
+    reference = reference.drop(columns=leaked)
+    if redo:
+        assert selection is not None
+        selection = selection.redo(reference)
+    return reference, selection
+
+
+def _quantile(errors: np.ndarray, level: float) -> float:
+    return upper_order_statistic(np.abs(errors), level)
 
 
 def predict_benchmark(
@@ -138,6 +225,8 @@ def predict_benchmark(
     target_tasks: Sequence[str] | None = None,
     confidence_level: float = 0.95,
     selection: TaskSelectionResult | None = None,
+    reference_dates: Mapping[str, Any] | pd.Series | None = None,
+    released: Any = None,
     model: str | None = None,
     rng: RngLike = None,
 ) -> BenchmarkPrediction:
@@ -154,9 +243,18 @@ def predict_benchmark(
             public scores.
         confidence_level: level of the prediction interval.
         selection: the :func:`select_tasks` result that chose the observed tasks on
-            this same reference; the interval is then calibrated on its nested
-            held-out errors (and only its tasks are used). Without it, the observed
-            tasks are taken as chosen independently of the reference scores.
+            this same reference; the interval is then calibrated on the selection
+            procedure rerun without each calibration model. Without it, the predictor
+            chooses its features among the observed tasks itself (forward selection,
+            rerun likewise).
+        reference_dates: model -> release date of the reference models (aligned by
+            name; models without one are counted and left out of the calibration in
+            time). With it, a model newer than every reference model (``released``
+            None or later than all of them) gets an interval calibrated *forward in
+            time*: each reference model predicted from the models released before it.
+            Without it, the new model is taken as exchangeable with the references.
+        released: the new model's release date (default: newer than every reference;
+            a date inside the references' range calibrates as exchangeable).
         model: the new model's name, to check it is not among the references.
         rng: accepted for the common signature; the method is deterministic.
 
@@ -165,15 +263,17 @@ def predict_benchmark(
 
     Warns:
         LeakageWarning: the observed model is among the reference models (by ``model``
-            or by identical scores on every observed task); it is left out.
-        ExtrapolationWarning: the model's observed scores lie outside the reference
-            models' range (its leverage exceeds every reference model's).
+            or by identical scores on every observed task, a near twin): it is left out
+            (and ``selection`` redone without it) and the prediction made.
+        ExtrapolationWarning: the model lies beyond the reference models: outside their
+            range on two or more observed tasks, jointly (its leverage exceeds every
+            reference model's), or in its predicted mean. The message says which.
 
     Raises:
         UnknownTaskError: an observed or target task is not in ``reference``.
         ValueError: fewer than 10 complete reference models, scores above 1, an empty
-            or non-finite ``observed``, or a ``selection`` made on other models or
-            targets, or whose tasks were not all observed.
+            or non-finite ``observed``, a ``selection`` made on other models or
+            targets or whose tasks were not all observed, or dates that do not parse.
     """
     level = _check_open_unit(confidence_level, "confidence_level")
     _check_rng(rng)
@@ -181,6 +281,7 @@ def predict_benchmark(
     tasks_all = [str(t) for t in reference.index]
     obs = _observed(observed, tasks_all)
     target = _task_list(target_tasks, tasks_all, "target_tasks")
+    released_day = _released_day(released)
     if selection is not None:
         missing = [t for t in selection.tasks if t not in obs.index]
         if missing:
@@ -188,22 +289,9 @@ def predict_benchmark(
         if selection.heldout["error"].isna().any():
             raise ValueError("`selection` was not validated: run select_tasks with validate=True")
         obs = obs.loc[list(selection.tasks)]
-    leaked, why = _leaked(reference, obs, model)
-    if leaked and selection is not None:
-        raise ValueError(
-            f"the observed model is among the reference models ({', '.join(map(str, leaked))}, "
-            f"{why}) that `selection` was made on: select tasks on a reference without it"
-        )
-    if leaked:
-        warnings.warn(
-            f"predict_benchmark: the observed model is among the reference models "
-            f"({', '.join(map(str, leaked))}, {why}); it was left out of the reference, "
-            "since predicting a model from itself would understate the error",
-            LeakageWarning,
-            stacklevel=2,
-        )
-        reference = reference.drop(columns=leaked)
-    rows = list(dict.fromkeys([*obs.index, *target]))
+    reference, selection = _drop_leaked(reference, obs, model, selection)
+    candidates = list(selection.candidates) if selection is not None else list(obs.index)
+    rows = list(dict.fromkeys([*obs.index, *candidates, *target]))
     scores, models, tasks = _reference(reference, rows, caller="predict_benchmark")
     if selection is not None and (
         set(selection.models) != set(models) or list(selection.target_tasks) != target
@@ -212,46 +300,68 @@ def predict_benchmark(
             "`selection` was made on other reference models or target tasks: run "
             "select_tasks on this reference (or leave `selection` out)"
         )
-    feats = list(obs.index)
-    fitted = fit_target(scores, tasks, feats, target)
-    x = obs.to_numpy(dtype=float)
+    procedure = Procedure(
+        scores=scores,
+        tasks=tuple(tasks),
+        observed=tuple(obs.index),
+        candidates=tuple(candidates),
+        target=tuple(target),
+        choose=selection.chooser() if selection is not None else _choose_best_step,
+    )
+    x = np.full(len(tasks), np.nan)
+    x[[tasks.index(t) for t in obs.index]] = obs.to_numpy(dtype=float)
+    every = np.arange(len(models))
+    prediction, lev, flags, fitted = procedure.predict(every, x)
+    days = None if reference_dates is None else _day_numbers(reference_dates, models)
+    newer = days is not None and (released_day is None or released_day > np.nanmax(days))
     means = scores[[tasks.index(t) for t in target]].mean(axis=0)
-    prediction = fitted.predict(x)
+    n_undated = int(np.isnan(days).sum()) if days is not None else len(models)
+    n_calibration, widened = 0, 1.0
     if fitted.fit is None:
         low = high = prediction
-        lev, extrapolating = 0.0, False
+        calibration = "none"
         how = "every target task was observed: the mean is exact"
     else:
-        lev = fitted.leverage(x)
-        if selection is None:
-            errors, ref_lev = fitted.loo_errors(), fitted.fit.loo_leverage
-        else:
-            held = selection.heldout.set_index("model").loc[models]
-            errors, ref_lev = held["error"].to_numpy(), held["leverage"].to_numpy()
-        gamma = variance_slope(errors, ref_lev)
-        scores_r = np.abs(errors) / sigma(ref_lev, gamma)
+        nested = procedure.nested()
+        gamma = variance_slope(nested.errors, nested.leverage)
         sig_x = float(sigma(lev, gamma))
-        if selection is None:
-            low, high = jackknife_plus(fitted.loo_predict(x), scores_r, sig_x, level)
-            calib = "normalized jackknife+ over the reference models"
-        else:
-            low, high = split_interval(prediction, scores_r, sig_x, level)
-            calib = "nested leave-one-model-out errors of select_tasks (selection redone)"
-        extrapolating = bool(lev > np.max(ref_lev))
-        if extrapolating:
-            warnings.warn(
-                f"predict_benchmark: on the observed tasks the model is unlike every reference "
-                f"model (leverage {lev:.3g}, the largest among them {np.max(ref_lev):.3g}); "
-                "the interval is widened by its leverage but rests on extrapolation",
-                ExtrapolationWarning,
-                stacklevel=2,
+        half_exch = sig_x * _quantile(nested.errors / sigma(nested.leverage, gamma), level)
+        half, n_calibration = half_exch, len(nested)
+        calibration = "exchangeable"
+        chose = "select_tasks' selection" if selection is not None else "the task choice"
+        calib = (
+            f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
+            f"{len(models)} reference models), scaled by sqrt(1 + {gamma:.3g} * leverage)"
+        )
+        if newer:
+            assert days is not None
+            forward = procedure.forward(days, min_train=_min_train(int(np.sum(~np.isnan(days)))))
+            half_time = _quantile(forward.errors, level)
+            half, n_calibration = max(half_time, half_exch), len(forward)
+            widened = half / half_exch if half_exch > 0 else 1.0
+            calibration = "newer"
+            calib = (
+                f"each of {len(forward)} reference models predicted from those released "
+                f"before it (forward in time; {n_undated} undated left out), never narrower "
+                "than the exchangeable interval"
             )
+        low, high = prediction - half, prediction + half
         how = (
             f"ridge (lambda={fitted.fit.lam:.3g}) of the mean of the "
-            f"{len(target) - len(fitted.known)} unobserved target task(s) on {len(feats)} "
-            f"observed task z-score(s) over {len(models)} reference models; "
-            f"{level:.0%} interval from {calib}, errors scaled by sqrt(1 + {gamma:.3g} * "
-            "leverage); assumes the new model resembles the reference models"
+            f"{len(target) - len(fitted.known)} unobserved target task(s) on "
+            f"{len(fitted.features)} of {len(obs)} observed task z-score(s) over "
+            f"{len(models)} reference models; {level:.0%} interval from {calib}"
+        )
+    if flags.flagged and fitted.fit is not None:
+        remedy = (
+            f"the interval is widened for that (x{widened:.2f}): calibrated on how far each "
+            "reference model missed when predicted from the models released before it"
+            if calibration == "newer"
+            else "the interval is widened by its leverage only; pass reference_dates= to "
+            "calibrate it on how far newer models missed"
+        )
+        warnings.warn(
+            f"predict_benchmark: {flags.reason()}: {remedy}", ExtrapolationWarning, stacklevel=2
         )
     mean, low, high = (float(np.clip(v, 0.0, 1.0)) for v in (prediction, low, high))
     return BenchmarkPrediction(
@@ -261,15 +371,24 @@ def predict_benchmark(
         rank=_rank(mean, means),
         rank_low=_rank(high, means),
         rank_high=_rank(low, means),
-        tasks=tuple(feats),
+        tasks=tuple(obs.index),
+        features=tuple(fitted.features),
         target_tasks=tuple(target),
         n_reference=len(models),
         known_share=fitted.w_known,
-        leverage=lev,
-        extrapolating=extrapolating,
+        leverage=float(lev),
+        extrapolating=flags.flagged,
+        beyond=flags.reason(),
+        calibration=calibration,
+        n_calibration=n_calibration,
         confidence_level=level,
         method=how,
     )
+
+
+def _min_train(n_dated: int) -> int:
+    """Fewest earlier models a forward-in-time calibration prediction is made from."""
+    return max(MIN_REFERENCE_MODELS, n_dated // 3)
 
 
 def next_tasks(

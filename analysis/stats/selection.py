@@ -21,23 +21,21 @@ selection that happens to fit these models is paid for. Measured in
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ExtrapolationWarning
-from ._checks import RngLike, _check_choice, _check_open_unit, _check_rng
+from ._checks import _check_choice, _check_open_unit
 from ._conformal import leave_one_out_widths
 from ._estimate_checks import _check_k, _reference, _require_frame, _task_list, _type_codes
 from ._nested import nested_errors
 from ._results import StatsResult
 from ._select import CRITERIA, forward_path, mmteb_path
 
-__all__ = ["TaskSelectionResult", "cross_fit_selection", "select_tasks"]
+__all__ = ["TaskSelectionResult", "select_tasks"]
 
 _METHODS = ("forward", "mmteb")
 
@@ -66,6 +64,9 @@ class TaskSelectionResult(StatsResult):
         method: what was done, in one sentence.
         confidence_level: level of the intervals.
         half_width: median held-out half-width at the final step (0-1 scale).
+        candidates: the tasks the selection could choose from.
+        options: the :func:`select_tasks` options it was made with (``k``,
+            ``method``, ``criterion``, ``task_types``), so that it can be redone.
     """
 
     tasks: tuple[str, ...]
@@ -76,6 +77,8 @@ class TaskSelectionResult(StatsResult):
     method: str
     confidence_level: float
     half_width: float
+    candidates: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -85,6 +88,25 @@ class TaskSelectionResult(StatsResult):
     def to_frame(self) -> pd.DataFrame:
         """The steps table."""
         return self.steps.copy()
+
+    def chooser(self) -> Callable[[np.ndarray, np.ndarray], list[int]]:
+        """The selection as a procedure: ``(X, y) -> chosen columns`` of the candidates."""
+        options = dict(self.options)
+        types, _ = _type_codes(options.get("task_types"), list(self.candidates))
+        select = _selector(
+            options["method"], int(options["k"]), options["criterion"], self.confidence_level, types
+        )
+        return lambda X, y: select(X, y)[-1]
+
+    def redo(self, reference: pd.DataFrame) -> TaskSelectionResult:
+        """The same selection made on another reference (e.g. without a leaked model)."""
+        return select_tasks(
+            reference,
+            target_tasks=list(self.target_tasks),
+            candidates=list(self.candidates),
+            confidence_level=self.confidence_level,
+            **self.options,
+        )
 
     def _summary_lines(self) -> list[str]:
         return [
@@ -110,6 +132,19 @@ def _heldout_row(errors: np.ndarray, leverage: np.ndarray, level: float) -> dict
         "q95_abs_error": float(np.quantile(np.abs(e), 0.95)),
         "half_width": float(np.median(half)),
     }
+
+
+def _selector(
+    method: str, k: int, criterion: str, level: float, types: np.ndarray | None
+) -> Callable[[np.ndarray, np.ndarray], list[list[int]]]:
+    """The selection path ``(X, y) -> task sets after each step`` of the given options."""
+
+    def select(X: np.ndarray, y: np.ndarray) -> list[list[int]]:
+        if method == "forward":
+            return forward_path(X, y, k, criterion=criterion, level=level, types=types)[0]
+        return mmteb_path(X, k, types=types)[0]
+
+    return select
 
 
 def select_tasks(
@@ -181,11 +216,7 @@ def select_tasks(
             f"needs more reference models than candidates (got {n})"
         )
 
-    def select(X: np.ndarray, y: np.ndarray) -> list[list[int]]:
-        if method == "forward":
-            return forward_path(X, y, k, criterion=criterion, level=level, types=types)[0]
-        return mmteb_path(X, k, types=types)[0]
-
+    select = _selector(method, k, criterion, level, types)
     y = scores[[tasks.index(t) for t in target]].mean(axis=0)
     X = scores[cand_rows].T
     if method == "forward":
@@ -245,104 +276,11 @@ def select_tasks(
         ),
         confidence_level=level,
         half_width=float(steps["half_width"].iloc[-1]) if len(steps) else np.nan,
+        candidates=tuple(cands),
+        options={
+            "k": k,
+            "method": method,
+            "criterion": criterion,
+            "task_types": None if task_types is None else {t: str(task_types[t]) for t in cands},
+        },
     )
-
-
-def _twin_groups(scores: np.ndarray, share: float = 0.9) -> list[list[int]]:
-    """Groups of models (columns) identical on at least ``share`` of the tasks.
-
-    Connected components: the same model under two names ends up in one group.
-    """
-    n = scores.shape[1]
-    same = (np.abs(scores[:, :, None] - scores[:, None, :]) <= 1e-12).mean(axis=0) >= share
-    label = list(range(n))
-    for i in range(n):
-        for j in np.flatnonzero(same[i]):
-            a, b = label[i], label[int(j)]
-            if a != b:
-                label = [a if v == b else v for v in label]
-    groups: dict[int, list[int]] = {}
-    for i, v in enumerate(label):
-        groups.setdefault(v, []).append(i)
-    return list(groups.values())
-
-
-def cross_fit_selection(
-    reference: pd.DataFrame,
-    k: int,
-    *,
-    n_folds: int | None = None,
-    rng: RngLike = None,
-    target_tasks: Sequence[str] | None = None,
-    confidence_level: float = 0.95,
-    **options: Any,
-) -> pd.DataFrame:
-    """Measure a selection on models outside it: select on some models, predict the rest.
-
-    The models are split into folds (``n_folds=None``: leave one model out); for each
-    fold :func:`select_tasks` runs on the other models only (its nested validation
-    calibrates the interval), and every held-out model is predicted from its scores on
-    the tasks chosen without it by :func:`analysis.stats.predict_benchmark` with
-    ``selection=``. Models identical on at least 90% of the tasks (one model under two
-    names) are held out together, so a twin never leaks into the selection.
-
-    Args:
-        reference: tasks x models of complete models (0-1).
-        k: tasks to select.
-        n_folds: number of folds (None: one per model, or per group of twins).
-        rng: seed or Generator for the split into folds.
-        target_tasks: tasks whose mean is predicted (default: all rows).
-        confidence_level: level of the intervals.
-        **options: further :func:`select_tasks` options (``candidates``,
-            ``task_types``, ``method``, ``criterion``).
-
-    Returns:
-        One row per model: ``model``, ``fold``, ``actual``, ``predicted``, ``low``,
-        ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``, ``tasks``
-        (the tasks chosen without it, joined by ``", "``).
-    """
-    from .estimate import predict_benchmark
-
-    _require_frame(reference)
-    gen = _check_rng(rng)
-    tasks_all = [str(t) for t in reference.index]
-    target = _task_list(target_tasks, tasks_all, "target_tasks")
-    scores, models, tasks = _reference(reference, tasks_all, caller="cross_fit_selection")
-    frame = pd.DataFrame(scores, index=tasks, columns=models)
-    groups = _twin_groups(scores)
-    order = gen.permutation(len(groups))
-    n_split = len(groups) if n_folds is None else min(int(n_folds), len(groups))
-    rows = []
-    for fold, part in enumerate(np.array_split(order, n_split)):
-        held = [models[i] for g in part for i in groups[int(g)]]
-        ref = frame.drop(columns=held)
-        sel = select_tasks(
-            ref, k, target_tasks=target, confidence_level=confidence_level, **options
-        )
-        for model in held:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
-                res = predict_benchmark(
-                    ref,
-                    frame.loc[list(sel.tasks), model],
-                    target_tasks=target,
-                    confidence_level=confidence_level,
-                    selection=sel,
-                )
-            actual = float(frame.loc[target, model].mean())
-            rows.append(
-                {
-                    "model": model,
-                    "fold": fold,
-                    "actual": actual,
-                    "predicted": res.mean,
-                    "low": res.low,
-                    "high": res.high,
-                    "error": res.mean - actual,
-                    "half_width": (res.high - res.low) / 2,
-                    "covered": res.low <= actual <= res.high,
-                    "extrapolating": res.extrapolating,
-                    "tasks": ", ".join(sel.tasks),
-                }
-            )
-    return pd.DataFrame(rows).set_index("model").loc[models].reset_index()

@@ -1,0 +1,221 @@
+"""Held-out validation of the benchmark-mean estimator, as users meet it.
+
+* :func:`cross_fit_selection`: select on some models, predict the others (random
+  folds, or leave one model out): the check for a model *exchangeable* with the
+  references;
+* :func:`validate_by_release_date`: fit (and select) on the models released before a
+  date, predict every model released after it: the check for the model a user brings,
+  which is newer than every model it is compared with.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ExtrapolationWarning
+from ._checks import RngLike, _check_rng
+from ._estimate_checks import _reference, _require_frame, _task_list
+from .estimate import _day_numbers, predict_benchmark
+from .selection import select_tasks
+
+__all__ = ["cross_fit_selection", "validate_by_release_date"]
+
+
+def _twin_groups(scores: np.ndarray, share: float = 0.9) -> list[list[int]]:
+    """Groups of models (columns) identical on at least ``share`` of the tasks.
+
+    Connected components: the same model under two names ends up in one group.
+    """
+    n = scores.shape[1]
+    same = (np.abs(scores[:, :, None] - scores[:, None, :]) <= 1e-12).mean(axis=0) >= share
+    label = list(range(n))
+    for i in range(n):
+        for j in np.flatnonzero(same[i]):
+            a, b = label[i], label[int(j)]
+            if a != b:
+                label = [a if v == b else v for v in label]
+    groups: dict[int, list[int]] = {}
+    for i, v in enumerate(label):
+        groups.setdefault(v, []).append(i)
+    return list(groups.values())
+
+
+def cross_fit_selection(
+    reference: pd.DataFrame,
+    k: int,
+    *,
+    n_folds: int | None = None,
+    rng: RngLike = None,
+    target_tasks: Sequence[str] | None = None,
+    confidence_level: float = 0.95,
+    **options: Any,
+) -> pd.DataFrame:
+    """Measure a selection on models outside it: select on some models, predict the rest.
+
+    The models are split into folds (``n_folds=None``: leave one model out); for each
+    fold :func:`select_tasks` runs on the other models only (its nested validation
+    calibrates the interval), and every held-out model is predicted from its scores on
+    the tasks chosen without it by :func:`analysis.stats.predict_benchmark` with
+    ``selection=``. Models identical on at least 90% of the tasks (one model under two
+    names) are held out together, so a twin never leaks into the selection.
+
+    Args:
+        reference: tasks x models of complete models (0-1).
+        k: tasks to select.
+        n_folds: number of folds (None: one per model, or per group of twins).
+        rng: seed or Generator for the split into folds.
+        target_tasks: tasks whose mean is predicted (default: all rows).
+        confidence_level: level of the intervals.
+        **options: further :func:`select_tasks` options (``candidates``,
+            ``task_types``, ``method``, ``criterion``).
+
+    Returns:
+        One row per model: ``model``, ``fold``, ``actual``, ``predicted``, ``low``,
+        ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``, ``tasks``
+        (the tasks chosen without it, joined by ``", "``).
+    """
+    _require_frame(reference)
+    gen = _check_rng(rng)
+    tasks_all = [str(t) for t in reference.index]
+    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    scores, models, tasks = _reference(reference, tasks_all, caller="cross_fit_selection")
+    frame = pd.DataFrame(scores, index=tasks, columns=models)
+    groups = _twin_groups(scores)
+    order = gen.permutation(len(groups))
+    n_split = len(groups) if n_folds is None else min(int(n_folds), len(groups))
+    rows = []
+    for fold, part in enumerate(np.array_split(order, n_split)):
+        held = [models[i] for g in part for i in groups[int(g)]]
+        ref = frame.drop(columns=held)
+        sel = select_tasks(
+            ref, k, target_tasks=target, confidence_level=confidence_level, **options
+        )
+        for model in held:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
+                res = predict_benchmark(
+                    ref,
+                    frame.loc[list(sel.tasks), model],
+                    target_tasks=target,
+                    confidence_level=confidence_level,
+                    selection=sel,
+                )
+            actual = float(frame.loc[target, model].mean())
+            rows.append(
+                {
+                    "model": model,
+                    "fold": fold,
+                    "actual": actual,
+                    "predicted": res.mean,
+                    "low": res.low,
+                    "high": res.high,
+                    "error": res.mean - actual,
+                    "half_width": (res.high - res.low) / 2,
+                    "covered": res.low <= actual <= res.high,
+                    "extrapolating": res.extrapolating,
+                    "tasks": ", ".join(sel.tasks),
+                }
+            )
+    return pd.DataFrame(rows).set_index("model").loc[models].reset_index()
+
+
+def validate_by_release_date(
+    reference: pd.DataFrame,
+    reference_dates: Mapping[str, Any] | pd.Series,
+    cuts: Sequence[Any],
+    *,
+    k: int | None,
+    target_tasks: Sequence[str] | None = None,
+    candidates: Sequence[str] | None = None,
+    confidence_level: float = 0.95,
+    **options: Any,
+) -> pd.DataFrame:
+    """Fit on the models released before each cut date; predict those released after.
+
+    For every cut, the models released before it are the reference: with ``k`` the
+    tasks are selected on them (:func:`select_tasks` over ``candidates``), else every
+    candidate task is observed; each model released on or after the cut is predicted
+    by :func:`predict_benchmark` with ``reference_dates`` (so its interval is
+    calibrated forward in time, as a user's new model's is). Models without a release
+    date are never predicted, and are counted in the ``n_undated`` column.
+
+    Args:
+        reference: tasks x models of complete models (0-1).
+        reference_dates: model -> release date (aligned by name).
+        cuts: the split dates.
+        k: tasks to select, or None to observe every candidate.
+        target_tasks: tasks whose mean is predicted (default: all rows).
+        candidates: tasks that may be observed (default: all rows).
+        confidence_level: level of the intervals.
+        **options: further :func:`select_tasks` options (``task_types``, ``criterion``).
+
+    Returns:
+        One row per (cut, newer model): ``cut``, ``model``, ``actual``, ``predicted``,
+        ``low``, ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``,
+        ``above_all_older`` (its actual mean exceeds every older model's),
+        ``calibration``, ``n_older``, ``n_undated``.
+    """
+    _require_frame(reference)
+    tasks_all = [str(t) for t in reference.index]
+    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    cands = _task_list(candidates, tasks_all, "candidates")
+    scores, models, tasks = _reference(reference, tasks_all, caller="validate_by_release_date")
+    frame = pd.DataFrame(scores, index=tasks, columns=models)
+    days = _day_numbers(reference_dates, models)
+    dates = pd.Series(days, index=models)
+    rows = []
+    for cut in cuts:
+        cut_day = float(_day_numbers({"cut": cut}, ["cut"])[0])
+        if np.isnan(cut_day):
+            raise ValueError(f"`cuts` holds {cut!r}, which is not a date")
+        older = [m for m in models if dates[m] < cut_day]
+        newer = [m for m in models if dates[m] >= cut_day]
+        ref = frame[older]
+        sel = None
+        if k is not None:
+            sel = select_tasks(
+                ref,
+                k,
+                target_tasks=target,
+                candidates=cands,
+                confidence_level=confidence_level,
+                **options,
+            )
+        observed = list(sel.tasks) if sel is not None else cands
+        best_older = float(ref.loc[target].mean().max())
+        for model in newer:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
+                res = predict_benchmark(
+                    ref,
+                    frame.loc[observed, model],
+                    target_tasks=target,
+                    confidence_level=confidence_level,
+                    selection=sel,
+                    reference_dates=dates[older],
+                )
+            actual = float(frame.loc[target, model].mean())
+            rows.append(
+                {
+                    "cut": str(pd.Timestamp(cut).date()),
+                    "model": model,
+                    "actual": actual,
+                    "predicted": res.mean,
+                    "low": res.low,
+                    "high": res.high,
+                    "error": res.mean - actual,
+                    "half_width": (res.high - res.low) / 2,
+                    "covered": res.low <= actual <= res.high,
+                    "extrapolating": res.extrapolating,
+                    "above_all_older": actual > best_older,
+                    "calibration": res.calibration,
+                    "n_older": len(older),
+                    "n_undated": int(np.isnan(days).sum()),
+                }
+            )
+    return pd.DataFrame(rows)
