@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import model_folder_name
 from .interrupt import signals_blocked
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def lock_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
     Returns:
         ``<results_dir>/.locks/<org>__<model>/<revision>/<Task>.lock``.
     """
-    folder = Path(results_dir) / LOCKS / meta.model_name_as_path() / str(meta.revision)
+    folder = Path(results_dir) / LOCKS / model_folder_name(str(meta.name)) / str(meta.revision)
     return folder / f"{task_name}.lock"
 
 
