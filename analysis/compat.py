@@ -5,7 +5,8 @@ top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-one patch of a public mteb method (a local task's ``load_data``) lives here too.
+one patch of a public mteb method (a local task's ``load_data``) lives here too, and so
+does the package's one look-up of mteb's model registry (:func:`registered_meta`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,34 @@ def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, s
     if identity is None:
         raise ValueError(f"mteb reads no model identity from {folder}")
     return identity
+
+
+def registered_meta(name: str, *, follow_renames: bool = False) -> Any:
+    """The ``mteb.ModelMeta`` mteb registers for ``name``, or None; never contacts the hub.
+
+    The one model-registry look-up of the package. Reads the dict ``mteb.get_model_meta``
+    reads (``mteb.models.model_implementations.MODEL_REGISTRY``) without its hub fallback
+    and without raising for an unknown name.
+
+    Args:
+        name: A model name such as ``sentence-transformers/all-MiniLM-L6-v2``.
+        follow_renames: Also accept a name mteb renamed (``get_model_meta._MODEL_RENAMES``)
+            and return the entry under its new name, as ``mteb.get_model_meta`` does.
+    """
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    if follow_renames:
+        from mteb.models.get_model_meta import _MODEL_RENAMES
+
+        name = _MODEL_RENAMES.get(name, name)
+    return MODEL_REGISTRY.get(name)
+
+
+def registered_model_names() -> frozenset[str]:
+    """Every model name mteb registers (the names ``mteb.get_model_metas()`` returns)."""
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    return frozenset(name for name, meta in MODEL_REGISTRY.items() if meta.name)
 
 
 def create_dataloader(*args: Any, **kwargs: Any) -> Any:

@@ -1,9 +1,10 @@
 """papermill's own parameter flags for the batch: ``-p``, ``-r``, ``-y``, ``-f``.
 
 The same flags, value types and order as the ``papermill`` command (``papermill/cli.py``):
-``-f FILE`` and ``-y YAML`` are YAML mappings (read without timestamps, so dates stay
-text), then ``-p NAME VALUE`` typed as papermill types it (``True``/``False``/``None``,
-int, float, else text), then ``-r NAME VALUE`` (always text); later ones win.
+``-f FILE`` and ``-y YAML`` are YAML mappings read with papermill's own loader
+(``papermill.iorw.NoDatesSafeLoader``: no timestamps, so dates stay text), then
+``-p NAME VALUE`` typed as papermill types it (``True``/``False``/``None``, int, float,
+else text), then ``-r NAME VALUE`` (always text); later ones win.
 """
 
 from __future__ import annotations
@@ -16,15 +17,6 @@ from typing import Any
 import yaml
 
 from .errors import BatchError
-
-
-class _NoDatesLoader(yaml.SafeLoader):
-    """YAML without timestamp parsing, as papermill reads ``-y`` and ``-f`` (dates stay text)."""
-
-    yaml_implicit_resolvers = {  # noqa: RUF012 - PyYAML's own class attribute
-        key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
-        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
 
 
 def parameter_value(text: str) -> Any:
@@ -51,11 +43,13 @@ def command_line_parameters(
     Raises:
         BatchError: A YAML file or string is not a mapping.
     """
+    from papermill.iorw import NoDatesSafeLoader  # the loader papermill's CLI uses
+
     merged: dict[str, Any] = {}
     sources = [(f, Path(f).read_text(encoding="utf-8")) for f in files]
     sources += [(f"-y {t!r}", t) for t in yaml_texts]
     for label, text in sources:
-        data = yaml.load(text, Loader=_NoDatesLoader) or {}  # a SafeLoader
+        data = yaml.load(text, Loader=NoDatesSafeLoader) or {}  # a SafeLoader
         if not isinstance(data, dict):
             raise BatchError(f"{label} must be a YAML mapping (name: value), got {data!r}.")
         merged.update(data)

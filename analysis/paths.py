@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 from pathlib import Path
 
 #: The environment variable naming the results folder(s) (``make figures RESULTS=...`` sets
@@ -45,21 +44,3 @@ def display_path(path: str | Path) -> str:
     if home in absolute.parents:
         return "~/" + absolute.relative_to(home).as_posix()
     return absolute.as_posix()
-
-
-def results_location(results_dir: str | Path | None) -> str | None:
-    """Deprecated: use ``analysis.results.folder.ResultsFolders.resolve``.
-
-    The ``results_dir`` parameter, else ``$STATIC_RTEB_RESULTS``, made absolute against
-    the repository root; None when neither is set.
-    """
-    warnings.warn(
-        "analysis.paths.results_location is deprecated; use "
-        "analysis.results.folder.ResultsFolders.resolve(results_dir)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    if results_dir:
-        return str(from_root(results_dir))
-    env = os.environ.get(RESULTS_ENV)
-    return str(from_root(env)) if env else None

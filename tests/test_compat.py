@@ -272,3 +272,44 @@ def test_checkout_result_cache_submits_offline_without_touching_origin(tmp_path,
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError):
         compat.checkout_result_cache(tmp_path / "empty").download_from_remote()
+
+
+# --------------------------------------------------------------------------- model registry
+
+
+def test_registered_meta_reads_mteb_registry_without_the_hub():
+    import mteb
+
+    from analysis.compat import registered_meta, registered_model_names
+
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    assert registered_meta(name) == mteb.get_model_meta(name, fetch_from_hf=False)
+    assert registered_meta("no-such-org/no-such-model") is None
+    assert registered_model_names() == frozenset(
+        meta.name for meta in mteb.get_model_metas() if meta.name
+    )
+
+
+def test_registered_meta_follows_renames_only_when_asked():
+    import warnings
+
+    import mteb
+    from mteb.models.get_model_meta import _MODEL_RENAMES
+
+    from analysis.compat import registered_meta
+
+    old, new = next((o, n) for o, n in _MODEL_RENAMES.items() if registered_meta(n) is not None)
+    assert registered_meta(old) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # mteb's rename notice
+        assert registered_meta(old, follow_renames=True) == mteb.get_model_meta(old)
+    assert registered_meta(old, follow_renames=True) == registered_meta(new)
+
+
+def test_model_folder_name_is_mteb_model_name_as_path():
+    import mteb
+
+    from analysis.errors import model_folder_name
+
+    for meta in mteb.get_model_metas():
+        assert model_folder_name(str(meta.name)) == meta.model_name_as_path(), meta.name

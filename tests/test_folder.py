@@ -303,8 +303,7 @@ def test_batch_results_flag_takes_several_folders(monkeypatch, tmp_path):
 
 
 def test_model_groups_unknown_only_for_a_model_mteb_does_not_know(monkeypatch):
-    import mteb
-
+    from analysis.results import groups as groups_module
     from analysis.results.groups import model_groups
 
     groups = model_groups(["no-such-org/no-such-model", "minishlab/potion-base-8M"])
@@ -313,9 +312,9 @@ def test_model_groups_unknown_only_for_a_model_mteb_does_not_know(monkeypatch):
         "minishlab/potion-base-8M": "static",
     }
 
-    def broken(name: str) -> None:
+    def broken(name: str, **options: bool) -> None:
         raise RuntimeError("registry broken")
 
-    monkeypatch.setattr(mteb, "get_model_meta", broken)
+    monkeypatch.setattr(groups_module, "registered_meta", broken)
     with pytest.raises(RuntimeError, match="registry broken"):
         model_groups(["minishlab/potion-base-8M"])

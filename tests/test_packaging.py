@@ -86,3 +86,51 @@ def test_analysis_half_imports_no_model_code(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "", f"the analysis half imported {proc.stdout.strip()}"
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _imported_top_level_modules(package: Path) -> dict[str, list[str]]:
+    """Every top-level module an ``import`` in ``package`` names -> the files naming it."""
+    import ast
+    import sys
+
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != package.name:
+                    found.setdefault(top, []).append(path.relative_to(REPO).as_posix())
+    return found
+
+
+def test_every_library_the_package_imports_is_declared():
+    """Each third-party module analysis/ imports comes from a dependency it declares."""
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = {
+        _canonical(_norm(req)[0])
+        for req in [*project["dependencies"], *project["optional-dependencies"]["runs"]]
+    }
+    providers = packages_distributions()
+    imported = _imported_top_level_modules(REPO / "analysis")
+    assert {"mteb", "pandas", "yaml", "pytrec_eval"} <= set(imported)  # the walk sees imports
+    undeclared = {
+        module: sorted({_canonical(d) for d in providers.get(module, [])} or {"(not installed)"})
+        for module in imported
+        if not {_canonical(d) for d in providers.get(module, [])} & declared
+    }
+    assert not undeclared, "declare in pyproject.toml and environment.yml: " + "; ".join(
+        f"{module} (from {', '.join(dists)}; imported in {imported[module][0]})"
+        for module, dists in sorted(undeclared.items())
+    )

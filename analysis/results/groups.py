@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from ..compat import registered_meta
+
 
 def model_groups(models: Iterable[str]) -> pd.DataFrame:
     """Classify models from mteb's registered ``ModelMeta``.
@@ -28,8 +30,6 @@ def model_groups(models: Iterable[str]) -> pd.DataFrame:
         One row per model: ``model``, ``family`` (static / transformer / baseline / unknown),
         ``static_kind`` (distilled / supervised / "" for non-static), ``n_parameters``.
     """
-    import mteb
-
     rows = []
     for name in models:
         if name.startswith("mteb/baseline"):
@@ -37,9 +37,8 @@ def model_groups(models: Iterable[str]) -> pd.DataFrame:
                 {"model": name, "family": "baseline", "static_kind": "", "n_parameters": math.nan}
             )
             continue
-        try:
-            meta = mteb.get_model_meta(name)
-        except KeyError:  # mteb's "not found in MTEB registry"; any other failure is raised
+        meta = registered_meta(name, follow_renames=True)
+        if meta is None:  # mteb does not register it; a failing registry is raised
             rows.append(
                 {"model": name, "family": "unknown", "static_kind": "", "n_parameters": math.nan}
             )

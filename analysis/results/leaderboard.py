@@ -81,8 +81,6 @@ __all__ = [
     "default_cache_dir",
     "load_leaderboard",
     "load_leaderboards",
-    "resolve_results_dir",
-    "results_fingerprint",
     "summarize",
 ]
 
@@ -163,35 +161,6 @@ class Leaderboard:
         for scope in scopes or ("all",):
             mask &= self.summary[columns[scope]].astype(bool)
         return list(self.summary.index[mask])
-
-
-# --------------------------------------------------------------------------- deprecated names
-
-
-def resolve_results_dir(results: str | Path | None, *, download: bool | None = None) -> Path:
-    """Deprecated: ``ResultsFolders.resolve(results, download=download).folders[0]``.
-
-    The folder is absolute with symlinks kept (it used to be fully resolved).
-    """
-    warnings.warn(
-        "resolve_results_dir is deprecated; use "
-        "analysis.results.folder.ResultsFolders.resolve(results)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return ResultsFolders.resolve(results, download=download).folders[0]
-
-
-def results_fingerprint(results: str | Path) -> tuple[str, int]:
-    """Deprecated: the stable fingerprint and file count (``ResultsFolders``)."""
-    warnings.warn(
-        "results_fingerprint is deprecated; use "
-        "ResultsFolders.resolve(results).provenance()['results_fingerprint']",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    folders = ResultsFolders.resolve(results, download=False)
-    return folders.fingerprint(), folders.n_files
 
 
 # --------------------------------------------------------------------------- loading

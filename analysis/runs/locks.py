@@ -17,6 +17,29 @@ A lock is **stale**, and is broken, when
 Breaking is itself guarded by a short-lived ``<lock>.break`` file, and the stale lock is
 removed only if it still holds the token that was judged stale, so two workers that find
 the same stale lock cannot remove each other's fresh one.
+
+Why not ``filelock``: its locks were tried against this module's tests (filelock 4.2,
+``benchmarks/bench_locks.py``) and none keeps the tested behaviour, so nothing here is
+built on it:
+
+* ``filelock.FileLock`` (``flock``) records no holder, so ``static-rteb status`` and the
+  job records (:func:`read_lock`, :func:`pid_alive`) could not say who holds a task, and
+  ``flock`` across hosts depends on the NFS client;
+* ``filelock.SoftFileLock`` uses the same ``O_EXCL`` file but its own record (pid, host),
+  so it cannot read the JSON lock files workers write (a lock file naming a dead pid of this
+  host is not broken, ``test_lock_of_dead_process_on_this_host_is_broken``); it never
+  expires another host's lock unless given a ``lifetime``, and with one it breaks a live
+  holder's lock once the file is older than that, having no heartbeat
+  (``test_heartbeat_keeps_a_held_lock_fresh``); it does not break an old empty lock file
+  (``test_unreadable_lock_file_counts_as_held_until_old``);
+* ``filelock.SoftFileLease`` has a heartbeat, but a contender takes a lock only after
+  watching it go unrefreshed for the whole lease on its own clock: a lock left by a
+  crashed node hours ago still costs every new worker another ``stale_after``
+  (``test_lock_of_other_host_is_stale_only_after_timeout`` expects it broken at once).
+
+The price, measured in ``benchmarks/results/locks.md``: an acquire writes and fsyncs the
+holder's record and starts a heartbeat thread, milliseconds per task that runs for seconds
+to hours.
 """
 
 from __future__ import annotations
@@ -34,6 +57,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import model_folder_name
 from .interrupt import signals_blocked
 
 if TYPE_CHECKING:
@@ -79,7 +103,7 @@ def lock_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
     Returns:
         ``<results_dir>/.locks/<org>__<model>/<revision>/<Task>.lock``.
     """
-    folder = Path(results_dir) / LOCKS / meta.model_name_as_path() / str(meta.revision)
+    folder = Path(results_dir) / LOCKS / model_folder_name(str(meta.name)) / str(meta.revision)
     return folder / f"{task_name}.lock"
 
 

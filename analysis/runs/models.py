@@ -21,15 +21,16 @@ import os
 import re
 import socket
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from mteb.models import ModelMeta
 from mteb.models.abs_encoder import AbsEncoder
-from mteb.models.model_implementations import MODEL_REGISTRY
 from mteb.models.model_meta import ScoringFunction
 
+from ..compat import registered_meta
 from ..errors import ModelLoadError
 
 if TYPE_CHECKING:
@@ -203,20 +204,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def registered_meta(name: str) -> ModelMeta | None:
-    """The metadata mteb registers for ``name``, or None when mteb does not know the model.
-
-    Never contacts the hub (unlike ``mteb.get_model_meta(..., fetch_from_hf=True)``).
-
-    Args:
-        name: A hub id such as ``sentence-transformers/all-MiniLM-L6-v2``.
-
-    Returns:
-        The registered :class:`mteb.ModelMeta`, or None.
-    """
-    return MODEL_REGISTRY.get(name)
-
-
 def hub_offline() -> bool:
     """Whether the hub is switched off (``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` set)."""
     flags = (os.environ.get("HF_HUB_OFFLINE", ""), os.environ.get("TRANSFORMERS_OFFLINE", ""))
@@ -312,21 +299,83 @@ def _load_local(
     folder: Path, *, name: str | None, revision: str | None, device: str | None
 ) -> EncoderProtocol:
     kind = detect_model_kind(folder)
-    registered = registered_meta(name) if name else None
+    result_name, result_revision, registered = local_identity(folder, name=name, revision=revision)
     if registered is not None:
         meta = registered
         if revision and revision != registered.revision:
             meta = registered.model_copy(update={"revision": revision})
     else:
-        meta = _local_meta(
-            name or f"{LOCAL_ORG}/{_safe_name(folder.name)}",
-            revision or content_revision(folder),
-            kind,
-            folder,
-        )
+        meta = _local_meta(result_name, result_revision, kind, folder)
     if kind == "model2vec":
         return _wrap_static(folder, meta)
     return _wrap_sentence_transformer(str(folder), meta, device=device)
+
+
+def local_identity(
+    folder: Path, *, name: str | None, revision: str | None = None, content: str | None = None
+) -> tuple[str, str, ModelMeta | None]:
+    """Name and revision the results of a local model folder are filed under.
+
+    The one rule for a local folder, used by :func:`load_model` and :func:`model_identity`:
+    a ``name`` registered in mteb brings its registered metadata and revision; any other
+    folder is named ``name`` (default ``local/<folder name>``) with its content revision.
+
+    Args:
+        folder: The model folder (resolved).
+        name: The result name given for it, or None.
+        revision: Overrides the revision.
+        content: The folder's :func:`content_revision` when already computed.
+
+    Returns:
+        ``(name, revision, registered metadata or None)``.
+    """
+    registered = registered_meta(name) if name else None
+    if registered is not None:
+        return str(registered.name), str(revision or registered.revision), registered
+    result_name = name or f"{LOCAL_ORG}/{_safe_name(folder.name)}"
+    return result_name, revision or content or content_revision(folder), None
+
+
+@dataclass(frozen=True)
+class ModelIdentity:
+    """A model's source, result name and revision, found without loading its weights."""
+
+    source: str
+    name: str
+    revision: str
+    content: str | None
+    name_override: str | None
+
+
+def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdentity:
+    """Name and revision a model's results are filed under, as :func:`load_model` decides.
+
+    A local folder gets :func:`local_identity` plus its content revision (re-checked before
+    a planned job runs); a hub id registered in mteb gets the registered revision. Only an
+    unregistered hub id is loaded to learn its revision.
+
+    Args:
+        source: Hub id or local model folder.
+        name: Result name for a local folder.
+
+    Returns:
+        The identity.
+
+    Raises:
+        ModelLoadError: If the model cannot be found.
+    """
+    path = Path(str(source)).expanduser()
+    if path.is_dir():
+        folder = path.resolve()
+        detect_model_kind(folder)  # a clear error for a folder that is not a model
+        content = content_revision(folder)
+        result_name, revision, _ = local_identity(folder, name=name, content=content)
+        return ModelIdentity(str(folder), result_name, revision, content, name)
+    registered = registered_meta(str(source))
+    if registered is not None and registered.revision:
+        return ModelIdentity(str(source), str(registered.name), registered.revision, None, None)
+    meta = load_model(source, name=name).mteb_model_meta
+    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None)
 
 
 def _safe_name(text: str) -> str:

@@ -111,62 +111,6 @@ class Plan:
 # --------------------------------------------------------------------------- making a plan
 
 
-@dataclass(frozen=True)
-class ModelIdentity:
-    """A model's source, result name and revision, found without loading its weights."""
-
-    source: str
-    name: str
-    revision: str
-    content: str | None
-    name_override: str | None
-
-
-def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdentity:
-    """Name and revision a model's results are filed under, as :func:`load_model` decides.
-
-    A local folder gets its registered metadata (``name`` registered in mteb) or
-    ``name``/``local/<folder>`` with its content revision; a hub id registered in mteb gets
-    the registered revision. Only an unregistered hub id is loaded to learn its revision.
-
-    Args:
-        source: Hub id or local model folder.
-        name: Result name for a local folder.
-
-    Returns:
-        The identity.
-
-    Raises:
-        ModelLoadError: If the model cannot be found.
-    """
-    from .models import (
-        LOCAL_ORG,
-        _safe_name,
-        content_revision,
-        detect_model_kind,
-        load_model,
-        registered_meta,
-    )
-
-    path = Path(str(source)).expanduser()
-    if path.is_dir():
-        folder = path.resolve()
-        detect_model_kind(folder)  # a clear error for a folder that is not a model
-        content = content_revision(folder)
-        registered = registered_meta(name) if name else None
-        if registered is not None:
-            return ModelIdentity(
-                str(folder), str(registered.name), str(registered.revision), content, name
-            )
-        result_name = name or f"{LOCAL_ORG}/{_safe_name(folder.name)}"
-        return ModelIdentity(str(folder), result_name, content, content, name)
-    registered = registered_meta(str(source))
-    if registered is not None and registered.revision:
-        return ModelIdentity(str(source), str(registered.name), registered.revision, None, None)
-    meta = load_model(source, name=name).mteb_model_meta
-    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None)
-
-
 def job_id(name: str, revision: str, tasks: Sequence[str]) -> str:
     """Stable id of a job: the first 12 hex digits of a hash of name, revision and tasks."""
     payload = json.dumps([name, revision, list(tasks)]).encode("utf-8")
@@ -202,6 +146,7 @@ def make_plan(
         UnknownTaskError: If a task name is unknown.
         ModelLoadError: If a model cannot be found.
     """
+    from .models import model_identity
     from .runner import resolve_tasks
 
     if tasks_per_job <= 0:

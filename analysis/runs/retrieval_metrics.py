@@ -3,21 +3,21 @@
 mteb reports only the mean nDCG@10 of a retrieval task. A paired test between two models
 needs the score of every query: :func:`per_query_ndcg` recomputes it from the predictions
 mteb saves (``<Task>_predictions.json``, written when ``prediction_folder`` is set) and the
-task's qrels, exactly as mteb does (pytrec_eval's ``ndcg_cut``: linear gains, log2
-discount, ties broken by descending document id, queries without predictions or without
-relevant documents left out), so the mean of the array is mteb's nDCG@10 before mteb
-rounds it to 5 decimals.
+task's qrels with the evaluator mteb uses (pytrec_eval's ``ndcg_cut``: linear gains, log2
+discount, ties broken by descending document id), on the queries that have both
+predictions and judgements, so the mean of the array is mteb's nDCG@10 before mteb rounds
+it to 5 decimals.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pytrec_eval
 
 Predictions = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]
@@ -46,25 +46,20 @@ def per_query_ndcg(predictions: Predictions, qrels: Qrels, k: int = 10) -> pd.Se
             "No query id is in both the predictions and the qrels; check that they come "
             "from the same task, split and subset."
         )
-    values = {query: _ndcg(predictions[query], qrels[query], k) for query in shared}
+    measure = f"ndcg_cut_{k}"
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {query: {doc: int(rel) for doc, rel in qrels[query].items()} for query in shared},
+        {f"ndcg_cut.{k}"},
+    )
+    run = {
+        query: {doc: float(score) for doc, score in predictions[query].items()} for query in shared
+    }
+    scores = evaluator.evaluate(run)
+    # a query with an empty ranking is absent from pytrec_eval's answer: it scores 0
+    values = {query: scores.get(query, {}).get(measure, 0.0) for query in shared}
     series = pd.Series(values, name=f"ndcg_at_{k}", dtype=float)
     series.index.name = "query_id"
     return series
-
-
-def _ndcg(scores: Mapping[str, float], judged: Mapping[str, int], k: int) -> float:
-    # trec_eval order: score descending, then document id descending
-    ranking = sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]
-    dcg = sum(
-        _gain(judged.get(doc, 0)) / math.log2(rank + 2) for rank, (doc, _) in enumerate(ranking)
-    )
-    ideal = sorted((_gain(rel) for rel in judged.values()), reverse=True)[:k]
-    idcg = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(ideal))
-    return dcg / idcg if idcg > 0 else 0.0
-
-
-def _gain(relevance: int | float) -> float:
-    return float(relevance) if relevance > 0 else 0.0
 
 
 def load_predictions(path: str | Path, *, subset: str = "default", split: str = "test") -> dict:

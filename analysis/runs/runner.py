@@ -46,7 +46,7 @@ from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
 from .. import compat
-from ..errors import RunInterrupted, UnknownTaskError, close_names
+from ..errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
 from ..io import atomic_write_bytes
 from .interrupt import signal_of
 from .local_tasks import discover_local_tasks, load_local_task
@@ -182,7 +182,7 @@ def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -
 
 
 def _model_result_folder(root: Path, meta: ModelMeta) -> Path:
-    folder = root / meta.model_name_as_path() / str(meta.revision)
+    folder = root / model_folder_name(str(meta.name)) / str(meta.revision)
     return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
 
 

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...compat import registered_meta, registered_model_names
+from ...errors import model_folder_name, model_name_from_folder
+
 #: check id -> the CI test (file::function) or workflow that enforces it.
 CHECKS: dict[str, str] = {
     "model-meta-missing": "tests/test_ensure_correct_metadata.py::test_model_meta_in_folders",
@@ -96,18 +99,13 @@ class Failure:
 @functools.cache
 def registered_names() -> frozenset[str]:
     """The model names mteb implements (``mteb.get_model_metas()``, as CI reads them)."""
-    import mteb
-
-    return frozenset(meta.name for meta in mteb.get_model_metas() if meta.name)
+    return registered_model_names()
 
 
 def registered_revision(name: str) -> str | None:
     """The revision mteb registers for ``name`` (no hub access), or None when unknown."""
-    import mteb
-
-    if name not in registered_names():
-        return None
-    return mteb.get_model_meta(name, fetch_from_hf=False).revision
+    meta = registered_meta(name)
+    return None if meta is None else meta.revision
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -144,7 +142,7 @@ def _meta_fix(model_folder: str) -> str:
 
 
 def _expected_folder(root: Path, meta: dict[str, Any], meta_file: Path) -> Path:
-    name = str(meta["name"]).replace(" ", "_").replace("/", "__")
+    name = model_folder_name(str(meta["name"]))
     revision = meta["revision"]
     if revision is None:
         revision = meta_file.parent.name
@@ -370,7 +368,7 @@ def _duplicate_revisions(
 
 
 def _names(model: Path, metas: dict[Path, dict[str, Any]]) -> list[str]:
-    names = [model.name.replace("__", "/")]
+    names = [model_name_from_folder(model.name)]
     names += [str(m["name"]) for p, m in sorted(metas.items()) if p.is_relative_to(model)]
     return list(dict.fromkeys(names))
 
@@ -404,7 +402,7 @@ def _duplicate_tasks(root: Path, model: Path, metas: dict[Path, dict[str, Any]])
     if model.name.startswith(".") or model.name in DUPLICATE_EXEMPT or not rev_folders:
         return []
     reference = None
-    for name in [model.name.replace("__", "/"), *_names(rev_folders[0], metas)]:
+    for name in [model_name_from_folder(model.name), *_names(rev_folders[0], metas)]:
         if name in registered_names():
             reference = registered_revision(name)
             break

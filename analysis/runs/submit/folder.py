@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ... import compat
-from ..models import detect_model_kind, registered_meta
+from ...compat import registered_meta
+from ..models import detect_model_kind
 from . import gitrepo
 
 _MB = 1024**2
