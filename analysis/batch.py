@@ -29,9 +29,7 @@ import contextlib
 import os
 import re
 import shlex
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,13 +38,14 @@ from typing import Any
 
 import yaml
 
-from .errors import AnalysisError, BatchError, close_names
+from .errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from .notebook_params import declared_parameters
 from .papermill_flags import (
     add_parameter_flags,
     parameters_from_flags,
 )
 from .paths import repo_root
+from .runs.interrupt import stop_on_signals
 
 #: Profile keys that are not notebook names.
 ALL_KEY, NOTEBOOKS_KEY = "_all", "_notebooks"
@@ -376,14 +375,6 @@ def _reproducible_kernels() -> Iterator[None]:
             os.environ["PYTHONHASHSEED"] = old
 
 
-class BatchInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGINT) during a batch: which notebooks finished, which one was stopped."""
-
-    def __init__(self, finished: Sequence[NotebookRun], stopped: str, rest: Sequence[str]):
-        super().__init__(stopped)
-        self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
-
-
 def _run_all(
     sources: Sequence[Path],
     profile: Profile,
@@ -444,7 +435,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         overrides = parameters_from_flags(args)
-        with _signals_stop_like_ctrl_c():
+        # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
+        # batch started in the background (SIGINT inherited ignored) still stops on kill -INT
+        with stop_on_signals():
             runs = run_batch(
                 args.profile,
                 results=os.pathsep.join(args.results) if args.results else None,
@@ -467,30 +460,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in failed:
         print(f"FAILED {r.name}: {r.where()}: {r.error} (executed copy: {r.output})")
     return 1 if failed else 0
-
-
-@contextlib.contextmanager
-def _signals_stop_like_ctrl_c() -> Iterator[None]:
-    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does.
-
-    SIGINT gets the same handler explicitly: a process started in the background by a
-    script inherits SIGINT ignored (POSIX shells do that without job control), and Python
-    then keeps it ignored, so ``kill -INT`` would not stop the batch.
-    """
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stops = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, stop) for sig in stops}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
