@@ -1,6 +1,6 @@
 """Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.
 
-Usage::
+Usage (``python -m analysis.batch`` is ``static-rteb batch``)::
 
     python -m analysis.batch --profile figures --results ../shared/mteb-cache
     python -m analysis.batch --profile smoke --only blog_tables
@@ -41,7 +41,6 @@ import yaml
 from .errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from .notebook_params import declared_parameters
 from .papermill_flags import (
-    add_parameter_flags,
     parameters_from_flags,
 )
 from .paths import repo_root
@@ -401,38 +400,16 @@ def _run_all(
     return runs
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.batch", description=(__doc__ or "").split("\n\n")[0]
-    )
-    parser.add_argument(
-        "--profile",
-        default="full",
-        help="params/<profile>.yaml: figures (the blog's tables and figures), runs (the "
-        "model-running notebooks), full (both; default), smoke (tests), or a YAML path",
-    )
-    parser.add_argument(
-        "--results",
-        nargs="+",
-        default=None,
-        metavar="FOLDER",
-        help="results folder(s) for every notebook, merged in order (e.g. ../shared/mteb-cache "
-        "offline; ../shared/mteb-cache data/runs adds your own runs)",
-    )
-    parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
-    add_parameter_flags(parser)
-    parser.add_argument(
-        "--build-dir",
-        default=None,
-        help="where executed notebooks go (default build/notebooks/<profile>)",
-    )
-    parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
-    return parser
+def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb batch`` (= ``python -m analysis.batch``), parsed by :mod:`analysis.cli`.
 
+    Args:
+        args: The parsed arguments.
+        argv: The command's own arguments (they name the rerun after an interrupt).
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the exit code (0 ok, 1 a notebook failed, 2 usage)."""
-    args = _parser().parse_args(argv)
+    Returns:
+        The exit status: 0 ok, 1 a notebook failed, 2 usage, 130 interrupted.
+    """
     try:
         overrides = parameters_from_flags(args)
         # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
@@ -450,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m analysis.batch: {err}", file=sys.stderr)
         return 2
     except BatchInterrupted as stop:
-        print(_interrupted_message(stop, argv if argv is not None else sys.argv[1:]), flush=True)
+        print(_interrupted_message(stop, argv), flush=True)
         return 130
     except KeyboardInterrupt:
         print("\nInterrupted before any notebook ran.", flush=True)
@@ -516,5 +493,7 @@ def _stop_children(timeout: float = 2.0) -> None:
             child.kill()
 
 
-if __name__ == "__main__":
-    _exit(main())
+if __name__ == "__main__":  # the alias of `static-rteb batch`
+    from analysis.cli import main
+
+    _exit(main(["batch", *sys.argv[1:]]))
