@@ -20,42 +20,82 @@ Shared by all three: :mod:`analysis.errors` (errors and name lookups),
 writes, tables, figures), :mod:`analysis.paths`.
 """
 
-from .errors import (
-    DroppedModelsWarning,
-    ResultFileWarning,
-    ResultsNotFoundError,
-    UnknownModelError,
-    UnknownNameError,
-    UnknownTaskError,
-)
-from .results.folder import ResultsFolders
-from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
-from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
-from .stats import (
-    BenchmarkAgreementResult,
-    ComparisonReport,
-    ConfidenceInterval,
-    GroupContrastResult,
-    PairedTestResult,
-    RankCorrelationResult,
-    RankIntervalsResult,
-    adjust_pvalues,
-    benchmark_agreement,
-    compare,
-    group_contrast,
-    paired_bootstrap,
-    pairwise_significance,
-    public_private_gap,
-    rank_correlation,
-    rank_intervals,
-)
-from .stats.estimate import BenchmarkPrediction, next_tasks, predict_benchmark
-from .stats.selection import TaskSelectionResult, select_tasks
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
+    from .errors import (
+        DroppedModelsWarning,
+        ResultFileWarning,
+        ResultsNotFoundError,
+        UnknownModelError,
+        UnknownNameError,
+        UnknownTaskError,
+    )
+    from .results.folder import ResultsFolders
+    from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
+    from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
+    from .stats import (
+        BenchmarkAgreementResult,
+        ComparisonReport,
+        ConfidenceInterval,
+        GroupContrastResult,
+        PairedTestResult,
+        RankCorrelationResult,
+        RankIntervalsResult,
+        adjust_pvalues,
+        benchmark_agreement,
+        compare,
+        group_contrast,
+        paired_bootstrap,
+        pairwise_significance,
+        public_private_gap,
+        rank_correlation,
+        rank_intervals,
+    )
+    from .stats.estimate import BenchmarkPrediction, next_tasks, predict_benchmark
+    from .stats.selection import TaskSelectionResult, select_tasks
 
 __version__ = "0.1.0"
 
-# Model-running names import mteb and torch; load them on first use only.
+# Every public name loads on first use: ``import analysis`` (and so every ``--help`` of the
+# command line) imports neither pandas nor scipy, and the model-running names (mteb, torch)
+# load only when used.
 _LAZY = {
+    "DroppedModelsWarning": "analysis.errors",
+    "ResultFileWarning": "analysis.errors",
+    "ResultsNotFoundError": "analysis.errors",
+    "UnknownModelError": "analysis.errors",
+    "UnknownNameError": "analysis.errors",
+    "UnknownTaskError": "analysis.errors",
+    "ResultsFolders": "analysis.results.folder",
+    "Leaderboard": "analysis.results.leaderboard",
+    "load_leaderboard": "analysis.results.leaderboard",
+    "load_leaderboards": "analysis.results.leaderboard",
+    "BenchmarkSpec": "analysis.results.specs",
+    "TaskSpec": "analysis.results.specs",
+    "available_pins": "analysis.results.specs",
+    "resolve_spec": "analysis.results.specs",
+    "BenchmarkAgreementResult": "analysis.stats",
+    "ComparisonReport": "analysis.stats",
+    "ConfidenceInterval": "analysis.stats",
+    "GroupContrastResult": "analysis.stats",
+    "PairedTestResult": "analysis.stats",
+    "RankCorrelationResult": "analysis.stats",
+    "RankIntervalsResult": "analysis.stats",
+    "adjust_pvalues": "analysis.stats",
+    "benchmark_agreement": "analysis.stats",
+    "compare": "analysis.stats",
+    "group_contrast": "analysis.stats",
+    "paired_bootstrap": "analysis.stats",
+    "pairwise_significance": "analysis.stats",
+    "public_private_gap": "analysis.stats",
+    "rank_correlation": "analysis.stats",
+    "rank_intervals": "analysis.stats",
+    "BenchmarkPrediction": "analysis.stats.estimate",
+    "next_tasks": "analysis.stats.estimate",
+    "predict_benchmark": "analysis.stats.estimate",
+    "TaskSelectionResult": "analysis.stats.selection",
+    "select_tasks": "analysis.stats.selection",
     "load_model": "analysis.runs.models",
     "load_local_task": "analysis.runs.local_tasks",
     "run_evaluation": "analysis.runs.runner",
@@ -65,11 +105,17 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+def __getattr__(name: str) -> Any:
+    """A public name (from its module) or a subpackage (``analysis.stats``), on first use."""
+    import importlib
+    import importlib.util
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")
 
 

@@ -1,6 +1,6 @@
 """Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.
 
-Usage::
+Usage (``python -m analysis.batch`` is ``static-rteb batch``)::
 
     python -m analysis.batch --profile figures --results ../shared/mteb-cache
     python -m analysis.batch --profile smoke --only blog_tables
@@ -29,9 +29,7 @@ import contextlib
 import os
 import re
 import shlex
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,13 +38,13 @@ from typing import Any
 
 import yaml
 
-from .errors import AnalysisError, BatchError, close_names
+from .errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from .notebook_params import declared_parameters
 from .papermill_flags import (
-    add_parameter_flags,
     parameters_from_flags,
 )
 from .paths import repo_root
+from .runs.interrupt import stop_on_signals
 
 #: Profile keys that are not notebook names.
 ALL_KEY, NOTEBOOKS_KEY = "_all", "_notebooks"
@@ -376,14 +374,6 @@ def _reproducible_kernels() -> Iterator[None]:
             os.environ["PYTHONHASHSEED"] = old
 
 
-class BatchInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGINT) during a batch: which notebooks finished, which one was stopped."""
-
-    def __init__(self, finished: Sequence[NotebookRun], stopped: str, rest: Sequence[str]):
-        super().__init__(stopped)
-        self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
-
-
 def _run_all(
     sources: Sequence[Path],
     profile: Profile,
@@ -410,41 +400,21 @@ def _run_all(
     return runs
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.batch", description=(__doc__ or "").split("\n\n")[0]
-    )
-    parser.add_argument(
-        "--profile",
-        default="full",
-        help="params/<profile>.yaml: figures (the blog's tables and figures), runs (the "
-        "model-running notebooks), full (both; default), smoke (tests), or a YAML path",
-    )
-    parser.add_argument(
-        "--results",
-        nargs="+",
-        default=None,
-        metavar="FOLDER",
-        help="results folder(s) for every notebook, merged in order (e.g. ../shared/mteb-cache "
-        "offline; ../shared/mteb-cache data/runs adds your own runs)",
-    )
-    parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
-    add_parameter_flags(parser)
-    parser.add_argument(
-        "--build-dir",
-        default=None,
-        help="where executed notebooks go (default build/notebooks/<profile>)",
-    )
-    parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
-    return parser
+def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb batch`` (= ``python -m analysis.batch``), parsed by :mod:`analysis.cli`.
 
+    Args:
+        args: The parsed arguments.
+        argv: The command's own arguments (they name the rerun after an interrupt).
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the exit code (0 ok, 1 a notebook failed, 2 usage)."""
-    args = _parser().parse_args(argv)
+    Returns:
+        The exit status: 0 ok, 1 a notebook failed, 2 usage, 130 interrupted.
+    """
     try:
         overrides = parameters_from_flags(args)
-        with _signals_stop_like_ctrl_c():
+        # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
+        # batch started in the background (SIGINT inherited ignored) still stops on kill -INT
+        with stop_on_signals():
             runs = run_batch(
                 args.profile,
                 results=os.pathsep.join(args.results) if args.results else None,
@@ -457,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m analysis.batch: {err}", file=sys.stderr)
         return 2
     except BatchInterrupted as stop:
-        print(_interrupted_message(stop, argv if argv is not None else sys.argv[1:]), flush=True)
+        print(_interrupted_message(stop, argv), flush=True)
         return 130
     except KeyboardInterrupt:
         print("\nInterrupted before any notebook ran.", flush=True)
@@ -467,30 +437,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in failed:
         print(f"FAILED {r.name}: {r.where()}: {r.error} (executed copy: {r.output})")
     return 1 if failed else 0
-
-
-@contextlib.contextmanager
-def _signals_stop_like_ctrl_c() -> Iterator[None]:
-    """Within the block, SIGTERM (a scheduler, ``kill``) stops the batch as Ctrl-C does.
-
-    SIGINT gets the same handler explicitly: a process started in the background by a
-    script inherits SIGINT ignored (POSIX shells do that without job control), and Python
-    then keeps it ignored, so ``kill -INT`` would not stop the batch.
-    """
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    stops = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, stop) for sig in stops}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
@@ -547,5 +493,7 @@ def _stop_children(timeout: float = 2.0) -> None:
             child.kill()
 
 
-if __name__ == "__main__":
-    _exit(main())
+if __name__ == "__main__":  # the alias of `static-rteb batch`
+    from analysis.cli import main
+
+    _exit(main(["batch", *sys.argv[1:]]))

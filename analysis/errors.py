@@ -200,6 +200,23 @@ class RunInterrupted(KeyboardInterrupt):
         return f"Interrupted ({self.signal_name}): {counts}" + (f". {note}" if note else ".")
 
 
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGINT, SIGTERM) during a notebook batch (:mod:`analysis.batch`).
+
+    A ``KeyboardInterrupt``, like :class:`RunInterrupted`, so no ``except Exception``
+    swallows it.
+
+    Attributes:
+        finished: The :class:`analysis.batch.NotebookRun` of each notebook that ended.
+        stopped: The notebook that was running.
+        rest: The notebooks that never started, in order.
+    """
+
+    def __init__(self, finished: Sequence[Any], stopped: str, rest: Sequence[str]) -> None:
+        super().__init__(stopped)
+        self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
+
+
 class LeaderboardSubmitError(AnalysisError, ValueError):
     """Results cannot go to the MTEB results repository; the message says why and what to do."""
 
@@ -303,20 +320,36 @@ def model_name_from_folder(folder: str) -> str:
 
 
 __all__: Sequence[str] = [
+    "AnalysisError",
+    "AnalysisWarning",
+    "BatchError",
+    "BatchInterrupted",
+    "DistillError",
     "DroppedModelsWarning",
+    "ExecutorError",
     "ExtrapolationWarning",
     "IncompleteBenchmarkWarning",
+    "JobFailedError",
     "LabelMismatchError",
+    "LeaderboardSubmitError",
     "LeakageWarning",
+    "LocalTaskError",
+    "ModelLoadError",
+    "NotebookError",
+    "PlanError",
+    "PlanMismatchError",
+    "PreflightError",
     "ResultFileWarning",
     "ResultsConflictError",
     "ResultsConflictWarning",
     "ResultsNotFoundError",
     "ResultsRevisionError",
     "RunInterrupted",
+    "SubmissionError",
     "UnknownModelError",
     "UnknownNameError",
     "UnknownTaskError",
+    "UnregisteredModelError",
     "check_names",
     "close_names",
     "model_folder_name",

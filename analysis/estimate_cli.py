@@ -51,43 +51,6 @@ class Estimate:
     notes: tuple[str, ...]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb estimate``."""
-    parser = argparse.ArgumentParser(
-        prog="static-rteb estimate",
-        description="Predict a model's benchmark mean and rank, with intervals, from the "
-        "tasks it has run; say which task to run next.",
-    )
-    parser.add_argument(
-        "--results",
-        nargs="+",
-        metavar="FOLDER",
-        help="results folder(s) in mteb's ResultCache layout: the leaderboard's and your "
-        "own runs (default: $STATIC_RTEB_RESULTS, else mteb's cache)",
-    )
-    parser.add_argument("--model", "-m", required=True, help="model name as filed (org/name)")
-    parser.add_argument("--benchmark", "-b", required=True, help='e.g. "MTEB(eng, v2)"')
-    parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
-    parser.add_argument(
-        "--target",
-        choices=("auto", "all", "public", "private"),
-        default="auto",
-        help="mean to predict (auto: all tasks; public and private for RTEB)",
-    )
-    parser.add_argument("--confidence-level", type=float, default=0.95)
-    parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
-    parser.add_argument(
-        "--on-conflict",
-        choices=("first", "error"),
-        default="first",
-        help="two folders with different results for one (model, revision, task), such as "
-        "your rerun of a leaderboard model: keep the first folder's (default, with a note) "
-        "or refuse",
-    )
-    parser.add_argument("--cache-dir", help="parquet cache of parsed results")
-    return parser
-
-
 def observed_scores(board: Leaderboard, model: str) -> pd.Series:
     """The model's score per task of the benchmark (0-1)."""
     from analysis.errors import UnknownModelError, close_names
@@ -144,7 +107,7 @@ def _lite_selection(board: Leaderboard, scope: str, ref: pd.DataFrame, tasks: li
 def estimate(
     board: Leaderboard, model: str, *, target: str = "auto", level: float = 0.95, n_next: int = 5
 ) -> list[Estimate]:
-    """Estimates for every scope of ``target`` (see :func:`build_parser`)."""
+    """Estimates for every scope of ``target`` (``static-rteb estimate --help``)."""
     from analysis.errors import LeakageWarning
     from analysis.stats import next_tasks, predict_benchmark
 
@@ -247,9 +210,13 @@ def report(
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``static-rteb estimate``; returns the exit status."""
-    args = build_parser().parse_args(argv)
+def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb estimate``, parsed by :mod:`analysis.cli`; returns the exit status.
+
+    Args:
+        args: The parsed arguments (:func:`analysis.cli.build_cli.add_estimate_parser`).
+        argv: The command's own arguments (unused).
+    """
     from analysis.errors import AnalysisError, AnalysisWarning
     from analysis.results.leaderboard import load_leaderboard
 
@@ -292,5 +259,7 @@ def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
     return list(dict.fromkeys(notes))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the alias of `static-rteb estimate`
+    from analysis.cli import console
+
+    console(["estimate"])

@@ -8,6 +8,8 @@ from pathlib import Path
 #: The environment variable naming the results folder(s) (``make figures RESULTS=...`` sets
 #: it); several folders are separated by ``os.pathsep`` (":").
 RESULTS_ENV = "STATIC_RTEB_RESULTS"
+#: Own runs go here unless ``--results`` says otherwise (mteb ResultCache layout).
+DEFAULT_RUNS = "data/runs"
 
 
 def repo_root() -> Path:

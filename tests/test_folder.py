@@ -285,6 +285,7 @@ def test_a_non_clone_cannot_be_pinned(tmp_path):
 
 def test_batch_results_flag_takes_several_folders(monkeypatch, tmp_path):
     from analysis import batch
+    from analysis.cli import main as static_rteb
 
     seen = {}
 
@@ -293,9 +294,9 @@ def test_batch_results_flag_takes_several_folders(monkeypatch, tmp_path):
         return []
 
     monkeypatch.setattr(batch, "run_batch", fake_run_batch)
-    assert batch.main(["--profile", "smoke", "--results", "a", "b", "--only", "x"]) == 0
+    assert static_rteb(["batch", "--profile", "smoke", "--results", "a", "b", "--only", "x"]) == 0
     assert seen["results"] == f"a{os.pathsep}b" and seen["only"] == ["x"]
-    assert batch.main(["--profile", "smoke"]) == 0 and seen["results"] is None
+    assert static_rteb(["batch", "--profile", "smoke"]) == 0 and seen["results"] is None
     declared = {"results_dir"}
     assert batch.params_for("x", declared, {}, f"a{os.pathsep}b") == {
         "results_dir": f"a{os.pathsep}b"

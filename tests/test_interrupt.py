@@ -38,7 +38,7 @@ from _run_fixtures import (
     slow_clustering_task,
 )
 
-from analysis.runs import cli as run_cli
+from analysis.cli import main as static_rteb
 from analysis.runs.locks import FileLock, lock_path
 from analysis.runs.models import load_model
 from analysis.runs.plan import job_complete, read_plan
@@ -140,7 +140,7 @@ def _resume(line: str) -> int:
     """Run the command the stop line printed (in this process)."""
     command = shlex.split(line.split("Resume with: ", 1)[1])
     assert command[:2] == ["static-rteb", "run"], command
-    return run_cli.main(command[2:])
+    return static_rteb(command[1:])
 
 
 def _no_partial_files(runs: Path) -> None:

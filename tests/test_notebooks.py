@@ -16,6 +16,7 @@ import yaml
 from papermill.translators import PythonTranslator
 
 from analysis import batch, papermill_flags
+from analysis.cli import main as static_rteb
 from analysis.errors import BatchError
 from analysis.notebook_params import NOT_IN_HEADERS
 
@@ -110,8 +111,8 @@ def test_batch_runs_all_and_names_the_failing_statement(tmp_path, capsys):
         {"a_bad": bad, "b_good": PARAMS_CELL + "# %%\nassert value == 5\n"},
         "_all:\n  value: 5\n",
     )
-    code = batch.main(
-        ["--profile", "smoke", "--root", str(root), "--build-dir", str(tmp_path / "b")]
+    code = static_rteb(
+        ["batch", "--profile", "smoke", "--root", str(root), "--build-dir", str(tmp_path / "b")]
     )
     out = capsys.readouterr().out
     assert code == 1
@@ -133,7 +134,7 @@ def test_batch_rejects_unknown_profile_and_parameters(tmp_path, capsys):
     root = _project(tmp_path, {"n": PARAMS_CELL}, "n:\n  valeu: 5\n")
     with pytest.raises(BatchError, match="Available profiles"):
         batch.run_batch("nope", root=root)
-    code = batch.main(["--profile", "nope", "--root", str(root)])
+    code = static_rteb(["batch", "--profile", "nope", "--root", str(root)])
     assert code == 2 and "Available profiles: ['smoke']" in capsys.readouterr().err
     runs = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b")
     assert not runs[0].ok and "valeu" in runs[0].error
@@ -157,7 +158,7 @@ def test_profiles_select_notebooks_and_command_line_parameters_win(tmp_path, cap
     )
     build = tmp_path / "b"
     args = ["--profile", "smoke", "--root", str(root), "--build-dir", str(build)]
-    assert batch.main([*args, "-p", "value", "7", "-r", "text", "True"]) == 0
+    assert static_rteb(["batch", *args, "-p", "value", "7", "-r", "text", "True"]) == 0
     assert "2 of 2 notebooks ran" in capsys.readouterr().out, "_notebooks selects one and two"
 
     def printed(name: str) -> str:
@@ -165,9 +166,9 @@ def test_profiles_select_notebooks_and_command_line_parameters_win(tmp_path, cap
         return "".join(o.get("text", "") for c in cells for o in c.get("outputs", []))
 
     assert "VALUE=7 TEXT='True'" in printed("one"), "-p is typed, -r stays text; both win"
-    assert batch.main([*args, "--only", "two.py", "-y", "{value: 8, text: [x]}"]) == 0
+    assert static_rteb(["batch", *args, "--only", "two.py", "-y", "{value: 8, text: [x]}"]) == 0
     assert "VALUE=8 TEXT=['x']" in printed("two")
-    assert batch.main([*args, "--only", "three", "-p", "text", "x"]) == 2
+    assert static_rteb(["batch", *args, "--only", "three", "-p", "text", "x"]) == 2
     assert "No selected notebook declares ['text']" in capsys.readouterr().err
 
 

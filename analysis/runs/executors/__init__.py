@@ -2,7 +2,7 @@
 
 Laid out as submitit lays out its own code (``core/``, ``local/``, ``slurm/``), one job
 per module, behind one small interface (:mod:`.base`: ``Executor.submit`` returns a
-``Submitted`` handle to ``wait`` on):
+``Submitted`` handle to ``wait`` on; :mod:`.factory`: ``make_executor`` by name):
 
 * the core, shared by every executor: :mod:`.records` (a job's record,
   ``<results>/logs/jobs/<job_id>.json``: running / done / failed / interrupted),
@@ -27,8 +27,8 @@ from .base import (
     JobOutcome,
     Submitted,
     check_executor,
-    make_executor,
 )
+from .factory import make_executor
 from .job import run_job
 from .local import LocalExecutor, LocalRun, run_local
 from .records import JOB_RECORDS, read_record, record_path, write_record

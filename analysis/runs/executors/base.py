@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import abc
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ...errors import ExecutorError
 from ..plan import Job, Plan
@@ -119,31 +119,6 @@ def check_executor(name: str) -> str:
             "this machine with --executor local, or run this command on a SLURM login node."
         )
     return name
-
-
-def make_executor(name: str, options: Mapping[str, Any] | None = None) -> Executor:
-    """The executor ``name`` with ``options`` (unknown options for it are ignored).
-
-    Args:
-        name: ``local`` or ``slurm``.
-        options: ``workers`` and ``verbose`` for local; the fields of
-            :class:`~.slurm.SlurmOptions` for slurm.
-
-    Returns:
-        The executor.
-
-    Raises:
-        ExecutorError: As :func:`check_executor`.
-    """
-    check_executor(name)
-    options = {k: v for k, v in (options or {}).items() if v is not None}
-    if name == "local":
-        from .local import LocalExecutor
-
-        return LocalExecutor(workers=options.get("workers"), verbose=bool(options.get("verbose")))
-    from .slurm import SlurmExecutor, SlurmOptions
-
-    return SlurmExecutor(SlurmOptions.from_mapping(options))
 
 
 def outcomes_from_records(plan: Plan, job_ids: Sequence[str], since: float) -> list[JobOutcome]:

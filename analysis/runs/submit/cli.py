@@ -20,73 +20,17 @@ if TYPE_CHECKING:
     from .submission import SubmitOutcome
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``static-rteb submit``."""
-    parser = argparse.ArgumentParser(
-        prog="static-rteb submit",
-        description=(
-            "Re-file own runs under the model's hub name and commit SHA, check them with the "
-            "MTEB results repository's CI checks, write mteb's model card, and commit them on a "
-            "new branch of a local checkout of embeddings-benchmark/results (through mteb's "
-            "ResultCache.submit_results). A model mteb does not know is refused, with its "
-            "ModelMeta registry entry written for a pull request to mteb."
-        ),
-    )
-    parser.add_argument(
-        "--results",
-        nargs="+",
-        metavar="FOLDER",
-        help="run folders (revision folders of data/runs/results, or folders holding them)",
-    )
-    parser.add_argument("--model", metavar="ORG/NAME", help="the model's Hugging Face hub id")
-    parser.add_argument(
-        "--revision",
-        metavar="SHA",
-        help=(
-            "40-character commit SHA of the weights on the hub (default: the runs' SHA, the "
-            "model folder's git commit, or mteb's registered revision)"
-        ),
-    )
-    parser.add_argument(
-        "--checkout",
-        required=True,
-        metavar="DIR",
-        help="a git checkout of https://github.com/embeddings-benchmark/results",
-    )
-    parser.add_argument(
-        "--model-dir",
-        metavar="DIR",
-        help="the model folder (default: the folder the runs were made from)",
-    )
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        help="where the model card and registry entry go (default data/submissions/<org>__<name>)",
-    )
-    parser.add_argument(
-        "--create-pr",
-        action="store_true",
-        help=(
-            "push to your fork and open the pull request (mteb's path: network, PyGithub, "
-            "GitHub token; untested here)"
-        ),
-    )
-    parser.add_argument("--message", help="title of the commit and pull request")
-    parser.add_argument(
-        "--check-only",
-        action="store_true",
-        help=(
-            "run the pre-flight (and write the card) but commit nothing; without --results, "
-            "check the checkout's current branch against main"
-        ),
-    )
-    return parser
+def submit_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run ``static-rteb submit`` (parsed by :mod:`analysis.cli`).
 
+    Args:
+        args: The parsed arguments.
+        argv: The command's own arguments (unused).
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``static-rteb submit``; returns the exit code (0 done, 1 refused or failed checks)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    Returns:
+        The exit code: 0 done, 1 refused or failed checks, 2 usage error.
+    """
+    parser = args.command_parser
     try:
         if args.check_only and not args.results:
             from .preflight import preflight
@@ -154,5 +98,7 @@ def _report(outcome: SubmitOutcome) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the alias of `static-rteb submit`
+    from analysis.cli import console
+
+    console(["submit"])

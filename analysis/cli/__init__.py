@@ -1,0 +1,90 @@
+"""The ``static-rteb`` command line: one argument tree, every command under it.
+
+* ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
+* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
+  plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
+* ``plan``: expand models x tasks into independent jobs, written to a plan file;
+* ``status``: report a plan's jobs as done / running / failed / interrupted / pending;
+  ``--retry-failed``;
+* ``distill``: a static model2vec model from a sentence-transformers teacher
+  (:mod:`analysis.runs.distill`);
+* ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
+  run, and which task to run next (:mod:`analysis.estimate_cli`);
+* ``submit``: own runs -> a checked branch of a results-repository checkout
+  (:mod:`analysis.runs.submit`).
+
+The tree is built in :mod:`analysis.cli.build_cli`, the options several commands share in
+:mod:`analysis.cli.options`; every ``--help`` imports neither mteb nor torch. The entry
+points: the ``static-rteb`` console script (:func:`console`), ``python -m analysis.cli``,
+and the module aliases ``python -m analysis.batch`` (= ``static-rteb batch``) and
+``python -m analysis.runs.cli`` (= ``static-rteb run``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Sequence
+
+from . import build_cli
+from .build_cli import command_names
+
+DESCRIPTION = (
+    "Evaluate static embedding models on MTEB and RTEB: run models and plans, estimate a "
+    "model's standing, submit results, run the notebooks.\n"
+    "`static-rteb COMMAND --help` describes each command."
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` with the one tree and run its command.
+
+    Args:
+        argv: Arguments (default: ``sys.argv[1:]``).
+
+    Returns:
+        The command's exit status; 0 for ``--help`` alone, 2 without a command or with an
+        unknown one (named, with the closest command). A command's own ``--help`` and
+        usage errors raise ``SystemExit`` (0 and 2), as argparse does.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = build_cli.build_cli(DESCRIPTION)
+    if not args or args[0] in {"-h", "--help"}:
+        parser.print_help()
+        return 0 if args else 2
+    commands = command_names(parser)
+    if args[0] not in commands and not args[0].startswith("-"):
+        print(parser.format_usage().rstrip(), file=sys.stderr)
+        print(f"static-rteb: {unknown_command(args[0], commands)}", file=sys.stderr)
+        return 2
+    parsed = parser.parse_args(args)
+    return int(parsed.func(parsed, args[1:]) or 0)
+
+
+def unknown_command(typed: str, commands: Sequence[str]) -> str:
+    """``unknown command 'esimate'; did you mean 'estimate'?`` (or the list of commands)."""
+    close = difflib.get_close_matches(typed, commands, n=1)
+    if close:
+        return f"unknown command {typed!r}; did you mean {close[0]!r}?"
+    return f"unknown command {typed!r}; the commands are {', '.join(commands)}."
+
+
+def console(prefix: Sequence[str] = ()) -> None:
+    """The ``static-rteb`` console script: :func:`main`, then exit with its status.
+
+    A stopped run (status 128 + signal) ends at once, without Python's slow shutdown
+    (:func:`analysis.runs.interrupt.end_if_stopped`).
+
+    Args:
+        prefix: Arguments put before the command line's (a module alias such as
+            ``python -m analysis.batch`` passes ``["batch"]``).
+    """
+    status = main([*prefix, *sys.argv[1:]])
+    if status >= 128:
+        from analysis.runs.interrupt import end_if_stopped
+
+        end_if_stopped(status)
+    sys.exit(status)
+
+
+__all__ = ["DESCRIPTION", "console", "main", "unknown_command"]

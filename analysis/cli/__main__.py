@@ -1,0 +1,5 @@
+"""``python -m analysis.cli``: the ``static-rteb`` command."""
+
+from . import console
+
+console()

@@ -1,0 +1,219 @@
+"""Options that several ``static-rteb`` commands share, each defined once.
+
+``--results``, ``--verbose``, ``--quiet``, ``--local-tasks``, the model and task options
+(``run``, ``plan``) and the executor options (``run``, ``status``), with the value types
+they check. Imports nothing heavy: every ``--help`` is built from here and
+:mod:`analysis.cli.build_cli` alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..paths import DEFAULT_RUNS
+
+#: ``run --overwrite`` choices; equal to ``analysis.runs.runner.OVERWRITE_STRATEGIES``
+#: (tested; not imported from there, so that ``--help`` does not import mteb).
+OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
+#: ``--executor`` names; equal to ``analysis.runs.executors.EXECUTORS`` (tested).
+EXECUTORS = ("local", "slurm")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer above 0."""
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer of 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def add_results(
+    parser: argparse.ArgumentParser, *, help: str, several: bool = True, default: Any = None
+) -> None:
+    """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout.
+
+    Args:
+        parser: The command's parser.
+        help: What the folders are for this command.
+        several: Take one or more folders (a list), else exactly one.
+        default: The value when the option is not given.
+    """
+    parser.add_argument(
+        "--results",
+        nargs="+" if several else None,
+        default=default,
+        metavar="FOLDER",
+        help=help,
+    )
+
+
+def add_verbose(parser: argparse.ArgumentParser) -> None:
+    """``--verbose``: every third-party warning and log line (:mod:`analysis.quiet`)."""
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show every third-party warning and log line (known harmless ones are hidden)",
+    )
+
+
+def add_quiet(parser: argparse.ArgumentParser, *, help: str = "no progress bars") -> None:
+    """``--quiet``: no progress bars (and what else ``help`` says the command leaves out)."""
+    parser.add_argument("--quiet", action="store_true", help=help)
+
+
+def add_local_tasks(parser: argparse.ArgumentParser) -> None:
+    """``--local-tasks FOLDER``: local task folders (task.json + data), run offline."""
+    parser.add_argument(
+        "--local-tasks",
+        metavar="FOLDER",
+        help="folder of local task folders (task.json + data); tasks found there run offline",
+    )
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    """``-m/--model``, ``--name``, ``-t/--tasks``, ``--local-tasks``, ``--public-only``."""
+    parser.add_argument(
+        "-m",
+        "--model",
+        action="append",
+        required=required,
+        metavar="ID_OR_FOLDER",
+        help="hub id (org/name) or local model folder (model2vec or sentence-transformers); "
+        "repeat for several models",
+    )
+    parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="ORG/NAME",
+        help="name for the i-th --model (a name registered in mteb brings its metadata and "
+        "revision, e.g. sentence-transformers/all-MiniLM-L6-v2); repeat in model order",
+    )
+    parser.add_argument(
+        "-t",
+        "--tasks",
+        nargs="+",
+        action="extend",
+        required=required,
+        metavar="TASK",
+        help="mteb task or benchmark names, e.g. STSBenchmark or 'MTEB(eng, v2)'",
+    )
+    add_local_tasks(parser)
+    parser.add_argument("--public-only", action="store_true", help="skip private tasks")
+
+
+def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """``--executor`` and the worker options of the local and SLURM executors.
+
+    Args:
+        parser: The command's parser.
+        defaults: ``--executor`` defaults to ``local`` (``run``); else to None (``status
+            --retry-failed`` then takes the last submission's executor).
+    """
+    group = parser.add_argument_group("executor (with --plan)")
+    group.add_argument(
+        "--executor",
+        default="local" if defaults else None,
+        metavar="{local,slurm}",
+        help="local: worker processes on this machine (default); slurm: one submitit job "
+        "array of workers on a SLURM cluster",
+    )
+    group.add_argument(
+        "--workers",
+        type=positive_int,
+        help="local: worker processes (default: the cores); slurm: array elements, each "
+        "running jobs until none is left (default: --max-parallel, else one per job)",
+    )
+    group.add_argument("--partition", help="slurm: partition (default: the cluster's)")
+    group.add_argument(
+        "--cpus-per-worker", type=positive_int, help="slurm: CPUs per worker (default 1)"
+    )
+    group.add_argument(
+        "--gpus-per-worker", type=non_negative_int, help="slurm: GPUs per worker (default 0)"
+    )
+    group.add_argument(
+        "--mem-gb-per-worker", type=positive_float, help="slurm: memory per worker in GB"
+    )
+    for old, new, kind in DEPRECATED_OPTIONS:
+        group.add_argument(
+            old,
+            dest=new.lstrip("-").replace("-", "_"),
+            type=kind,
+            action=_Deprecated,
+            replacement=new,
+            help=argparse.SUPPRESS,
+        )
+    group.add_argument(
+        "--timeout-min",
+        type=positive_int,
+        help="slurm: time limit per worker (default 60); a worker takes no job it "
+        "expects not to finish in time",
+    )
+    group.add_argument(
+        "--max-parallel", type=positive_int, help="slurm: at most this many workers at once"
+    )
+
+
+class _Deprecated(argparse.Action):
+    """An old option name: stores into the new option's destination, with a short notice."""
+
+    def __init__(self, option_strings: list[str], dest: str, replacement: str, **kwargs: Any):
+        self.replacement = replacement
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"warning: {option_string} is deprecated and will be removed in the next release; "
+            f"use {self.replacement} (the resource was always per worker).",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
+
+
+#: Old option names kept for one release: (old, new, type).
+DEPRECATED_OPTIONS: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
+    ("--cpus-per-job", "--cpus-per-worker", positive_int),
+    ("--gpus-per-job", "--gpus-per-worker", non_negative_int),
+    ("--mem-gb", "--mem-gb-per-worker", positive_float),
+)
+
+__all__ = [
+    "DEFAULT_RUNS",
+    "DEPRECATED_OPTIONS",
+    "EXECUTORS",
+    "OVERWRITE_STRATEGIES",
+    "add_executor_options",
+    "add_local_tasks",
+    "add_model_options",
+    "add_quiet",
+    "add_results",
+    "add_verbose",
+    "non_negative_int",
+    "positive_float",
+    "positive_int",
+]

@@ -1,0 +1,116 @@
+"""analysis.cli: one argument tree for every ``static-rteb`` command; light --help; typos named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import cli
+from analysis.cli import build_cli, options
+
+REPO = Path(__file__).resolve().parents[1]
+COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "submit"]
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=REPO, env=env, check=False
+    )
+
+
+def test_every_command_hangs_under_one_tree() -> None:
+    parser = build_cli.build_cli()
+    assert build_cli.command_names(parser) == COMMANDS
+    for command in COMMANDS:
+        with pytest.raises(SystemExit) as stop:
+            parser.parse_args([command, "--help"])
+        assert stop.value.code == 0
+
+
+def test_help_imports_neither_torch_nor_mteb() -> None:
+    """Each --help, in a fresh interpreter: the heavy modules a command imports stay out."""
+    code = (
+        "import json, sys\n"
+        "from analysis.cli import main\n"
+        "heavy = ('torch', 'mteb', 'transformers', 'sentence_transformers')\n"
+        "seen = {}\n"
+        f"for argv in [['--help'], *[[c, '--help'] for c in {COMMANDS!r}]]:\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    seen[' '.join(argv)] = [m for m in heavy if m in sys.modules]\n"
+        "print(json.dumps(seen))\n"
+    )
+    done = _python("-c", code)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(seen) == len(COMMANDS) + 1
+    assert all(imported == [] for imported in seen.values()), seen
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("esimate", "static-rteb: unknown command 'esimate'; did you mean 'estimate'?"),
+        ("sumbit", "static-rteb: unknown command 'sumbit'; did you mean 'submit'?"),
+        ("xyzzy", "static-rteb: unknown command 'xyzzy'; the commands are batch, run, plan"),
+    ],
+)
+def test_a_mistyped_command_is_named_with_its_close_match(
+    typed: str, message: str, capsys: pytest.CaptureFixture
+) -> None:
+    assert cli.main([typed, "--model", "x"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("usage: static-rteb")
+
+
+def test_the_console_script_exits_2_on_a_mistyped_command() -> None:
+    done = _python("-m", "analysis.cli", "esimate")
+    assert done.returncode == 2
+    assert "unknown command 'esimate'; did you mean 'estimate'?" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "command"),
+    [
+        ("analysis.batch", "batch"),
+        ("analysis.runs.cli", "run"),
+        ("analysis.runs.distill", "distill"),
+        ("analysis.estimate_cli", "estimate"),
+        ("analysis.runs.submit.cli", "submit"),
+    ],
+)
+def test_module_entry_points_are_aliases_of_the_tree(module: str, command: str) -> None:
+    done = _python("-m", module, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: static-rteb {command} ")
+
+
+def test_shared_options_are_defined_once() -> None:
+    """Each shared option comes from analysis.cli.options: same help wherever it appears."""
+    parser = build_cli.build_cli()
+    subparsers = next(a for a in parser._actions if a.choices and "run" in a.choices)
+    helps: dict[str, set[str]] = {}
+    for sub in subparsers.choices.values():
+        for action in sub._actions:
+            for flag in ("--verbose", "--local-tasks"):
+                if flag in action.option_strings:
+                    helps.setdefault(flag, set()).add(str(action.help))
+    assert set(helps) == {"--verbose", "--local-tasks"}
+    assert all(len(texts) == 1 for texts in helps.values()), helps
+
+
+def test_parser_constants_match_the_code_they_describe() -> None:
+    from analysis.runs import distill, runner
+    from analysis.runs.executors import EXECUTORS
+
+    assert options.OVERWRITE_STRATEGIES == runner.OVERWRITE_STRATEGIES
+    assert options.EXECUTORS == EXECUTORS
+    assert build_cli.PCA_DIMS == distill.PCA_DIMS
