@@ -9,6 +9,9 @@ from pathlib import Path
 #: The environment variable naming the results folder(s) (``make figures RESULTS=...`` sets
 #: it); several folders are separated by ``os.pathsep`` (":").
 RESULTS_ENV = "STATIC_RTEB_RESULTS"
+#: Where ``static-rteb plan`` writes its plan unless ``-o`` says otherwise (relative to the
+#: working folder, like the default results folder ``data/runs``; ``data/`` is not committed).
+DEFAULT_PLAN = "data/plan.jsonl"
 
 
 def repo_root() -> Path:

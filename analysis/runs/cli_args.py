@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..paths import DEFAULT_PLAN
+
 # kept here (not imported from analysis.runs.runner) so that --help does not import mteb
 OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
 EXECUTORS = ("local", "slurm")
@@ -163,7 +165,13 @@ def build_plan_parser() -> argparse.ArgumentParser:
         metavar="FOLDER",
         help=f"results folder the jobs write to (default: {DEFAULT_RESULTS})",
     )
-    parser.add_argument("-o", "--output", required=True, metavar="PLAN.jsonl", help="plan file")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=DEFAULT_PLAN,
+        metavar="PLAN.jsonl",
+        help=f"plan file (default: {DEFAULT_PLAN})",
+    )
     add_verbose(parser)
     return parser
 
