@@ -5,7 +5,8 @@ top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-one patch of a public mteb method (a local task's ``load_data``) lives here too.
+patches of mteb methods live here too: a local task's ``load_data``, and
+:func:`speed_up_classification` (labels read once; remove when mteb fixes it).
 """
 
 from __future__ import annotations
