@@ -288,11 +288,13 @@ def classification_fix():
 def _mteb_classification_functions():
     from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
     from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
     return (
         AbsTaskClassification.__dict__["_undersample_data"],
         AbsTaskClassification.__dict__["_calculate_scores"],
         SklearnEvaluator.__dict__["__call__"],
+        AbsTaskPairClassification.__dict__["_compute_metrics"],
     )
 
 
@@ -407,3 +409,54 @@ def test_classification_fix_gives_mteb_scores_on_banking77(
     assert fixed == mteb_scores
     per_experiment = json.loads(fixed)["test"][0]["scores_per_experiment"]
     assert len(per_experiment) == task.n_experiments
+
+
+def test_pair_classification_labels_read_once_give_mteb_metrics(classification_fix):
+    """The label Column of a pair classification split, as mteb scores it, and read at once."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    labels = Dataset.from_dict({"labels": rng.integers(0, 2, n).tolist()})["labels"]
+    distances = {
+        key: rng.normal(size=n).round(2).tolist()  # rounded: ties in the thresholds
+        for key in (
+            "similarity_scores",
+            "cosine_scores",
+            "manhattan_distances",
+            "euclidean_distances",
+            "dot_scores",
+        )
+    }
+    task = mteb.get_task("SprintDuplicateQuestions")
+    mteb_metrics = task._compute_metrics(distances, labels)
+    assert compat.speed_up_classification() is True
+    assert task._compute_metrics(distances, labels) == mteb_metrics
+    assert len(mteb_metrics) > 20
+
+
+@pytest.mark.slow
+def test_classification_fix_gives_mteb_scores_on_pair_classification(
+    classification_fix, tmp_path_factory
+):
+    """The static model on the pair classification fixture: every score, with and without."""
+    import mteb
+    from _run_fixtures import FIXTURES, distilled_static_model
+
+    from analysis.runs.local_tasks import load_local_task
+    from analysis.runs.models import load_model
+
+    model = load_model(distilled_static_model(tmp_path_factory))
+    task = load_local_task(FIXTURES / "PairClassification")
+
+    def scores() -> str:
+        result = mteb.evaluate(
+            model, task, cache=None, show_progress_bar=False, raise_error=True, co2_tracker=False
+        )
+        return json.dumps(result.task_results[0].scores, sort_keys=True)
+
+    mteb_scores = scores()
+    assert compat.speed_up_classification() is True
+    assert scores() == mteb_scores
