@@ -288,6 +288,7 @@ def classification_fix():
 def _mteb_classification_functions():
     from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
     from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
     from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
     return (
@@ -295,6 +296,7 @@ def _mteb_classification_functions():
         AbsTaskClassification.__dict__["_calculate_scores"],
         SklearnEvaluator.__dict__["__call__"],
         AbsTaskPairClassification.__dict__["_compute_metrics"],
+        AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"],
     )
 
 
@@ -460,3 +462,24 @@ def test_classification_fix_gives_mteb_scores_on_pair_classification(
     mteb_scores = scores()
     assert compat.speed_up_classification() is True
     assert scores() == mteb_scores
+
+
+def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classification_fix):
+    """Multilabel undersampling (no local multilabel task: label lists drawn at random)."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    rows = [sorted(set(rng.integers(0, 20, rng.integers(1, 4)).tolist())) for _ in range(3000)]
+    labels = Dataset.from_dict({"label": rows})["label"]
+    task = mteb.get_task("CEDRClassification")
+
+    def picks() -> list[tuple[list[int], list[int]]]:
+        task.np_rng = np.random.RandomState(task.seed)  # mteb's per-task generator
+        return [task._undersample_data_indices(labels, 8, None) for _ in range(3)]
+
+    mteb_picks = picks()
+    assert compat.speed_up_classification() is True
+    assert picks() == mteb_picks
+    assert all(len(chosen) >= 8 * 20 / 3 for chosen, _ in mteb_picks)
