@@ -217,7 +217,9 @@ def speed_up_classification(enable: bool = True) -> bool:
     by copies that read the labels as a list / numpy array, and wraps
     ``AbsTaskClassification._calculate_scores`` so scikit-learn's metrics get y_test as an
     array. Subclasses that override these methods (regression's undersampling and scores,
-    multilabel classification) keep their own. Pair classification had the same pattern
+    multilabel classification) keep their own; regression shares ``SklearnEvaluator``, so
+    its y_train becomes the float array scikit-learn would make of the Column (not tested
+    on a regression task: none is available locally). Pair classification had the same pattern
     once per task (``np.asarray`` of the label Column, row by row: 1.4 s for 100,000
     pairs); ``AbsTaskPairClassification._compute_metrics`` is wrapped to get the labels
     read at once. Multilabel classification's undersampling reads one row of the label
