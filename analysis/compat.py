@@ -5,7 +5,8 @@ top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-one patch of a public mteb method (a local task's ``load_data``) lives here too, and so
+patches of mteb methods live here too (a local task's ``load_data``, and
+:func:`speed_up_classification`: labels read once; remove when mteb fixes it), and so
 does the package's one look-up of mteb's model registry (:func:`registered_meta`).
 """
 
@@ -209,3 +210,200 @@ def checkout_result_cache(cache_path: str | Path) -> Any:
             return self.remote_repo_path
 
     return _CheckoutResultCache(cache_path)
+
+
+# --------------------------------------------------------------------------- classification
+#
+# Remove when mteb fixes it: mteb 2.26 hands a classification task's labels to
+# scikit-learn as a ``datasets`` Column (``dataset["label"]``). A Column is a lazy view;
+# numpy reads it one row at a time through the dataset's formatter, and scikit-learn's
+# metrics convert y_test again in every check (about 20 conversions per experiment, 10
+# experiments): most of a static model's time on a classification task. The fix reads
+# each label column once (``column[:]``, one Arrow read, the values the Column yields)
+# and hands numpy arrays on. Scores are identical (tests/test_compat.py compares every
+# split, subset and metric on Banking77Classification).
+
+#: The mteb the classification fix was written for (pyproject.toml pins it).
+CLASSIFICATION_FIX_MTEB = "2.26.24"
+#: sha256 (first 16 hex digits) of the source of each function the fix replaces or wraps,
+#: as in :data:`CLASSIFICATION_FIX_MTEB`. Another source: mteb changed it, and the fix
+#: turns itself off instead of replacing code it was not written for.
+CLASSIFICATION_FIX_SOURCES = {
+    "AbsTaskClassification._undersample_data": "be4d6892b0a20194",
+    "AbsTaskClassification._calculate_scores": "7cb005ef1ae56614",
+    "SklearnEvaluator.__call__": "c8f7b77a3633f316",
+    "AbsTaskPairClassification._compute_metrics": "64ec025615320a3b",
+    "AbsTaskMultilabelClassification._undersample_data_indices": "c3fca19a8fbc2d0c",
+}
+_CLASSIFICATION_ORIGINALS: dict[str, tuple[type, str, Any]] = {}
+_classification_notes: list[str] = []
+
+
+def speed_up_classification(enable: bool = True) -> bool:
+    """Make mteb's classification evaluation read each label column once (idempotent).
+
+    Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__``
+    by copies that read the labels as a list / numpy array, and wraps
+    ``AbsTaskClassification._calculate_scores`` so scikit-learn's metrics get y_test as an
+    array. Subclasses that override these methods (regression's undersampling and scores,
+    multilabel classification) keep their own; regression shares ``SklearnEvaluator``, so
+    its y_train becomes the float array scikit-learn would make of the Column (not tested
+    on a regression task: none is available locally). Pair classification had the same pattern
+    once per task (``np.asarray`` of the label Column, row by row: 1.4 s for 100,000
+    pairs); ``AbsTaskPairClassification._compute_metrics`` is wrapped to get the labels
+    read at once. Multilabel classification's undersampling reads one row of the label
+    Column per training row and experiment (54 µs each); its
+    ``_undersample_data_indices`` is wrapped likewise. Applied by
+    :func:`analysis.runs.runner.run_evaluation`. Remove when mteb fixes it.
+
+    Args:
+        enable: False restores mteb's own functions (for comparisons and benchmarks).
+
+    Returns:
+        Whether the fix is in place. False with ``enable=True`` means the installed mteb
+        changed one of the functions (see :data:`CLASSIFICATION_FIX_SOURCES`); a warning
+        says so once, and mteb's code runs unchanged.
+    """
+    if not enable:
+        for owner, attr, original in _CLASSIFICATION_ORIGINALS.values():
+            setattr(owner, attr, original)
+        _CLASSIFICATION_ORIGINALS.clear()
+        return False
+    if _CLASSIFICATION_ORIGINALS:
+        return True
+    targets = _classification_targets()
+    changed = [
+        name
+        for name, (owner, attr) in targets.items()
+        if _source_digest(owner.__dict__[attr]) != CLASSIFICATION_FIX_SOURCES[name]
+    ]
+    if changed:
+        _note_classification_fix_off(changed)
+        return False
+    replacements = _classification_replacements()
+    for name, (owner, attr) in targets.items():
+        _CLASSIFICATION_ORIGINALS[name] = (owner, attr, owner.__dict__[attr])
+        setattr(owner, attr, replacements[name])
+    return True
+
+
+def _classification_targets() -> dict[str, tuple[type, str]]:
+    from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
+    from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    return {
+        "AbsTaskClassification._undersample_data": (AbsTaskClassification, "_undersample_data"),
+        "AbsTaskClassification._calculate_scores": (AbsTaskClassification, "_calculate_scores"),
+        "SklearnEvaluator.__call__": (SklearnEvaluator, "__call__"),
+        "AbsTaskPairClassification._compute_metrics": (
+            AbsTaskPairClassification,
+            "_compute_metrics",
+        ),
+        "AbsTaskMultilabelClassification._undersample_data_indices": (
+            AbsTaskMultilabelClassification,
+            "_undersample_data_indices",
+        ),
+    }
+
+
+def _source_digest(function: Any) -> str | None:
+    """The first 16 hex digits of the sha256 of ``function``'s source, or None if unreadable."""
+    import hashlib
+    import inspect
+
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return None
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def _note_classification_fix_off(changed: list[str]) -> None:
+    import logging
+
+    import mteb
+
+    if _classification_notes:
+        return
+    note = (
+        f"mteb {mteb.__version__} changed {', '.join(changed)}: the classification speed-up "
+        f"written for mteb {CLASSIFICATION_FIX_MTEB} is off (scores are mteb's either way; "
+        "remove analysis.compat.speed_up_classification if mteb now reads labels at once)."
+    )
+    _classification_notes.append(note)
+    logging.getLogger(__name__).warning(note)
+
+
+def label_values(labels: Any) -> Any:
+    """A label column as plain values: a ``datasets`` Column read at once, else as given.
+
+    ``column[:]`` is one Arrow read and yields the values iterating the Column would (a
+    list for an unformatted dataset), without the row-by-row formatting.
+    """
+    from datasets.arrow_dataset import Column
+
+    return labels[:] if isinstance(labels, Column) else labels
+
+
+def _classification_replacements() -> dict[str, Callable[..., Any]]:
+    import logging
+    from collections import defaultdict
+
+    import numpy as np
+    from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    original_scores = AbsTaskClassification.__dict__["_calculate_scores"]
+    original_pair_metrics = AbsTaskPairClassification.__dict__["_compute_metrics"]
+    original_multilabel = AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"]
+    evaluator_log = logging.getLogger("mteb._evaluators.sklearn_evaluator")  # mteb's logger
+
+    def _undersample_data(
+        self: Any, dataset: Any, experiment_num: int, idxs: list[int] | None = None
+    ) -> tuple[Any, list[int], list[int]]:
+        """The ``_undersample_data`` of mteb 2.26.24, reading the label column once."""
+        if idxs is None:
+            idxs = list(range(len(dataset)))
+        rng_state = np.random.RandomState(self.seed)
+        rng_state.shuffle(idxs)
+        label_counter: dict[Any, int] = defaultdict(int)
+        sampled_idxs = []
+        labels = label_values(dataset[self.label_column_name])  # the fix
+        for i in idxs:
+            label = labels[i]
+            if label_counter[label] < self.samples_per_label:
+                sampled_idxs.append(i)
+                label_counter[label] += 1
+        return dataset.select(sampled_idxs), idxs, sampled_idxs
+
+    def _calculate_scores(self: Any, y_test: Any, y_pred: Any) -> Any:
+        """The ``_calculate_scores`` of mteb, with y_test as a numpy array (read once)."""
+        return original_scores(self, np.asarray(label_values(y_test)), y_pred)
+
+    def __call__(self: Any, train_embeddings: Any, test_embeddings: Any) -> Any:
+        """The ``SklearnEvaluator.__call__`` of mteb 2.26.24, with y_train as a numpy array."""
+        y_train = np.asarray(label_values(self.train_dataset[self.label_column_name]))
+        evaluator_log.info("Running - Fitting classifier...")
+        self.evaluator_model.fit(train_embeddings, y_train)
+        return self.evaluator_model.predict(test_embeddings)
+
+    def _compute_metrics(self: Any, similarity_scores: Any, labels: Any) -> Any:
+        """The pair classification ``_compute_metrics`` of mteb, with the labels read once."""
+        return original_pair_metrics(self, similarity_scores, label_values(labels))
+
+    def _undersample_data_indices(
+        self: Any, y: Any, samples_per_label: int, idxs: list[int] | None = None
+    ) -> tuple[list[int], list[int]]:
+        """The multilabel ``_undersample_data_indices`` of mteb, with the labels read once."""
+        return original_multilabel(self, label_values(y), samples_per_label, idxs)
+
+    return {
+        "AbsTaskClassification._undersample_data": _undersample_data,
+        "AbsTaskClassification._calculate_scores": _calculate_scores,
+        "SklearnEvaluator.__call__": __call__,
+        "AbsTaskPairClassification._compute_metrics": _compute_metrics,
+        "AbsTaskMultilabelClassification._undersample_data_indices": _undersample_data_indices,
+    }

@@ -10,6 +10,9 @@ from pathlib import Path
 RESULTS_ENV = "STATIC_RTEB_RESULTS"
 #: Own runs go here unless ``--results`` says otherwise (mteb ResultCache layout).
 DEFAULT_RUNS = "data/runs"
+#: Where ``static-rteb plan`` writes its plan unless ``-o`` says otherwise (relative to the
+#: working folder, like the default results folder ``data/runs``; ``data/`` is not committed).
+DEFAULT_PLAN = "data/plan.jsonl"
 
 
 def repo_root() -> Path:

@@ -313,3 +313,214 @@ def test_model_folder_name_is_mteb_model_name_as_path():
 
     for meta in mteb.get_model_metas():
         assert model_folder_name(str(meta.name)) == meta.model_name_as_path(), meta.name
+
+
+# --------------------------------------------------------------------------- classification
+
+
+@pytest.fixture
+def classification_fix():
+    """The classification fix, off before and after the test (mteb's own functions)."""
+    compat.speed_up_classification(enable=False)
+    yield compat
+    compat.speed_up_classification(enable=False)
+
+
+def _mteb_classification_functions():
+    from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
+    from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    return (
+        AbsTaskClassification.__dict__["_undersample_data"],
+        AbsTaskClassification.__dict__["_calculate_scores"],
+        SklearnEvaluator.__dict__["__call__"],
+        AbsTaskPairClassification.__dict__["_compute_metrics"],
+        AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"],
+    )
+
+
+def test_classification_fix_is_idempotent_and_undone(classification_fix):
+    original = _mteb_classification_functions()
+    assert classification_fix.speed_up_classification() is True
+    patched = _mteb_classification_functions()
+    assert all(p is not o for p, o in zip(patched, original, strict=True))
+    assert classification_fix.speed_up_classification() is True  # again: nothing changes
+    assert _mteb_classification_functions() == patched
+    assert classification_fix.speed_up_classification(enable=False) is False
+    assert _mteb_classification_functions() == original
+
+
+def test_classification_fix_turns_itself_off_for_changed_mteb_code(
+    classification_fix, monkeypatch, caplog
+):
+    original = _mteb_classification_functions()
+    sources = {**compat.CLASSIFICATION_FIX_SOURCES, "SklearnEvaluator.__call__": "0" * 16}
+    monkeypatch.setattr(compat, "CLASSIFICATION_FIX_SOURCES", sources)
+    monkeypatch.setattr(compat, "_classification_notes", [])
+    with caplog.at_level("WARNING", logger="analysis.compat"):
+        assert compat.speed_up_classification() is False
+        assert compat.speed_up_classification() is False
+    assert _mteb_classification_functions() == original
+    notes = [r.getMessage() for r in caplog.records if "classification speed-up" in r.getMessage()]
+    assert len(notes) == 1 and "SklearnEvaluator.__call__" in notes[0], notes
+
+
+def test_classification_fix_sources_are_the_installed_mteb():
+    """The recorded sources are the pinned mteb's (fails on an upgrade: re-check the fix)."""
+    import mteb
+
+    if mteb.__version__ != compat.CLASSIFICATION_FIX_MTEB:
+        pytest.skip(f"mteb {mteb.__version__}: the fix was written for another version")
+    digests = [compat._source_digest(f) for f in _mteb_classification_functions()]
+    assert digests == list(compat.CLASSIFICATION_FIX_SOURCES.values())
+
+
+def _banking77():
+    from _run_fixtures import SHARED_TASKS
+
+    from analysis.runs.local_tasks import load_local_task
+
+    if not (SHARED_TASKS / "Banking77Classification").is_dir():
+        pytest.skip(f"needs the shared task copies at {SHARED_TASKS} (set SHARED_DIR)")
+    task = load_local_task(SHARED_TASKS / "Banking77Classification")
+    task.load_data()
+    return task
+
+
+def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix):
+    """Same training rows in every experiment and the same metrics, on Banking77's labels."""
+    import numpy as np
+    from datasets.arrow_dataset import Column
+
+    task = _banking77()
+    train, test = task.dataset["train"], task.dataset["test"]
+    assert isinstance(test["label"], Column)  # what mteb hands to scikit-learn
+    y_pred = np.random.default_rng(0).permutation(np.asarray(test["label"][:]))
+
+    def run() -> tuple[list, dict]:
+        picks, idxs = [], None
+        for i in range(3):
+            _, idxs, selected = task._undersample_data(train, i, idxs)
+            picks.append((list(idxs), selected))
+        return picks, task._calculate_scores(test["label"], y_pred)
+
+    mteb_picks, mteb_scores = run()
+    assert compat.speed_up_classification() is True
+    assert run() == (mteb_picks, mteb_scores)
+    assert len(mteb_picks[0][1]) == 77 * task.samples_per_label
+
+
+def test_run_evaluation_applies_the_classification_fix(classification_fix, tmp_path):
+    from analysis.runs.runner import run_evaluation
+
+    original = _mteb_classification_functions()
+    summary = run_evaluation([], ["STSBenchmark"], results_dir=tmp_path, show_progress=False)
+    assert summary.empty
+    assert _mteb_classification_functions() != original
+
+
+@pytest.mark.slow
+def test_classification_fix_gives_mteb_scores_on_banking77(
+    classification_fix, tmp_path_factory, tmp_path
+):
+    """A static model on Banking77Classification: every split, subset, metric and experiment."""
+    import mteb
+    from _run_fixtures import distilled_static_model
+
+    from analysis.runs.models import load_model
+
+    model = load_model(distilled_static_model(tmp_path_factory))
+    task = _banking77()
+
+    def scores() -> str:
+        result = mteb.evaluate(
+            model,
+            task,
+            cache=None,
+            encode_kwargs={"batch_size": 256, "show_progress_bar": False},
+            show_progress_bar=False,
+            raise_error=True,
+            co2_tracker=False,
+        )
+        return json.dumps(result.task_results[0].scores, sort_keys=True)  # NaN-safe equality
+
+    mteb_scores = scores()
+    assert compat.speed_up_classification() is True
+    fixed = scores()
+    assert fixed == mteb_scores
+    per_experiment = json.loads(fixed)["test"][0]["scores_per_experiment"]
+    assert len(per_experiment) == task.n_experiments
+
+
+def test_pair_classification_labels_read_once_give_mteb_metrics(classification_fix):
+    """The label Column of a pair classification split, as mteb scores it, and read at once."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    labels = Dataset.from_dict({"labels": rng.integers(0, 2, n).tolist()})["labels"]
+    distances = {
+        key: rng.normal(size=n).round(2).tolist()  # rounded: ties in the thresholds
+        for key in (
+            "similarity_scores",
+            "cosine_scores",
+            "manhattan_distances",
+            "euclidean_distances",
+            "dot_scores",
+        )
+    }
+    task = mteb.get_task("SprintDuplicateQuestions")
+    mteb_metrics = task._compute_metrics(distances, labels)
+    assert compat.speed_up_classification() is True
+    assert task._compute_metrics(distances, labels) == mteb_metrics
+    assert len(mteb_metrics) > 20
+
+
+@pytest.mark.slow
+def test_classification_fix_gives_mteb_scores_on_pair_classification(
+    classification_fix, tmp_path_factory
+):
+    """The static model on the pair classification fixture: every score, with and without."""
+    import mteb
+    from _run_fixtures import FIXTURES, distilled_static_model
+
+    from analysis.runs.local_tasks import load_local_task
+    from analysis.runs.models import load_model
+
+    model = load_model(distilled_static_model(tmp_path_factory))
+    task = load_local_task(FIXTURES / "PairClassification")
+
+    def scores() -> str:
+        result = mteb.evaluate(
+            model, task, cache=None, show_progress_bar=False, raise_error=True, co2_tracker=False
+        )
+        return json.dumps(result.task_results[0].scores, sort_keys=True)
+
+    mteb_scores = scores()
+    assert compat.speed_up_classification() is True
+    assert scores() == mteb_scores
+
+
+def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classification_fix):
+    """Multilabel undersampling (no local multilabel task: label lists drawn at random)."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    rows = [sorted(set(rng.integers(0, 20, rng.integers(1, 4)).tolist())) for _ in range(3000)]
+    labels = Dataset.from_dict({"label": rows})["label"]
+    task = mteb.get_task("CEDRClassification")
+
+    def picks() -> list[tuple[list[int], list[int]]]:
+        task.np_rng = np.random.RandomState(task.seed)  # mteb's per-task generator
+        return [task._undersample_data_indices(labels, 8, None) for _ in range(3)]
+
+    mteb_picks = picks()
+    assert compat.speed_up_classification() is True
+    assert picks() == mteb_picks
+    assert all(len(chosen) >= 8 * 20 / 3 for chosen, _ in mteb_picks)

@@ -129,6 +129,21 @@ def test_unknown_executor_or_no_sbatch_names_executor_local(
     assert "--executor local" in capsys.readouterr().err
 
 
+def test_plan_file_lands_under_data_by_default(
+    models: list[Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """Without -o the plan goes to data/plan.jsonl (not committed), not the working folder."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["plan", "-m", str(models[0]), "-t", TASKS[0], "--local-tasks", str(FIXTURES)]
+    assert cli.main([*argv, "--results", str(tmp_path / "runs")]) == 0
+    assert "Wrote data/plan.jsonl" in capsys.readouterr().out
+    assert read_plan(tmp_path / "data" / "plan.jsonl").jobs
+    assert not (tmp_path / "plan.jsonl").exists()
+
+
 def test_plan_run_status_retry_with_local_workers(
     models: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -412,3 +412,34 @@ def test_per_query_ndcg_hand_computed_and_like_pytrec_eval() -> None:
         per_query_ndcg(predictions, qrels, k=0)
     with pytest.raises(ValueError, match="No query id is in both"):
         per_query_ndcg({"q": {"d": 1.0}}, {"r": {"d": 1}})
+
+
+def test_cli_shows_one_bar_named_after_the_running_task(
+    static_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """One bar over (model, task) pairs, naming the task being run; no per-batch bars."""
+    argv = ["-m", str(static_model_dir), "-t", *FIXTURE_NAMES, "--local-tasks", str(FIXTURES)]
+    assert static_rteb(["run", *argv, "--results", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    frames = [f for f in re.split(r"[\r\n]", err) if re.search(r"\d+/\d+ \[", f)]
+    assert frames, err[-2000:]
+    total = len(FIXTURE_NAMES)
+    assert all(f" {_count(f)}/{total} [" in f for f in frames), frames  # the one pairs bar
+    assert frames[0].startswith("model x task:"), frames  # before the model is loaded
+    named = [(_count(f), _task_named(f)) for f in frames[1:]]
+    for count, task in named:  # the task running (count done before it) or just finished
+        assert FIXTURE_NAMES.index(task) in (count, count - 1), (count, task, frames)
+    assert {count for count, task in named if FIXTURE_NAMES.index(task) == count} == set(
+        range(total)
+    ), frames  # every task is named while it runs
+    assert "Batches" not in err and "Evaluating" not in err, err[-2000:]
+
+
+def _task_named(frame: str) -> str:
+    """The task a frame of the pairs bar names (``<model> | <task>: ...``)."""
+    return frame.split(": ", 1)[0].rsplit(" | ", 1)[1]
+
+
+def _count(frame: str) -> int:
+    """The number of finished pairs a tqdm frame shows (``n/total``)."""
+    return int(re.search(r" (\d+)/\d+ \[", frame).group(1))  # type: ignore[union-attr]

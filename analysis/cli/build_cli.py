@@ -15,6 +15,7 @@ import argparse
 from collections.abc import Callable
 
 from .options import (
+    DEFAULT_PLAN,
     DEFAULT_RUNS,
     OVERWRITE_STRATEGIES,
     add_executor_options,
@@ -158,7 +159,13 @@ def add_plan_parser(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_RUNS,
         help=f"results folder the jobs write to (default: {DEFAULT_RUNS})",
     )
-    parser.add_argument("-o", "--output", required=True, metavar="PLAN.jsonl", help="plan file")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=DEFAULT_PLAN,
+        metavar="PLAN.jsonl",
+        help=f"plan file (default: {DEFAULT_PLAN})",
+    )
     add_verbose(parser)
 
 

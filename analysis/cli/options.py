@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..paths import DEFAULT_RUNS
+from ..paths import DEFAULT_PLAN, DEFAULT_RUNS
 
 #: ``run --overwrite`` choices; equal to ``analysis.runs.runner.OVERWRITE_STRATEGIES``
 #: (tested; not imported from there, so that ``--help`` does not import mteb).
@@ -203,6 +203,7 @@ DEPRECATED_OPTIONS: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
 )
 
 __all__ = [
+    "DEFAULT_PLAN",
     "DEFAULT_RUNS",
     "DEPRECATED_OPTIONS",
     "EXECUTORS",

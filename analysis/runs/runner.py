@@ -30,7 +30,6 @@ import logging
 import os
 import shutil
 import socket
-import sys
 import time
 import traceback
 import uuid
@@ -225,7 +224,7 @@ def run_evaluation(
     save_predictions: bool = True,
     public_only: bool = False,
     show_progress: bool = True,
-    batch_progress: bool | None = None,
+    batch_progress: bool = False,
 ) -> pd.DataFrame:
     """Evaluate every model on every task, resumably; one failing task does not stop the run.
 
@@ -239,10 +238,11 @@ def run_evaluation(
             (re-run everything) or ``never`` (keep any existing result file as it is).
         save_predictions: Save predictions (retrieval rankings) next to the results.
         public_only: Skip private tasks (e.g. RTEB's closed sets) instead of trying them.
-        show_progress: Show the progress bar over (model, task) pairs.
-        batch_progress: Also show mteb's inner bars (encoding batches, per task). None:
-            off inside a Jupyter kernel (one widget bar per pair is what a person waits
-            for), on elsewhere. Needs ``show_progress``.
+        show_progress: Show the progress bar over (model, task) pairs, named after the
+            model and task being run.
+        batch_progress: Also show the inner bars (mteb's per task, the model's per encoding
+            batch). Off by default: one bar per unit a person waits for. Needs
+            ``show_progress``.
 
     Returns:
         One row per (model, task): model, revision, task, status (``ran``, ``cached``,
@@ -263,6 +263,7 @@ def run_evaluation(
         raise ValueError(f"batch_size must be positive, got {batch_size}.")
     results_dir = Path(results_dir)
     task_list = resolve_tasks(tasks, local_tasks_dir)
+    compat.speed_up_classification()  # same scores, labels read once (see analysis.compat)
     _clean_stale_staging(results_dir)
     rows: list[dict[str, object]] = []
     pairs = tqdm(total=len(models) * len(task_list), desc="model x task", disable=not show_progress)
@@ -271,8 +272,7 @@ def run_evaluation(
         "overwrite": overwrite,
         "save_predictions": save_predictions,
         "public_only": public_only,
-        "show_progress": show_progress
-        and (not _in_jupyter_kernel() if batch_progress is None else batch_progress),
+        "show_progress": show_progress and batch_progress,
     }
     total = len(models) * len(task_list)
     try:
@@ -295,13 +295,6 @@ def run_evaluation(
     }
     _report_failures(summary)
     return summary
-
-
-def _in_jupyter_kernel() -> bool:
-    """True inside an IPython kernel (JupyterLab, papermill), where tqdm draws widgets."""
-    shell = sys.modules.get("IPython")
-    get = getattr(shell, "get_ipython", None)
-    return get is not None and getattr(get(), "kernel", None) is not None
 
 
 def _run_model(
