@@ -62,7 +62,7 @@ from analysis.errors import ExtrapolationWarning, LeakageWarning
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.paths import display_path, from_root
 from analysis.results.blog import post_models
-from analysis.results.groups import model_groups
+from analysis.results.groups import model_groups, release_dates
 from analysis.results.leaderboard import load_leaderboard, load_leaderboards
 from analysis.runs.distill import distill_model
 from analysis.runs.local_tasks import discover_local_tasks
@@ -187,10 +187,19 @@ truth = float(reference[teacher_name].mean())
 without_teacher = reference.drop(columns=[teacher_name])
 
 
-def predicted_row(label, observed, *, ref=reference, model=None, selection=None):
+# Release dates from mteb's registry: the student is newer than every reference model, so its interval is
+# calibrated forward in time (each reference model predicted from those released before it); MiniLM's own
+# date lies inside the references' range, so its rows are calibrated as an exchangeable model's.
+dates = release_dates(reference.columns)
+teacher_released = release_dates([teacher_name]).iloc[0]
+
+
+def predicted_row(label, observed, *, ref=reference, model=None, selection=None, released=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LeakageWarning)  # MiniLM is left out of the reference by name
-        res = predict_benchmark(ref, observed, confidence_level=confidence_level, model=model, selection=selection)
+        warnings.simplefilter("ignore", ExtrapolationWarning)  # said in words below (res.beyond)
+        res = predict_benchmark(ref, observed, confidence_level=confidence_level, model=model, selection=selection,
+                                reference_dates=dates, released=released)
     return res, {
         "model": label, "tasks": len(observed), "mean of observed tasks": 100 * float(np.mean(observed)),
         "predicted mean": 100 * res.mean, "low": 100 * res.low, "high": 100 * res.high,
@@ -200,12 +209,15 @@ def predicted_row(label, observed, *, ref=reference, model=None, selection=None)
     }
 
 
-teacher_res, row_t = predicted_row(f"{short_name(teacher_name)}, own runs", own[teacher_name], model=teacher_name)
-_, row_p = predicted_row(f"{short_name(teacher_name)}, published scores, same tasks", reference.loc[offline, teacher_name], model=teacher_name)
+teacher_res, row_t = predicted_row(f"{short_name(teacher_name)}, own runs", own[teacher_name], model=teacher_name,
+                                   released=teacher_released)
+_, row_p = predicted_row(f"{short_name(teacher_name)}, published scores, same tasks", reference.loc[offline, teacher_name],
+                         model=teacher_name, released=teacher_released)
 focus_sel = select_tasks(without_teacher, k_focus, confidence_level=confidence_level)
 focus_res, row_f = predicted_row(
     f"{short_name(teacher_name)}, published scores on the {k_focus} tasks select_tasks picks without it",
     reference.loc[list(focus_sel.tasks), teacher_name], ref=without_teacher, model=teacher_name, selection=focus_sel,
+    released=teacher_released,
 )
 student_res, row_s = predicted_row(f"{short_name(student_name)} (distilled), own runs", own[student_name])
 offline_table = pd.DataFrame([row_t, row_p, row_f, row_s])
@@ -228,7 +240,11 @@ nb.md(
     f"({100 * student_res.low:.2f} to {100 * student_res.high:.2f}), rank {student_res.rank} ({student_res.rank_low} to "
     f"{student_res.rank_high}) of {student_res.n_reference}; the plain mean of its observed tasks, "
     f"{100 * float(own[student_name].mean()):.2f}, is not an estimate of the benchmark mean."
-    + (" The student is unlike every reference model on these tasks: its interval rests on extrapolation." if student_res.extrapolating else "")
+    + (" The student's interval is calibrated for a model newer than every reference model: on how far each of "
+       f"{student_res.n_calibration} reference models missed when predicted from the models released before it."
+       if student_res.calibration == "newer" else "")
+    + (f" The student lies beyond the reference models ({student_res.beyond}): its interval is widened for that, and "
+       "rests on how far earlier frontier models missed." if student_res.extrapolating else "")
 )
 
 # %%
@@ -257,8 +273,10 @@ nb.table(
 
 # %% [markdown]
 # ## 3. The Goodhart check: RTEB's private mean from its public scores
-# Every model complete on both sides of RTEB is predicted from the others: ridge on its
-# public task scores, the private mean as target, a normalized jackknife+ interval. A model
+# Every model complete on both sides of RTEB is predicted from the others: ridge on the
+# public tasks that forward selection keeps (chosen among all of them, so more public tasks
+# never widen the interval), the private mean as target, an interval calibrated on the
+# whole procedure rerun without each model. A model
 # whose private mean falls outside its interval does worse (or better) on the closed tasks
 # than its public scores predict, compared with the other models. The post's models are
 # coloured.
@@ -288,9 +306,10 @@ check = pd.DataFrame(check).sort_values("private_mean", ascending=False, ignore_
 nb.table(
     check, "estimate_private_from_public",
     title=f"{rteb_benchmark}: private mean predicted from public scores, each model from the others ({level} intervals, points)",
-    note=f"task lists {pin}; {len(complete)} models complete on public and private tasks; ridge on {len(public)} public task z-scores, "
-         f"{len(private)} private tasks as target, normalized jackknife+ interval. unlike_others: leverage above every reference "
-         "model's.",
+    note=f"task lists {pin}; {len(complete)} models complete on public and private tasks; ridge on the public task z-scores that "
+         f"forward selection keeps among all {len(public)}, {len(private)} private tasks as target, interval calibrated on the "
+         "procedure rerun without each model. unlike_others: beyond the other models on two or more public tasks, jointly "
+         "(leverage), or in the prediction.",
 )
 outside = check[~check["inside"]]
 post = post_models()

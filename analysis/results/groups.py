@@ -1,4 +1,4 @@
-"""Model groups read from mteb's model metadata (static vs transformer, distilled vs supervised)."""
+"""Model groups and release dates, read from mteb's model metadata."""
 
 from __future__ import annotations
 
@@ -60,3 +60,21 @@ def model_groups(models: Iterable[str]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def release_dates(models: Iterable[str]) -> pd.Series:
+    """Each model's release date as mteb registers it (``ModelMeta.release_date``).
+
+    The reference dates of :func:`analysis.stats.predict_benchmark`'s calibration forward
+    in time (``reference_dates=``). Models that mteb does not register, or registers
+    without a date (its baselines), get NaT: the estimate leaves them out of that
+    calibration and counts them.
+
+    Returns:
+        A datetime Series indexed by model name.
+    """
+    dates = {}
+    for name in models:
+        meta = registered_meta(name, follow_renames=True)
+        dates[name] = getattr(meta, "release_date", None) if meta is not None else None
+    return pd.to_datetime(pd.Series(dates, dtype=object), errors="coerce")

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ExtrapolationWarning, LeakageWarning
+from ..errors import DroppedModelsWarning, ExtrapolationWarning, LeakageWarning
 from ._checks import RngLike, _check_open_unit, _check_rng
 from ._conformal import sigma, split_interval, upper_order_statistic, variance_slope
 from ._estimate_checks import (
@@ -63,9 +63,8 @@ from ._estimate_checks import (
 )
 from ._procedure import Procedure
 from ._results import StatsResult
-from ._select import forward_path
 from ._target import fit_target
-from .selection import TaskSelectionResult
+from .selection import TaskSelectionResult, select_tasks
 
 __all__ = ["BenchmarkPrediction", "next_tasks", "predict_benchmark"]
 
@@ -155,15 +154,34 @@ def _rank(value: float, means: np.ndarray) -> int:
     return int(1 + np.sum(means > value))
 
 
-def _choose_best_step(X: np.ndarray, y: np.ndarray) -> list[int]:
-    """Forward selection over every observed task; keep the step of least in-sample width.
+def _best_k(
+    reference: pd.DataFrame, observed: Sequence[str], target: Sequence[str], level: float
+) -> TaskSelectionResult | None:
+    """The forward selection among the observed tasks, cut at its narrowest nested width.
 
-    More observed tasks can then never make the predictor worse than a subset of them
-    would (RTEB's private mean from all 16 public tasks is no wider than from the best 8).
+    :func:`select_tasks` runs over every observed task (as many steps as the reference
+    allows) with its nested leave-one-model-out validation, and the step whose held-out
+    half-width is smallest is kept. Forward selection is greedy, so its first k steps are
+    the k-task selection: observing more tasks can never give a wider (exchangeable)
+    interval than the best subset would. The choice of the step is made on the same
+    nested errors that calibrate it (not nested again): slightly optimistic, measured in
+    ``benchmarks/results/estimate.md``. None when no step can be validated.
     """
-    limit = min(X.shape[1], max(len(y) - 3, 1))
-    path, values = forward_path(X, y, limit)
-    return path[int(np.argmin(values))] if path else []
+    limit = min(len(observed), max(reference.shape[1] - 3, 1))
+    unknown = [t for t in target if t not in set(observed)]
+    if not unknown:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DroppedModelsWarning)  # said once by the caller
+        path = select_tasks(
+            reference, limit, target_tasks=list(target), candidates=list(observed),
+            confidence_level=level,
+        )  # fmt: skip
+    widths = path.steps["half_width"].to_numpy()
+    if not np.isfinite(widths).any():
+        return None
+    k = int(path.steps["n_tasks"].iloc[int(np.nanargmin(widths))])
+    return path if k == path.k else path.redo(reference, k=k)
 
 
 def _day_numbers(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> np.ndarray:
@@ -290,6 +308,9 @@ def predict_benchmark(
             raise ValueError("`selection` was not validated: run select_tasks with validate=True")
         obs = obs.loc[list(selection.tasks)]
     reference, selection = _drop_leaked(reference, obs, model, selection)
+    chosen = (
+        selection if selection is not None else _best_k(reference, list(obs.index), target, level)
+    )
     candidates = list(selection.candidates) if selection is not None else list(obs.index)
     rows = list(dict.fromkeys([*obs.index, *candidates, *target]))
     scores, models, tasks = _reference(reference, rows, caller="predict_benchmark")
@@ -306,7 +327,7 @@ def predict_benchmark(
         observed=tuple(obs.index),
         candidates=tuple(candidates),
         target=tuple(target),
-        choose=selection.chooser() if selection is not None else _choose_best_step,
+        choose=chosen.chooser() if chosen is not None else None,
     )
     x = np.full(len(tasks), np.nan)
     x[[tasks.index(t) for t in obs.index]] = obs.to_numpy(dtype=float)
@@ -333,9 +354,17 @@ def predict_benchmark(
             f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
             f"{len(models)} reference models), scaled by sqrt(1 + {gamma:.3g} * leverage)"
         )
+        forward = None
         if newer:
             assert days is not None
             forward = procedure.forward(days, min_train=_min_train(int(np.sum(~np.isnan(days)))))
+            if len(forward) < _min_forward(level):
+                calib += (
+                    f"; only {len(forward)} forward-in-time predictions (at least "
+                    f"{_min_forward(level)} needed), so not calibrated forward in time"
+                )
+                forward = None
+        if forward is not None:
             half_time = _quantile(forward.errors, level)
             half, n_calibration = max(half_time, half_exch), len(forward)
             widened = half / half_exch if half_exch > 0 else 1.0
@@ -387,8 +416,25 @@ def predict_benchmark(
 
 
 def _min_train(n_dated: int) -> int:
-    """Fewest earlier models a forward-in-time calibration prediction is made from."""
+    """Fewest earlier models a forward-in-time calibration prediction is made from.
+
+    A third of the dated models: predictions from fewer models miss by more than the
+    final fit (on all of them) will, and widen the interval for nothing. Measured on the
+    release-date splits (``benchmarks/bench_estimate.py``, section 6) against a quarter
+    and a half: a third kept the lowest per-date coverage highest at similar widths.
+    """
     return max(MIN_REFERENCE_MODELS, n_dated // 3)
+
+
+def _min_forward(level: float) -> int:
+    """Fewest forward-in-time predictions the calibration in time is made from.
+
+    ``2 / (1 - level)`` (40 at 95%): with fewer, the conformal quantile is the largest
+    error or next to it, one unusual model then sets the width (RTEB(beta) has only 46
+    such predictions with all 70 models). Below it, the exchangeable calibration is used
+    and ``method`` says so.
+    """
+    return int(np.ceil(2 / (1 - level)))
 
 
 def next_tasks(

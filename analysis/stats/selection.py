@@ -98,14 +98,19 @@ class TaskSelectionResult(StatsResult):
         )
         return lambda X, y: select(X, y)[-1]
 
-    def redo(self, reference: pd.DataFrame) -> TaskSelectionResult:
-        """The same selection made on another reference (e.g. without a leaked model)."""
+    def redo(self, reference: pd.DataFrame, **changes: Any) -> TaskSelectionResult:
+        """The same selection made on another reference (e.g. without a leaked model).
+
+        Args:
+            reference: the reference to select on.
+            **changes: options to change (e.g. ``k``).
+        """
         return select_tasks(
             reference,
             target_tasks=list(self.target_tasks),
             candidates=list(self.candidates),
             confidence_level=self.confidence_level,
-            **self.options,
+            **{**self.options, **changes},
         )
 
     def _summary_lines(self) -> list[str]:
