@@ -109,9 +109,13 @@ def estimate(
 ) -> list[Estimate]:
     """Estimates for every scope of ``target`` (``static-rteb estimate --help``)."""
     from analysis.errors import LeakageWarning
+    from analysis.results.groups import release_dates
     from analysis.stats import next_tasks, predict_benchmark
 
     usable = observed_scores(board, model)
+    # A model newer than the leaderboard (an own model) gets an interval calibrated forward
+    # in time; a registered model keeps its own release date.
+    released = release_dates([model]).dropna().get(model)
     public = {t.task for t in board.spec.tasks if t.is_public}
     out = []
     for scope, target_tasks in _scopes(board, target):
@@ -125,14 +129,17 @@ def estimate(
             notes.append(note)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LeakageWarning)
+            dates = release_dates(ref.columns)
             if sel is not None:
                 pred = predict_benchmark(
-                    ref.loc[target_tasks], usable, confidence_level=level, selection=sel
-                )
+                    ref.loc[target_tasks], usable, confidence_level=level, selection=sel,
+                    reference_dates=dates, released=released,
+                )  # fmt: skip
             else:
                 pred = predict_benchmark(
-                    ref, usable, target_tasks=target_tasks, confidence_level=level, model=model
-                )
+                    ref, usable, target_tasks=target_tasks, confidence_level=level, model=model,
+                    reference_dates=dates, released=released,
+                )  # fmt: skip
         notes += [str(w.message) for w in caught]
         # tasks a user can run: public ones (RTEB's closed tasks only help through the public)
         pool = [t for t in (public if scope == "private" else target_tasks) if t in public]

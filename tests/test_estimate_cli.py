@@ -16,6 +16,7 @@ import pytest
 from analysis import cli
 from analysis.errors import model_folder_name
 from analysis.paths import display_path
+from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import predict_benchmark
 from tests.conftest import write_result
@@ -47,7 +48,13 @@ def test_estimate_prints_the_prediction_and_next_tasks(folder, capsys):
     assert code == 0, out
     board = load_leaderboard(BENCH, results=root, pin="as-of-post")
     ref = board.wide().drop(columns=[NEW], errors="ignore")
-    expected = predict_benchmark(ref, {"STSBenchmark": 0.78, "Banking77Classification": 0.70})
+    expected = predict_benchmark(
+        ref,
+        {"STSBenchmark": 0.78, "Banking77Classification": 0.70},
+        reference_dates=release_dates(ref.columns),
+    )
+    # 40 references give too few forward-in-time predictions: calibrated as exchangeable
+    assert expected.calibration == "exchangeable" and "not calibrated forward in time" in out
     line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
     numbers = [float(v) for v in re.findall(r"\d+\.\d+", line)]
     assert numbers[:3] == pytest.approx(
@@ -77,8 +84,12 @@ def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, ca
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     expected = predict_benchmark(
-        board.wide(), {"STSBenchmark": 0.78, "Banking77Classification": 0.70}
+        board.wide(),
+        {"STSBenchmark": 0.78, "Banking77Classification": 0.70},
+        reference_dates=release_dates(board.wide().columns),
     )
+    # an own model is newer than the leaderboard: its interval is calibrated forward in time
+    assert expected.calibration == "newer" and "predicted from those released before it" in out
     line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
     numbers = [float(v) for v in re.findall(r"\d+\.\d+", line)]
     assert numbers[:3] == pytest.approx(
@@ -127,4 +138,5 @@ def test_estimate_on_a_lite_list_uses_the_selection_aware_interval(
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"the {lite.label} list: interval calibrated on its nested selection" in out
-    assert "nested leave-one-model-out errors (select_tasks' selection" in out
+    # calibrated forward in time, with the selection redone on the earlier models
+    assert "predicted from those released before it" in out

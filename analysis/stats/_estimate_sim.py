@@ -46,3 +46,41 @@ def simulate_scores(
         index=[f"task{t:02d}" for t in range(n_tasks)],
         columns=[f"org/model-{m:03d}" for m in range(n_models)],
     )
+
+
+def simulate_scores_over_time(
+    rng: np.random.Generator,
+    n_models: int,
+    n_tasks: int,
+    *,
+    n_static: int = 4,
+    trend: float = 0.04,
+    drift: float = 0.6,
+) -> tuple[pd.DataFrame, pd.Series]:
+    """A leaderboard whose frontier moves: scores and release dates.
+
+    :func:`simulate_scores`, with each model released at a uniform time ``u`` in 0-1
+    (dates 2020-01-01 plus ``6 u`` years) and two kinds of progress:
+
+    * the general ability rises with ``u`` (``drift`` standard deviations over the whole
+      period), so newer models lie beyond the older ones;
+    * the tasks after the first ``n_static`` gain ``trend * u`` on top (newer training
+      data helps some task types more), so the relation between the first tasks and the
+      rest shifts with time: a model newer than the reference is under-predicted from
+      its scores on the first tasks, as the newest MTEB models are.
+
+    Returns:
+        The tasks x models scores (0-1) and each model's release date.
+    """
+    scores = simulate_scores(rng, n_models, n_tasks)
+    u = rng.random(n_models)
+    gain = np.where(np.arange(n_tasks) < n_static, 0.0, trend)
+    lift = 0.08 * drift * u  # about drift sd of the general factor (loadings ~0.08)
+    shifted = scores.to_numpy() + lift[None, :] + gain[:, None] * u[None, :]
+    dates = pd.Series(
+        pd.Timestamp("2020-01-01") + pd.to_timedelta(u * 6 * 365.25, unit="D"),
+        index=scores.columns,
+    )
+    return pd.DataFrame(
+        np.clip(shifted, 0.0, 1.0), index=scores.index, columns=scores.columns
+    ), dates
