@@ -12,12 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO, SHARED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SHARED_DIR", REPO.parent / "shared")).resolve()
 SHARED_TASKS = SHARED / "tasks"
 SHARED_CACHE = SHARED / "mteb-cache"
 FIXTURES = REPO / "tests" / "fixtures" / "local_tasks"

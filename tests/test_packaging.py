@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import yaml
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO
 
 
 def _norm(req: str) -> tuple[str, str]:

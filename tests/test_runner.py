@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import mteb
 import pandas as pd
 import pytest
+from _cli import cli_env, wait_for
 from _run_fixtures import (
     FIXTURE_TASKS,
     FIXTURES,
@@ -212,29 +210,26 @@ run_evaluation([model], tasks, results_dir=results, local_tasks_dir=fixtures, sh
 """
 
 
-def _wait_for(condition: Callable[[], bool], child: subprocess.Popen, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-
-
 def test_sigkill_mid_run_loses_nothing_and_resumes(static_model_dir: Path, tmp_path: Path) -> None:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     results = tmp_path / "results"
     log = tmp_path / "child.log"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     argv = [str(static_model_dir), str(results), str(FIXTURES), *FIXTURE_NAMES]
     with log.open("wb") as stderr:
         child = subprocess.Popen(
-            [sys.executable, str(script), *argv], cwd=REPO, env=env, stdout=stderr, stderr=stderr
+            [sys.executable, str(script), *argv],
+            cwd=REPO,
+            env=cli_env(),
+            stdout=stderr,
+            stderr=stderr,
         )
     meta = load_model(static_model_dir).mteb_model_meta
     first = result_path(results, meta, FIXTURE_NAMES[0])
     staging = results / ".staging"
-    _wait_for(first.is_file, child, 300)
+    wait_for(first.is_file, f"the first task's result (log: {log})", timeout=300, process=child)
     sleeping = Path(f"{results}.sleeping")  # the child is inside the second task's encode
-    _wait_for(sleeping.is_file, child, 60)
+    wait_for(sleeping.is_file, f"the second task's encode (log: {log})", timeout=60, process=child)
     alive = child.poll() is None
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=30)
