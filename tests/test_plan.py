@@ -129,6 +129,7 @@ def test_unknown_executor_or_no_sbatch_names_executor_local(
     assert "--executor local" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_plan_run_status_retry_with_local_workers(
     models: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
