@@ -1,4 +1,5 @@
-# Two commands (README):  make figures RESULTS=../shared/mteb-cache   and   make test
+# Commands (README):  make figures RESULTS=../shared/mteb-cache,  make test-fast (every change),
+# make test (everything: what CI runs)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -6,7 +7,7 @@ RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
 BATCH := $(PY) -m analysis.batch $(if $(RESULTS),--results "$(RESULTS)")
 
-.PHONY: setup figures runs all-figures test lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
+.PHONY: setup figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +27,15 @@ runs: setup  ## the model-running notebooks (params/runs.yaml); finished runs in
 all-figures: setup  ## everything: `make runs`, then `make figures` (a failure in one does not skip the other)
 	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures && exit $$runs
 
-test: lint typecheck  ## lint + type check + the whole test suite (what .ci/run calls)
+test: lint typecheck  ## lint + type check + the whole test suite, slow tests too (what .ci/run calls)
 	$(PY) -m pytest -q --durations=30
+
+# The distilled test model is kept here across runs (tests/_run_fixtures.py); `make clean` drops it.
+STATIC_RTEB_TEST_MODELS ?= $(CURDIR)/build/test-models
+FAST_WORKERS ?= 2
+test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (minutes)
+	STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q -m "not slow" \
+	  -n $(FAST_WORKERS) --dist loadfile --durations=15
 
 lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)
 	$(VENV)/bin/ruff check analysis tests benchmarks tools notebooks

@@ -12,12 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO, SHARED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SHARED_DIR", REPO.parent / "shared")).resolve()
 SHARED_TASKS = SHARED / "tasks"
 SHARED_CACHE = SHARED / "mteb-cache"
 FIXTURES = REPO / "tests" / "fixtures" / "local_tasks"
@@ -57,18 +56,26 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     Made with :func:`analysis.runs.distill.distill_model` (what ``static-rteb distill``
     runs). Test modules wrap this in a session fixture; the folder lives in the session's
-    base temp folder, so the second module to ask finds it made. With
-    ``$STATIC_RTEB_TEST_MODELS`` set, it is kept in that folder across sessions instead
-    (the distillation takes minutes on two busy cores); it is written atomically, so a
-    stopped session never leaves half a model there.
+    base temp folder, so the second module to ask finds it made. Under pytest-xdist the
+    workers share it (the folder above each worker's base temp folder): the first to ask
+    distills under a lock, the others wait for it. With ``$STATIC_RTEB_TEST_MODELS`` set
+    (``make test-fast`` sets it), it is kept in that folder across sessions instead (the
+    distillation takes minutes on two busy cores); it is written atomically, so a stopped
+    session never leaves half a model there.
     """
     keep = os.environ.get("STATIC_RTEB_TEST_MODELS")
-    root = Path(keep) if keep else tmp_path_factory.getbasetemp()
+    base = tmp_path_factory.getbasetemp()
+    root = Path(keep) if keep else base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     folder = root / "static-minilm-m2v-128"
-    if not (folder / "config.json").is_file():
-        from analysis.runs.distill import distill_model
+    if (folder / "config.json").is_file():
+        return folder
+    from analysis.runs.locks import FileLock
 
-        distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False)
+    with FileLock(root / "static-minilm-m2v-128.lock"):
+        if not (folder / "config.json").is_file():
+            from analysis.runs.distill import distill_model
+
+            distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False)
     return folder
 
 

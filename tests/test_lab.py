@@ -31,11 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
+from conftest import REPO, SHARED
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 CHROMIUM = Path(os.environ.get("STATIC_RTEB_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [

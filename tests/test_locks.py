@@ -129,6 +129,7 @@ WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_concurrent_processes_never_hold_the_lock_together(tmp_path: Path) -> None:
     lock, log = tmp_path / "shared.lock", tmp_path / "log.txt"
     workers = [

@@ -13,7 +13,7 @@ import jupytext
 import nbformat
 import pandas as pd
 import pytest
-from conftest import write_result
+from conftest import REPO, write_result
 
 from analysis import notebook as nbmod
 from analysis.errors import NotebookError, ResultsNotFoundError
@@ -24,9 +24,6 @@ from analysis.io import (
 )
 from analysis.paths import RESULTS_ENV, repo_root
 from analysis.results.folder import inventory, results_provenance
-
-REPO = Path(__file__).resolve().parents[1]
-
 
 # --------------------------------------------------------------------------- p-values
 

@@ -7,8 +7,7 @@ import tomllib
 from pathlib import Path
 
 import yaml
-
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO
 
 
 def _norm(req: str) -> tuple[str, str]:

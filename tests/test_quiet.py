@@ -8,22 +8,17 @@ nobody named) still show, and ``verbose=True`` hides nothing.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from _cli import cli_env, start_cli
 from _run_fixtures import FIXTURES, REPO, minilm_dir
 
 #: What a MiniLM run prints that analysis.quiet names as harmless.
 KNOWN = ("LOAD REPORT", "FutureWarning", "Loading weights")
-
-
-def _env() -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 @pytest.mark.slow
@@ -31,14 +26,9 @@ def test_a_cli_run_hides_known_warnings_unless_verbose(tmp_path: Path) -> None:
     argv = ["run", "-m", str(minilm_dir()), "-t", "SprintDuplicateQuestions"]
     argv += ["--local-tasks", str(FIXTURES), "--quiet"]
     runs = {
-        verbose: subprocess.Popen(
-            [sys.executable, "-m", "analysis.cli", *argv, "--results", str(tmp_path / verbose)]
-            + ([f"--{verbose}"] if verbose == "verbose" else []),
-            cwd=REPO,
-            env=_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+        verbose: start_cli(
+            [*argv, "--results", str(tmp_path / verbose)]
+            + ([f"--{verbose}"] if verbose == "verbose" else [])
         )
         for verbose in ("plain", "verbose")
     }
@@ -78,7 +68,7 @@ def test_only_the_named_warnings_are_hidden(mode: str) -> None:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, mode],
         cwd=REPO,
-        env=_env(),
+        env=cli_env(),
         capture_output=True,
         text=True,
         timeout=300,

@@ -7,13 +7,12 @@ what a maintainer taking over trips on first.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import REPO
 
 
 def _map_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
     start = text.index("## What is where")
     return text[start : text.index("\n## ", start + 1)]
 
@@ -21,8 +20,8 @@ def _map_section() -> str:
 def test_every_module_is_in_the_readme_map() -> None:
     section = _map_section()
     unnamed = [
-        str(path.relative_to(ROOT))
-        for path in sorted((ROOT / "analysis").rglob("*.py"))
+        str(path.relative_to(REPO))
+        for path in sorted((REPO / "analysis").rglob("*.py"))
         if path.name != "__init__.py" and path.name not in section
     ]
     assert not unnamed, f"add these to README.md's 'What is where' table: {unnamed}"
@@ -30,7 +29,7 @@ def test_every_module_is_in_the_readme_map() -> None:
 
 def test_every_module_the_map_names_exists() -> None:
     names = set(re.findall(r"`([A-Za-z_]\w*\.py)`", _map_section()))
-    existing = {path.name for path in (ROOT / "analysis").rglob("*.py")}
-    existing |= {path.name for path in (ROOT / "tools").glob("*.py")}
+    existing = {path.name for path in (REPO / "analysis").rglob("*.py")}
+    existing |= {path.name for path in (REPO / "tools").glob("*.py")}
     gone = sorted(names - existing)
     assert not gone, f"README.md's 'What is where' names modules that do not exist: {gone}"

@@ -15,7 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "analysis"
+from conftest import REPO
+
+PACKAGE = REPO / "analysis"
 CORE = ("errors.py", "compat.py", "io.py", "paths.py")
 ROOMS = ("results", "stats", "runs")
 ABOVE = ("notebook", "batch", "cli")

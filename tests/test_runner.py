@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import mteb
 import pandas as pd
 import pytest
+from _cli import cli_env, wait_for
 from _run_fixtures import (
     FIXTURE_TASKS,
     FIXTURES,
@@ -63,20 +61,27 @@ def _all_result_files_parse(results: Path) -> list[Path]:
     return [path for path in files if path.name != "model_meta.json"]
 
 
-@pytest.fixture(scope="module")
-def static_run(static_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    """The static model on every task type: the three fixtures plus the shared tasks."""
-    results = tmp_path_factory.mktemp("static-run")
-    tasks = [*FIXTURE_NAMES]
-    local = {name: FIXTURES for name in FIXTURE_NAMES}
-    if SHARED_TASKS.is_dir():
-        tasks += list(SHARED_TASK_NAMES)
-        local.update(dict.fromkeys(SHARED_TASK_NAMES, SHARED_TASKS))
-    objects = [load_local_task(_folder(local[name], name)) for name in tasks]
+def _run_tasks(model: Path, local: dict[str, Path], results: Path) -> tuple:
+    """Run ``model`` on the local tasks ``{name: folder of task folders}``; (results, summary)."""
+    objects = [load_local_task(_folder(root, name)) for name, root in local.items()]
     summary = run_evaluation(
-        [static_model_dir], objects, results_dir=results, batch_size=256, show_progress=False
+        [model], objects, results_dir=results, batch_size=256, show_progress=False
     )
     return results, summary
+
+
+@pytest.fixture(scope="module")
+def static_run(static_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The static model on the three fixture tasks (one of each fixture task type)."""
+    local = dict.fromkeys(FIXTURE_NAMES, FIXTURES)
+    return _run_tasks(static_model_dir, local, tmp_path_factory.mktemp("static-run"))
+
+
+@pytest.fixture(scope="module")
+def static_shared_run(static_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The static model on the shared task copies (the other task types; a minute or more)."""
+    local = dict.fromkeys(SHARED_TASK_NAMES, SHARED_TASKS)
+    return _run_tasks(static_model_dir, local, tmp_path_factory.mktemp("static-shared-run"))
 
 
 def _folder(root: Path, name: str) -> Path:
@@ -92,16 +97,24 @@ def test_static_model_scores_every_fixture_task_type(static_run: tuple) -> None:
     assert all(math.isfinite(score) for score in rows["main_score"])
 
 
+@pytest.mark.slow
 @needs_shared_tasks
-def test_static_model_scores_every_shared_task(static_run: tuple) -> None:
-    _, summary = static_run
+def test_static_model_scores_every_shared_task(
+    static_shared_run: tuple, static_model_dir: Path
+) -> None:
+    _, summary = static_shared_run
     rows = summary.set_index("task").loc[list(SHARED_TASK_NAMES)]
     assert list(rows["status"]) == ["ran"] * 4, rows["error"].tolist()
     assert all(math.isfinite(score) and 0 < score <= 1 for score in rows["main_score"])
+    _check_mteb_layout(*static_shared_run, static_model_dir)
 
 
 def test_summary_and_mteb_layout(static_run: tuple, static_model_dir: Path) -> None:
-    results, summary = static_run
+    _check_mteb_layout(*static_run, static_model_dir)
+
+
+def _check_mteb_layout(results: Path, summary: pd.DataFrame, static_model_dir: Path) -> None:
+    """The summary's columns; every task's result loads back through mteb; no staging left."""
     assert list(summary.columns) == SUMMARY_COLUMNS
     meta = load_model(static_model_dir).mteb_model_meta
     assert set(summary["revision"]) == {meta.revision}
@@ -212,29 +225,27 @@ run_evaluation([model], tasks, results_dir=results, local_tasks_dir=fixtures, sh
 """
 
 
-def _wait_for(condition: Callable[[], bool], child: subprocess.Popen, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and child.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-
-
+@pytest.mark.slow
 def test_sigkill_mid_run_loses_nothing_and_resumes(static_model_dir: Path, tmp_path: Path) -> None:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     results = tmp_path / "results"
     log = tmp_path / "child.log"
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     argv = [str(static_model_dir), str(results), str(FIXTURES), *FIXTURE_NAMES]
     with log.open("wb") as stderr:
         child = subprocess.Popen(
-            [sys.executable, str(script), *argv], cwd=REPO, env=env, stdout=stderr, stderr=stderr
+            [sys.executable, str(script), *argv],
+            cwd=REPO,
+            env=cli_env(),
+            stdout=stderr,
+            stderr=stderr,
         )
     meta = load_model(static_model_dir).mteb_model_meta
     first = result_path(results, meta, FIXTURE_NAMES[0])
     staging = results / ".staging"
-    _wait_for(first.is_file, child, 300)
+    wait_for(first.is_file, f"the first task's result (log: {log})", timeout=300, process=child)
     sleeping = Path(f"{results}.sleeping")  # the child is inside the second task's encode
-    _wait_for(sleeping.is_file, child, 60)
+    wait_for(sleeping.is_file, f"the second task's encode (log: {log})", timeout=60, process=child)
     alive = child.poll() is None
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=30)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from _cli import cli_env
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted(
     p.relative_to(REPO).as_posix()
     for folder in ("benchmarks", "tools")
@@ -25,11 +24,10 @@ def test_there_are_scripts():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_script_help(script):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(
         [sys.executable, script, "--help"],
         cwd=REPO,
-        env=env,
+        env=cli_env(),
         capture_output=True,
         text=True,
         timeout=180,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _cli import start_cli, wait_for
 from _run_fixtures import (
     FIXTURE_TASKS,
     FIXTURES,
@@ -108,13 +109,6 @@ def _plan(models: list[Path], tasks_dir: Path, runs: Path, plan: Path, per_job: 
     return str(plan)
 
 
-def _wait_for(condition: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(0.5)
-
-
 def _without_timings(path: Path) -> dict:
     data = json.loads(path.read_text())
     return {k: v for k, v in data.items() if k not in TIMING_FIELDS}
@@ -138,14 +132,16 @@ def test_slurm_array_cancel_resume_equals_local_run(
         submit = ["run", "--plan", plan_file, "--executor", "slurm", "--cpus-per-worker", "1"]
         assert cli.main([*submit, "--timeout-min", "10", "--quiet"]) == 0
         waiting = [result_path(slurm_runs, held, task) for task in TASKS[:-1]]
-        _wait_for(lambda: all(p.is_file() for p in waiting), 240, "the held job's first tasks")
+        wait_for(
+            lambda: all(p.is_file() for p in waiting), "the held job's first tasks", timeout=240
+        )
         victim = next(s for s in plan_status(plan) if s.model == held.name)
         assert victim.state == "running" and victim.slurm_id
         subprocess.run(["scancel", victim.slurm_id], check=True, timeout=30)
-        _wait_for(
+        wait_for(
             lambda: {s.state for s in plan_status(plan)} <= {"done", "failed"},
-            240,
             "both jobs to leave the queue",
+            timeout=240,
         )
     finally:
         blocker.release()
@@ -210,7 +206,6 @@ def test_ctrl_c_while_waiting_leaves_the_array_running(
     slurm_cluster: Path, models: list[Path], tmp_path: Path
 ) -> None:
     import signal
-    import sys
 
     from analysis.runs.executors import read_record, read_submissions
     from analysis.runs.executors.slurm import ACTIVE_STATES, slurm_queue
@@ -226,20 +221,12 @@ def test_ctrl_c_while_waiting_leaves_the_array_running(
     try:
         argv = ["run", "--plan", plan_file, "--executor", "slurm", "--wait"]
         argv += ["--cpus-per-worker", "1", "--timeout-min", "10", "--quiet"]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        waiter = subprocess.Popen(
-            [sys.executable, "-m", "analysis.cli", *argv],
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        _wait_for(
+        waiter = start_cli(argv, new_session=True)
+        wait_for(
             lambda: (read_record(plan, job.job_id) or {}).get("state") == "running",
-            240,
             "the SLURM worker to start the job",
+            timeout=240,
+            process=waiter,
         )
         os.killpg(waiter.pid, signal.SIGINT)  # Ctrl-C in the terminal that waits
         sent = time.monotonic()
@@ -259,5 +246,7 @@ def test_ctrl_c_while_waiting_leaves_the_array_running(
         assert plan_status(plan)[0].state == "running"
     finally:
         blocker.release()
-    _wait_for(lambda: plan_status(plan)[0].state == "done", 240, "the array to finish the job")
+    wait_for(
+        lambda: plan_status(plan)[0].state == "done", "the array to finish the job", timeout=240
+    )
     assert all(result_path(runs, meta, task).is_file() for task in TASKS)

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO
 
 from analysis.errors import UnknownNameError
 from analysis.results.clusters import cluster_details, task_clusters
@@ -253,7 +254,7 @@ def test_task_clusters_file_is_what_the_script_writes(shared_results, tmp_path):
         ],
         check=True,
         capture_output=True,
-        cwd=CLUSTERS_FILE.parents[2],
+        cwd=REPO,
     )
     fresh = json.loads(out.read_text())["benchmarks"]
     committed = json.loads(CLUSTERS_FILE.read_text())["benchmarks"]
