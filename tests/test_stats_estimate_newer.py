@@ -118,6 +118,7 @@ def test_a_near_twin_gets_a_warning_naming_it_and_a_prediction(timed):
         assert res.n_reference == 59 and np.isfinite([res.low, res.high]).all()
 
 
+@pytest.mark.slow
 def test_more_observed_tasks_never_give_a_wider_typical_interval(timed):
     """RTEB's shape: a private mean from public tasks; all of them vs the best few."""
     scores, _ = timed
