@@ -672,12 +672,13 @@ def main() -> int:
                 rwide.drop(columns=m), rwide.loc[public, m], target_tasks=private, model=m
             )
         actual = float(rwide.loc[private, m].mean())
+        low, high = res.confidence_interval
         rrows.append(
             {
                 "model": m,
                 "error": res.mean - actual,
-                "half_width": (res.high - res.low) / 2,
-                "covered": res.low <= actual <= res.high,
+                "half_width": (high - low) / 2,
+                "covered": low <= actual <= high,
             }
         )
     rt = pd.DataFrame(rrows)
