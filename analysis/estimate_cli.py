@@ -147,7 +147,7 @@ def estimate(
         pool_rows = list(dict.fromkeys([*rows, *pool]))
         ref_next = _reference(board, pool_rows, model)
         following = (
-            next_tasks(ref_next, usable, target_tasks=target_tasks, candidates=pool)
+            next_tasks(ref_next, usable, target_tasks=target_tasks, candidates=pool).to_frame()
             if pool
             else None
         )
@@ -191,10 +191,11 @@ def report(
         p = est.prediction
         label = {"all": "mean", "public": "public mean", "private": "private mean"}[est.scope]
         level = f"{p.confidence_level:.0%}"
+        low, high = p.confidence_interval
         lines += [
             "",
-            f"{board.name} {label}: {100 * p.mean:.2f} ({level} interval {100 * p.low:.2f} "
-            f"to {100 * p.high:.2f}); rank {p.rank} ({p.rank_low} to {p.rank_high}) among "
+            f"{board.name} {label}: {100 * p.mean:.2f} ({level} interval {100 * low:.2f} "
+            f"to {100 * high:.2f}); rank {p.rank} ({p.rank_low} to {p.rank_high}) among "
             f"{p.n_reference} leaderboard models complete on these tasks",
             f"  from {len(p.tasks)} task(s); "
             + (

@@ -359,7 +359,7 @@ def release_date_section(
     cuts, rcuts = cut_dates(dates), cut_dates(rdates)
     mrows, per_cut = [], []
     for k in ks:
-        ours = validate_by_release_date(wide, dates, cuts, k=k)
+        ours = validate_by_release_date(wide, dates, cuts, k=k).to_frame()
         mrows.append(newer_summary(ours, static, method="estimator", k=k))
         per_cut.append(ours.groupby("cut")["covered"].mean().rename(f"k={k}"))
         naive = naive_by_release_date(wide, dates, cuts, k)
@@ -369,7 +369,7 @@ def release_date_section(
     for k in (4, 8, 12, None):
         res = validate_by_release_date(
             rwide, rdates, rcuts, k=k, target_tasks=private, candidates=public
-        )
+        ).to_frame()
         rrows.append(
             newer_summary(res, static, method="estimator", public_tasks=k or f"all {len(public)}")
         )
@@ -576,7 +576,7 @@ def main() -> int:
     # 2. acceptance at k = 8
     rows = []
     for label, tt in (("free", None), ("task types covered", types)):
-        ours = cross_fit_selection(wide, 8, n_folds=n_folds, rng=0, task_types=tt)
+        ours = cross_fit_selection(wide, 8, n_folds=n_folds, rng=0, task_types=tt).to_frame()
         rows.append(summary(ours, static, f"estimator, {label}", k=8))
         base = baseline_cross_fit(wide, 8, tt, n_folds)
         rows.append(summary(base, static, f"plain baseline, {label}", k=8))
@@ -598,7 +598,7 @@ def main() -> int:
     # 2b. the same at k = 8 over smaller references: 10-fold cross-fitting, repeated
     repeated = []
     for seed in range(N_REPEATS):
-        ours = cross_fit_selection(wide, 8, n_folds=10, rng=seed)
+        ours = cross_fit_selection(wide, 8, n_folds=10, rng=seed).to_frame()
         base = baseline_cross_fit(wide, 8, None, 10, seed=seed)
         repeated += [
             summary(ours, static, "estimator, free", split=seed),
@@ -630,7 +630,7 @@ def main() -> int:
     curve = []
     for k in ks:
         for label, tt in (("free", None), ("types covered", types)):
-            folds = cross_fit_selection(wide, k, n_folds=10, rng=0, task_types=tt)
+            folds = cross_fit_selection(wide, k, n_folds=10, rng=0, task_types=tt).to_frame()
             inner = select_tasks(wide, k, task_types=tt)
             curve.append(
                 {
@@ -672,12 +672,13 @@ def main() -> int:
                 rwide.drop(columns=m), rwide.loc[public, m], target_tasks=private, model=m
             )
         actual = float(rwide.loc[private, m].mean())
+        low, high = res.confidence_interval
         rrows.append(
             {
                 "model": m,
                 "error": res.mean - actual,
-                "half_width": (res.high - res.low) / 2,
-                "covered": res.low <= actual <= res.high,
+                "half_width": (high - low) / 2,
+                "covered": low <= actual <= high,
             }
         )
     rt = pd.DataFrame(rrows)

@@ -175,7 +175,7 @@ def speed_rows() -> list[str]:
                 paired_bootstrap(sub[:, i], sub[:, j], n_resamples=10_000, rng=1).pvalue
                 for i, j in pairs
             ]
-            adjust_pvalues(p, method="holm")
+            adjust_pvalues(p, adjustment="holm")
 
         slow = timed(loop)
         sub_frame = frame.iloc[:, :n_loop]

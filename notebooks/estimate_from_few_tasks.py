@@ -197,15 +197,15 @@ teacher_released = release_dates([teacher_name]).iloc[0]
 def predicted_row(label, observed, *, ref=reference, model=None, selection=None, released=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LeakageWarning)  # MiniLM is left out of the reference by name
-        warnings.simplefilter("ignore", ExtrapolationWarning)  # said in words below (res.beyond)
+        warnings.simplefilter("ignore", ExtrapolationWarning)  # said in words below (res.caveat)
         res = predict_benchmark(ref, observed, confidence_level=confidence_level, model=model, selection=selection,
                                 reference_dates=dates, released=released)
     return res, {
         "model": label, "tasks": len(observed), "mean of observed tasks": 100 * float(np.mean(observed)),
-        "predicted mean": 100 * res.mean, "low": 100 * res.low, "high": 100 * res.high,
+        "predicted mean": 100 * res.mean, "low": 100 * res.confidence_interval.low, "high": 100 * res.confidence_interval.high,
         "rank": res.rank, "rank_low": res.rank_low, "rank_high": res.rank_high, "reference models": res.n_reference,
         f"published {mteb_benchmark} mean": 100 * truth if model == teacher_name else np.nan,
-        "published mean inside": bool(res.low <= truth <= res.high) if model == teacher_name else None,
+        "published mean inside": bool(res.confidence_interval.low <= truth <= res.confidence_interval.high) if model == teacher_name else None,
     }
 
 
@@ -229,21 +229,21 @@ nb.table(
          "out of its own rows. 'mean of observed tasks' is the partial mean the repository refuses to report as a benchmark mean, "
          "shown for contrast.",
 )
-inside = teacher_res.low <= truth <= teacher_res.high
+inside = teacher_res.confidence_interval.low <= truth <= teacher_res.confidence_interval.high
 nb.md(
     f"From its own runs on {len(offline)} task(s), MiniLM's {mteb_benchmark} mean is predicted at {100 * teacher_res.mean:.2f} "
-    f"({level} interval {100 * teacher_res.low:.2f} to {100 * teacher_res.high:.2f}, half-width "
-    f"{50 * (teacher_res.high - teacher_res.low):.2f} points); its published mean is {100 * truth:.2f}, "
+    f"({level} interval {100 * teacher_res.confidence_interval.low:.2f} to {100 * teacher_res.confidence_interval.high:.2f}, half-width "
+    f"{50 * (teacher_res.confidence_interval.high - teacher_res.confidence_interval.low):.2f} points); its published mean is {100 * truth:.2f}, "
     f"{'inside' if inside else 'outside'} the interval. From the {k_focus} tasks `select_tasks` picks without it, the prediction "
-    f"is {100 * focus_res.mean:.2f} ({100 * focus_res.low:.2f} to {100 * focus_res.high:.2f}, half-width "
-    f"{50 * (focus_res.high - focus_res.low):.2f} points). The distilled student is predicted at {100 * student_res.mean:.2f} "
-    f"({100 * student_res.low:.2f} to {100 * student_res.high:.2f}), rank {student_res.rank} ({student_res.rank_low} to "
+    f"is {100 * focus_res.mean:.2f} ({100 * focus_res.confidence_interval.low:.2f} to {100 * focus_res.confidence_interval.high:.2f}, half-width "
+    f"{50 * (focus_res.confidence_interval.high - focus_res.confidence_interval.low):.2f} points). The distilled student is predicted at {100 * student_res.mean:.2f} "
+    f"({100 * student_res.confidence_interval.low:.2f} to {100 * student_res.confidence_interval.high:.2f}), rank {student_res.rank} ({student_res.rank_low} to "
     f"{student_res.rank_high}) of {student_res.n_reference}; the plain mean of its observed tasks, "
     f"{100 * float(own[student_name].mean()):.2f}, is not an estimate of the benchmark mean."
     + (" The student's interval is calibrated for a model newer than every reference model: on how far each of "
        f"{student_res.n_calibration} reference models missed when predicted from the models released before it."
        if student_res.calibration == "newer" else "")
-    + (f" The student lies beyond the reference models ({student_res.beyond}): its interval is widened for that, and "
+    + (f" The student lies beyond the reference models ({student_res.caveat}): its interval is widened for that, and "
        "rests on how far earlier frontier models missed." if student_res.extrapolating else "")
 )
 
@@ -262,7 +262,7 @@ fig.legend(fontsize=7, loc="outside lower center", ncols=2)
 nb.figure(fig, "estimate_offline_models")
 
 # %%
-following = next_tasks(reference, own[student_name], confidence_level=confidence_level).head(n_next)
+following = next_tasks(reference, own[student_name], confidence_level=confidence_level).to_frame().head(n_next)
 following = following.assign(task_type=following["task"].map(task_types), half_width=100 * following["half_width"],
                              narrower_by=100 * following["narrower_by"])
 nb.table(
@@ -298,8 +298,8 @@ for m in complete:
     actual = float(rwide.loc[private, m].mean())
     check.append({
         "model": m, "static": m in static, "public_mean": 100 * float(rwide.loc[public, m].mean()), "private_mean": 100 * actual,
-        "predicted": 100 * res.mean, "low": 100 * res.low, "high": 100 * res.high,
-        "private_minus_predicted": 100 * (actual - res.mean), "inside": res.low <= actual <= res.high,
+        "predicted": 100 * res.mean, "low": 100 * res.confidence_interval.low, "high": 100 * res.confidence_interval.high,
+        "private_minus_predicted": 100 * (actual - res.mean), "inside": res.confidence_interval.low <= actual <= res.confidence_interval.high,
         "unlike_others": res.extrapolating,
     })
 check = pd.DataFrame(check).sort_values("private_mean", ascending=False, ignore_index=True)

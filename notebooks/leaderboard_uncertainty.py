@@ -39,7 +39,7 @@ aggregate: str = "mean"  # mean (Mean (Task), as the post) or borda (the leaderb
 simultaneous: bool = True  # intervals hold for all models at once (else per model)
 n_resamples: int = 10_000  # Monte-Carlo sign patterns when 2**n_tasks is larger
 confidence_level: float = 0.95  # coverage of the rank intervals
-alpha: float = 0.05  # family-wise level of the leader group and the top groups
+alpha: float = 0.05  # family-wise level of the leader group and the top groups: 1 - confidence_level (one level drives both)
 top_n: int = 40  # models shown in the figure
 top_groups: int = 10  # best models whose group of indistinguishable models is listed
 seed: int = 20251006  # random seed
@@ -58,6 +58,8 @@ from analysis.results.leaderboard import load_leaderboards
 from analysis.stats import rank_intervals
 
 nb = setup("leaderboard_uncertainty.py")
+if abs(alpha - (1 - confidence_level)) > 1e-9:  # the groups come from the intervals' own decisions
+    raise ValueError(f"`alpha` ({alpha}) must be 1 - confidence_level ({1 - confidence_level:g}): one level drives the rank intervals and the groups; set both together")
 rng = nb.rng("leaderboard_uncertainty")  # the intervals, the groups and the figure
 boards = load_leaderboards([mteb_benchmark, rteb_benchmark], results=nb.results, pin=pin, cache_dir=cache_dir or None)
 post = post_models()
@@ -79,7 +81,7 @@ for label, (board, side, scope) in views.items():
     complete = board.complete_models(scope)
     wide = board.wide(is_public=side).reindex(columns=complete)
     clusters = task_clusters(board.name)
-    res = rank_intervals(wide, clusters=clusters, aggregate=aggregate, simultaneous=simultaneous, n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, top=top_groups, rng=rng)
+    res = rank_intervals(wide, clusters=clusters, aggregate=aggregate, simultaneous=simultaneous, n_resamples=n_resamples, confidence_level=confidence_level, top=top_groups, rng=rng)
     results[label] = res
     t = res.table.reset_index()
     t.insert(0, "leaderboard", label)

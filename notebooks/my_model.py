@@ -140,20 +140,20 @@ nb.table(per_task, "my_model_tasks", floatfmt=".2f", title=f"{short_name(own)} p
 # at the confidence level. The ranking is by mean score over these tasks.
 
 # %%
-ranks = rank_intervals(wide * 100, confidence_level=confidence_level, alpha=alpha, n_resamples=n_resamples, rng=nb.rng("my_model_rank"))
+ranks = rank_intervals(wide * 100, confidence_level=confidence_level, n_resamples=n_resamples, rng=nb.rng("my_model_rank"))
 rank_table = ranks.table.loc[[own, *others]].reset_index()
 rank_table.insert(1, "of", ranks.n_models)
 nb.table(rank_table, "my_model_rank", floatfmt=".2f", title=f"Rank among {ranks.n_models} models on {ranks.n_tasks} tasks (mean ×100)", note=ranks.method)
 mine = ranks.table.loc[own]
 interval = "no interval" if pd.isna(mine["rank_low"]) else f"a {confidence_level:.0%} simultaneous interval of {int(mine['rank_low'])} to {int(mine['rank_high'])}"
 if pd.isna(mine["n_better"]):  # too few tasks for any test: rank_intervals says why
-    verdict = f"no pair is tested: {ranks.reason}. Run more tasks to get an interval."
+    verdict = f"no pair is tested: {ranks.caveat}. Run more tasks to get an interval."
 else:
     verdict = (
         f"{int(mine['n_better'])} models are significantly better and {int(mine['n_worse'])} significantly worse at family-wise α = {alpha}. "
         f"With {ranks.n_tasks} tasks the smallest attainable adjusted p-value is {ranks.min_pvalue:.3g}"
         + (", so no pair can be separated at this α: run more tasks to narrow the interval." if ranks.min_pvalue >= alpha else ".")
-        + (f" {ranks.reason}" if ranks.reason else "")
+        + (f" {ranks.caveat}" if ranks.caveat else "")
     )
 nb.md(f"`{short_name(own)}` ranks **{int(mine['rank'])} of {ranks.n_models}** by mean score over these {ranks.n_tasks} tasks, with {interval}; {verdict}")
 
@@ -172,7 +172,7 @@ for other in others:
     })
 paired = pd.DataFrame(paired_rows)
 if len(paired):
-    paired.insert(paired.columns.get_loc("min_p"), "p_holm", adjust_pvalues(paired["p"].to_numpy(), method="holm"))
+    paired.insert(paired.columns.get_loc("min_p"), "p_holm", adjust_pvalues(paired["p"].to_numpy(), adjustment="holm"))
     paired["decision"] = np.where(paired["p_holm"] < alpha, np.where(paired["difference"] > 0, "better", "worse"), "not separated")
 nb.table(paired, "my_model_paired", floatfmt=".2f", pvalue_columns=("p", "p_holm", "min_p"), title=f"{short_name(own)} − other, per-task mean difference (×100)")
 if len(paired):

@@ -172,7 +172,7 @@ for label, column, by, ga, gb in specs:
     rows.append({
         "contrast": label, "n_a": res.n_a, "n_b": res.n_b, "sd_a": res.sd_a, "sd_b": res.sd_b, "difference": res.statistic,
         "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high, "t": res.t_statistic, "df": res.df,
-        "p": res.pvalue, "note": res.note,
+        "p": res.pvalue, "note": res.caveat,
     })
 contrasts = pd.DataFrame(rows)
 nb.table(

@@ -96,7 +96,7 @@ for supervised, distilled, subset in pairs_to_test:
             "dropped": ", ".join(sorted(set(wide.index) - set(pair.index))),
         })
 claims = pd.DataFrame(rows)
-claims["p_holm"] = adjust_pvalues(claims["p"].to_numpy(), method="holm")
+claims["p_holm"] = adjust_pvalues(claims["p"].to_numpy(), adjustment="holm")
 claims["significant"] = claims["p"] < alpha  # per claim: the interval excludes 0
 claims["significant_holm"] = claims["p_holm"] < alpha  # over this table's claims
 nb.table(

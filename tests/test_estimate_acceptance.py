@@ -41,7 +41,7 @@ def test_k8_coverage_on_models_outside_the_selection(boards):
     wide = boards[MTEB].wide()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        held = cross_fit_selection(wide, 8, n_folds=5, rng=0)
+        held = cross_fit_selection(wide, 8, n_folds=5, rng=0).to_frame()
     assert len(held) == wide.shape[1] and held["tasks"].nunique() <= 5
     coverage = held["covered"].mean()
     assert abs(coverage - 0.95) < 3 * np.sqrt(0.95 * 0.05 / len(held)), coverage
@@ -67,7 +67,11 @@ def test_rteb_private_mean_from_public_scores_covers(boards):
         warnings.simplefilter("ignore", ExtrapolationWarning)
         for m in complete:
             res = predict_benchmark(wide.drop(columns=m), wide.loc[public, m], target_tasks=private)
-            hits.append(res.low <= wide.loc[private, m].mean() <= res.high)
+            hits.append(
+                res.confidence_interval.low
+                <= wide.loc[private, m].mean()
+                <= res.confidence_interval.high
+            )
     assert len(hits) >= 60
     assert 0.93 <= np.mean(hits) <= 0.97, np.mean(hits)
 

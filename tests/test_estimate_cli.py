@@ -58,7 +58,12 @@ def test_estimate_prints_the_prediction_and_next_tasks(folder, capsys):
     line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
     numbers = [float(v) for v in re.findall(r"\d+\.\d+", line)]
     assert numbers[:3] == pytest.approx(
-        [100 * expected.mean, 100 * expected.low, 100 * expected.high], abs=0.006
+        [
+            100 * expected.mean,
+            100 * expected.confidence_interval.low,
+            100 * expected.confidence_interval.high,
+        ],
+        abs=0.006,
     )
     assert f"rank {expected.rank} ({expected.rank_low} to {expected.rank_high})" in line
     assert f"among {expected.n_reference} " in line and expected.n_reference == 40
@@ -93,7 +98,12 @@ def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, ca
     line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
     numbers = [float(v) for v in re.findall(r"\d+\.\d+", line)]
     assert numbers[:3] == pytest.approx(
-        [100 * expected.mean, 100 * expected.low, 100 * expected.high], abs=0.006
+        [
+            100 * expected.mean,
+            100 * expected.confidence_interval.low,
+            100 * expected.confidence_interval.high,
+        ],
+        abs=0.006,
     )
     assert (
         f"among {expected.n_reference} " in line and expected.n_reference == board.wide().shape[1]

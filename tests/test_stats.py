@@ -519,27 +519,27 @@ def test_holm_known_values():
     # statsmodels.stats.multitest.multipletests(p, method="holm") gives these
     # (computed by hand: 5*.01, 4*.02, 3*.03, max(.09, 2*.04), max(.09, .05)).
     p = [0.01, 0.02, 0.03, 0.04, 0.05]
-    assert adjust_pvalues(p, method="holm") == pytest.approx([0.05, 0.08, 0.09, 0.09, 0.09])
+    assert adjust_pvalues(p, adjustment="holm") == pytest.approx([0.05, 0.08, 0.09, 0.09, 0.09])
     # ties and the cap at 1
     assert adjust_pvalues([0.02, 0.02, 0.5]) == pytest.approx([0.06, 0.06, 0.5])
     assert adjust_pvalues([0.5, 0.6]) == pytest.approx([1.0, 1.0])
-    assert adjust_pvalues([0.01, 0.2], method="bonferroni") == pytest.approx([0.02, 0.4])
-    assert adjust_pvalues([0.01, 0.2], method="none") == pytest.approx([0.01, 0.2])
+    assert adjust_pvalues([0.01, 0.2], adjustment="bonferroni") == pytest.approx([0.02, 0.4])
+    assert adjust_pvalues([0.01, 0.2], adjustment="none") == pytest.approx([0.01, 0.2])
 
 
 def test_bh_hand_computed_and_scipy():
     # m=4, sorted 0.005, 0.01, 0.03, 0.04: 4p/i = 0.02, 0.02, 0.04, 0.04 (running min from top)
     p = np.array([0.01, 0.04, 0.03, 0.005])
-    assert adjust_pvalues(p, method="bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert adjust_pvalues(p, adjustment="bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
     q = np.random.default_rng(1).uniform(size=40) ** 2
-    assert adjust_pvalues(q, method="bh") == pytest.approx(st.false_discovery_control(q))
+    assert adjust_pvalues(q, adjustment="bh") == pytest.approx(st.false_discovery_control(q))
 
 
 def test_holm_bad_input():
     with pytest.raises(ValueError, match="`pvalues`"):
         adjust_pvalues([0.1, 1.2])
-    with pytest.raises(ValueError, match="`method`"):
-        adjust_pvalues([0.1], method="fdr")
+    with pytest.raises(ValueError, match="`adjustment`"):
+        adjust_pvalues([0.1], adjustment="fdr")
 
 
 # --------------------------------------------------------------------------- pairwise_significance
@@ -787,7 +787,7 @@ def test_group_contrast_equals_scipy_welch():
     assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
     assert tuple(res.confidence_interval) == pytest.approx(tuple(ref.confidence_interval(0.9)))
     assert (res.sd_a, res.sd_b) == pytest.approx((a.std(ddof=1), b.std(ddof=1)))
-    assert res.note == "" and "Welch" in res.method
+    assert res.caveat == "" and "Welch" in res.method
 
 
 def test_group_contrast_hand_computed():
@@ -806,7 +806,7 @@ def test_group_contrast_small_group_has_no_test_and_says_why():
     res = group_contrast([3, 0, 4, 1, 2], ["a", "b", "a", "b", "b"], group_a="a", group_b="b")
     assert res.statistic == pytest.approx(2.5)
     assert np.isnan(res.pvalue) and np.isnan(res.confidence_interval.low)
-    assert "No test and no interval" in res.note and "'a' has 2 model(s)" in res.note
+    assert "No test and no interval" in res.caveat and "'a' has 2 model(s)" in res.caveat
     assert "No test" in repr(res)
 
 

@@ -204,22 +204,30 @@ def test_prediction_combines_measured_and_predicted_parts(board):
     manual = fit_ridge(X, u)
     expected = 0.25 * observed.mean() + 0.75 * manual.predict(observed.to_numpy())[0]
     assert res.mean == pytest.approx(expected)
-    assert res.low < res.mean < res.high
+    assert res.confidence_interval.low < res.mean < res.confidence_interval.high
     means = ref.mean()
     assert res.rank == 1 + int((means > res.mean).sum())
-    assert res.rank_low == 1 + int((means > res.high).sum())
-    assert res.rank_high == 1 + int((means > res.low).sum())
+    assert res.rank_low == 1 + int((means > res.confidence_interval.high).sum())
+    assert res.rank_high == 1 + int((means > res.confidence_interval.low).sum())
     assert res.rank_low <= res.rank <= res.rank_high
     assert len(repr(res).splitlines()) <= 10 and res.to_frame().shape[0] == 1
 
 
 def test_every_target_observed_gives_the_exact_mean(board):
     res = predict_benchmark(board.iloc[:, 1:], board.iloc[:, 0])
-    assert res.mean == res.low == res.high == pytest.approx(board.iloc[:, 0].mean())
+    assert (
+        res.mean
+        == res.confidence_interval.low
+        == res.confidence_interval.high
+        == pytest.approx(board.iloc[:, 0].mean())
+    )
     private = predict_benchmark(
         board.iloc[:, 1:], board.iloc[:6, 0], target_tasks=list(board.index[6:])
     )
-    assert private.known_share == 0 and private.low < private.mean < private.high
+    assert (
+        private.known_share == 0
+        and private.confidence_interval.low < private.mean < private.confidence_interval.high
+    )
 
 
 def test_pandas_inputs_align_by_label(board):
@@ -229,7 +237,11 @@ def test_pandas_inputs_align_by_label(board):
     b = predict_benchmark(shuffled_ref.loc[:, ref.columns], observed.iloc[::-1].to_dict())
     c = predict_benchmark(shuffled_ref, observed.iloc[::-1])
     for other in (b, c):
-        assert (other.mean, other.low, other.high) == pytest.approx((a.mean, a.low, a.high))
+        assert (
+            other.mean,
+            other.confidence_interval.low,
+            other.confidence_interval.high,
+        ) == pytest.approx((a.mean, a.confidence_interval.low, a.confidence_interval.high))
 
 
 def test_refusals_name_the_problem(board):
@@ -270,16 +282,19 @@ def test_far_away_model_widens_and_warns(board):
     with pytest.warns(ExtrapolationWarning):
         far = predict_benchmark(ref, odd.clip(0, 1))
     assert far.extrapolating and not typical.extrapolating
-    assert far.high - far.low > typical.high - typical.low
+    assert (
+        far.confidence_interval.high - far.confidence_interval.low
+        > typical.confidence_interval.high - typical.confidence_interval.low
+    )
 
 
 def test_next_tasks_ranks_candidates_by_the_width_they_leave(board):
     ref, observed = board.iloc[:, 1:], board.iloc[:2, 0]
-    table = next_tasks(ref, observed)
+    table = next_tasks(ref, observed).to_frame()
     assert list(table.columns) == ["task", "half_width", "narrower_by"]
     assert set(table["task"]) == set(board.index[2:])
     assert table["half_width"].is_monotonic_increasing
-    only = next_tasks(ref, observed, candidates=["task05", "task07"])
+    only = next_tasks(ref, observed, candidates=["task05", "task07"]).to_frame()
     assert set(only["task"]) == {"task05", "task07"}
 
 
@@ -320,7 +335,7 @@ def test_selection_calibration_is_checked(board):
         predict_benchmark(ref, observed.iloc[:2], selection=sel)
     with pytest.warns(LeakageWarning, match="selection redone without it"):
         twin = predict_benchmark(board, observed, selection=select_tasks(board, 3))
-    assert twin.n_reference == board.shape[1] - 1 and np.isfinite(twin.low)
+    assert twin.n_reference == board.shape[1] - 1 and np.isfinite(twin.confidence_interval.low)
     with pytest.raises(ValueError, match="not validated"):
         predict_benchmark(ref, observed, selection=select_tasks(ref, 3, validate=False))
 
@@ -328,7 +343,7 @@ def test_selection_calibration_is_checked(board):
 def test_cross_fit_measures_on_models_outside_the_selection(board):
     twin = board.iloc[:, [3]].rename(columns=lambda c: c + "-copy")
     ref = pd.concat([board.iloc[:, :24], twin], axis=1)
-    out = cross_fit_selection(ref, 2, n_folds=5, rng=0)
+    out = cross_fit_selection(ref, 2, n_folds=5, rng=0).to_frame()
     assert list(out["model"]) == list(ref.columns)
     folds = out.set_index("model")["fold"]
     assert folds[board.columns[3]] == folds[board.columns[3] + "-copy"]
@@ -337,7 +352,9 @@ def test_cross_fit_measures_on_models_outside_the_selection(board):
     sel = select_tasks(rest, 2)
     assert row["tasks"] == ", ".join(sel.tasks)
     pred = predict_benchmark(rest, ref.loc[list(sel.tasks), row["model"]], selection=sel)
-    assert (row["low"], row["high"]) == pytest.approx((pred.low, pred.high))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (pred.confidence_interval.low, pred.confidence_interval.high)
+    )
     assert out["covered"].dtype == bool
 
 
@@ -372,7 +389,7 @@ def test_jackknife_plus_covers_new_models_in_simulation(target):
             targets = list(scores.index[6:]) if target == "private" else None
             res = predict_benchmark(ref, new.iloc[:4], target_tasks=targets)
             truth = new.loc[targets].mean() if targets else new.mean()
-            hits.append(res.low <= truth <= res.high)
+            hits.append(res.confidence_interval.low <= truth <= res.confidence_interval.high)
     coverage = np.mean(hits)
     se = np.sqrt(0.95 * 0.05 / 400)
     assert abs(coverage - 0.95) < 3 * se, coverage
@@ -401,7 +418,7 @@ def test_selection_aware_interval_covers_new_and_low_end_models_in_simulation():
             hit = {}
             for m in [*extra.columns[:10], *truth.nsmallest(4).index]:
                 res = predict_benchmark(ref, extra.loc[list(sel.tasks), m], selection=sel)
-                hit[m] = res.low <= truth[m] <= res.high
+                hit[m] = res.confidence_interval.low <= truth[m] <= res.confidence_interval.high
             typical.append(np.mean([hit[m] for m in extra.columns[:10]]))
             low.append(np.mean([hit[m] for m in truth.nsmallest(4).index]))
     coverage, se = _coverage_tolerance(np.array(typical), 10)

@@ -61,15 +61,24 @@ def test_a_newer_model_is_calibrated_forward_in_time(timed):
     assert exch.calibration == inside.calibration == "exchangeable"
     assert newer.calibration == "newer" and newer.n_calibration >= 40
     assert newer.mean == exch.mean  # the calibration moves the ends, not the centre
-    assert newer.high - newer.low >= exch.high - exch.low  # never narrower
-    assert (inside.low, inside.high) == (exch.low, exch.high)
+    assert (
+        newer.confidence_interval.high - newer.confidence_interval.low
+        >= exch.confidence_interval.high - exch.confidence_interval.low
+    )  # never narrower
+    assert (inside.confidence_interval.low, inside.confidence_interval.high) == (
+        exch.confidence_interval.low,
+        exch.confidence_interval.high,
+    )
     assert "predicted from those released before it" in newer.method
     # dates align by label: a shuffled, longer Series gives the same answer
     shuffled = pd.concat([dates.sample(frac=1, random_state=0), pd.Series({"other": "2030"})])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
         again = predict_benchmark(ref, observed, reference_dates=shuffled)
-    assert (again.low, again.high) == (newer.low, newer.high)
+    assert (again.confidence_interval.low, again.confidence_interval.high) == (
+        newer.confidence_interval.low,
+        newer.confidence_interval.high,
+    )
     with pytest.raises(ValueError, match="`released` is not a date"):
         predict_benchmark(ref, observed, reference_dates=dates, released="soon")
     with pytest.raises(ValueError, match="`reference_dates` must map"):
@@ -92,7 +101,7 @@ def test_a_model_beyond_the_references_is_flagged_and_told_why(timed):
     top = ref.iloc[:4].max(axis=1) + np.array([0.02, 0.02, 0.02, -0.0])
     with pytest.warns(ExtrapolationWarning, match="beyond every reference model on 3 of 4 tasks"):
         res = predict_benchmark(ref, top.clip(0, 1), reference_dates=dates)
-    assert res.extrapolating and res.beyond.startswith("beyond every reference model on 3 of 4")
+    assert res.extrapolating and res.caveat.startswith("beyond every reference model on 3 of 4")
     with pytest.warns(ExtrapolationWarning, match=r"the interval is widened for that \(x"):
         predict_benchmark(ref, top.clip(0, 1), reference_dates=dates)
     with pytest.warns(ExtrapolationWarning, match="pass reference_dates="):
@@ -101,7 +110,7 @@ def test_a_model_beyond_the_references_is_flagged_and_told_why(timed):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ExtrapolationWarning)
         quiet = predict_benchmark(ref, typical, reference_dates=dates)
-    assert not quiet.extrapolating and quiet.beyond == ""
+    assert not quiet.extrapolating and quiet.caveat == ""
 
 
 def test_a_near_twin_gets_a_warning_naming_it_and_a_prediction(timed):
@@ -115,7 +124,10 @@ def test_a_near_twin_gets_a_warning_naming_it_and_a_prediction(timed):
     with pytest.warns(LeakageWarning, match=f"{twin}.*selection redone without it"):
         chosen = predict_benchmark(ref, ref.loc[list(sel.tasks), twin], selection=sel)
     for res in (free, chosen):
-        assert res.n_reference == 59 and np.isfinite([res.low, res.high]).all()
+        assert (
+            res.n_reference == 59
+            and np.isfinite([res.confidence_interval.low, res.confidence_interval.high]).all()
+        )
 
 
 @pytest.mark.slow
@@ -131,7 +143,7 @@ def test_more_observed_tasks_never_give_a_wider_typical_interval(timed):
             return float(
                 np.median(
                     [
-                        (r.high - r.low) / 2
+                        (r.confidence_interval.high - r.confidence_interval.low) / 2
                         for r in (
                             predict_benchmark(ref, new.loc[tasks, m], target_tasks=private)
                             for m in new.columns
@@ -154,7 +166,7 @@ def test_validate_by_release_date_predicts_every_newer_model(timed):
     cuts = [dates.quantile(0.6), dates.quantile(0.8)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        out = validate_by_release_date(scores, dates, cuts, k=3)
+        out = validate_by_release_date(scores, dates, cuts, k=3).to_frame()
     for cut, part in out.groupby("cut"):
         stamp = next(c for c in cuts if str(c.date()) == cut)
         assert set(part["model"]) == set(dates.index[dates >= stamp])
@@ -196,8 +208,8 @@ def test_forward_calibration_covers_the_next_models_of_a_moving_frontier():
                 truth = scores[m].mean()
                 a = predict_benchmark(ref, scores.loc[observed, m], reference_dates=dates)
                 b = predict_benchmark(ref, scores.loc[observed, m])
-                hit_n.append(a.low <= truth <= a.high)
-                hit_e.append(b.low <= truth <= b.high)
+                hit_n.append(a.confidence_interval.low <= truth <= a.confidence_interval.high)
+                hit_e.append(b.confidence_interval.low <= truth <= b.confidence_interval.high)
             newer.append(np.mean(hit_n))
             exch.append(np.mean(hit_e))
     cov_n, cov_e = float(np.mean(newer)), float(np.mean(exch))

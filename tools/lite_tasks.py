@@ -61,9 +61,9 @@ def measure(
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        held = cross_fit_selection(wide, k, n_folds=folds, rng=0, task_types=types)
+        held = cross_fit_selection(wide, k, n_folds=folds, rng=0, task_types=types).to_frame()
         repeats = [
-            cross_fit_selection(wide, k, n_folds=10, rng=seed, task_types=types)
+            cross_fit_selection(wide, k, n_folds=10, rng=seed, task_types=types).to_frame()
             for seed in range(REPEATS)
         ]
     is_static = held["model"].isin(static)

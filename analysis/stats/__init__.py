@@ -13,7 +13,8 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
 * :mod:`._simulate`, :mod:`._simulate_departures`: the validation simulations;
 * public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
-  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`.
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`,
+  :mod:`.selection`, :mod:`.estimate`, :mod:`.validation`.
 
 Every function here follows the same conventions (scipy.stats-like):
 
@@ -21,10 +22,22 @@ Every function here follows the same conventions (scipy.stats-like):
   :class:`numpy.random.Generator` (normalised with :func:`numpy.random.default_rng`);
   a Generator you pass is advanced, so pass a seed for reproducible results;
 * every result is a frozen dataclass deriving from :class:`StatsResult`: a short repr
-  (at most 10 lines), ``to_frame()`` and a notebook rendering; confidence intervals are
-  :class:`ConfidenceInterval`; ``confidence_level`` names interval levels, ``alpha``
-  decision levels (:func:`adjust_pvalues`, like :func:`scipy.stats.false_discovery_control`,
-  returns the adjusted values themselves);
+  (at most 10 lines), ``to_frame()`` and a notebook rendering (:func:`adjust_pvalues`,
+  like :func:`scipy.stats.false_discovery_control`, returns the adjusted values
+  themselves);
+* **one vocabulary** (scipy's words; ``tests/test_stats_vocabulary.py`` enforces it):
+  ``confidence_level`` names interval levels and ``alpha`` test (decision) levels, and a
+  function takes at most one of them: where one function both estimates and tests, one
+  level drives both (:func:`rank_intervals`: ``confidence_level``, its groups decided at
+  ``1 - confidence_level``; :func:`pairwise_significance` and :func:`compare`:
+  ``alpha``, their intervals at ``1 - alpha``); the multiplicity adjustment is
+  ``adjustment=``; an interval is a :class:`ConfidenceInterval` (``low``, ``high``)
+  named ``confidence_interval``, and its ends in a table are ``ci_low`` / ``ci_high``
+  (``rank_low`` / ``rank_high`` for rank intervals); a caveat in words is ``caveat``
+  (``""`` when there is none). Old keywords (``rank_intervals(alpha=)``,
+  ``adjust_pvalues(method=)``) and attributes (``note``, ``reason``, ``beyond``,
+  ``BenchmarkPrediction.low`` / ``high``) work for one release with a
+  :class:`DeprecationWarning` naming the new one;
 * every table argument is the wide tasks x models table of ``Leaderboard.wide()``;
 * **labels**: pandas inputs are paired by label (Series with Series, a table's rows with
   ``clusters``), never by position; different label sets raise
@@ -44,13 +57,17 @@ whose tasks' signs flip together.
 
 **Tests and the intervals that match them.**
 
-* p-values come from *permutation* tests, valid at any n (6 or 13 tasks): a
-  sign-flip test of the mean paired difference (null: each difference symmetric
-  about 0), a permutation test over group labels for group contrasts, a "permute y
-  against x" test of a rank correlation. Exact enumeration while cheap, otherwise
+* p-values of paired and rank-correlation tests come from *permutation* tests, valid at
+  any n (6 or 13 tasks): a sign-flip test of the mean paired difference (null: each
+  difference symmetric about 0) and a "permute y against x" test of a rank
+  correlation. Group contrasts (:func:`group_contrast`) are Welch contrasts: Welch's
+  t-test with its Welch-Satterthwaite reference distribution (a permutation over group
+  labels tests "same distribution" and rejects equal means when the spreads differ;
+  see :mod:`.contrast`). Exact enumeration while cheap, otherwise
   Monte-Carlo with the ``(b+1)/(B+1)`` convention. The smallest attainable p-value is
   reported on every result.
-* paired and group intervals *invert the test*: the shifts the test does not reject.
+* paired and group intervals *invert the test* (for groups, Welch's interval): the
+  shifts the test does not reject.
   So an interval excludes 0 exactly when p < alpha, and coverage is exact under the
   test's null model. Pairwise tables use intervals that match their multiplicity
   adjustment (simultaneous max-T by default). The percentile bootstrap remains an
@@ -67,29 +84,37 @@ from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .compare import ComparisonReport, compare
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
-from .estimate import BenchmarkPrediction, next_tasks, predict_benchmark
+from .estimate import BenchmarkPrediction, NextTasksResult, next_tasks, predict_benchmark
 from .friedman import FriedmanNemenyiResult, friedman_nemenyi
 from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
 from .selection import TaskSelectionResult, select_tasks
-from .validation import cross_fit_selection, validate_by_release_date
+from .validation import (
+    CrossFitResult,
+    ReleaseDateValidation,
+    cross_fit_selection,
+    validate_by_release_date,
+)
 
 __all__ = [
     "BenchmarkAgreementResult",
     "BenchmarkPrediction",
     "ComparisonReport",
     "ConfidenceInterval",
+    "CrossFitResult",
     "DroppedModelsWarning",
     "FriedmanNemenyiResult",
     "GroupContrastResult",
     "LabelMismatchError",
+    "NextTasksResult",
     "PairedTestResult",
     "PairwiseResult",
     "PublicPrivateGapResult",
     "RankCorrelationResult",
     "RankIntervalsResult",
+    "ReleaseDateValidation",
     "StatsResult",
     "TaskSelectionResult",
     "UnknownModelError",

@@ -78,6 +78,11 @@ class BenchmarkAgreementResult(StatsResult):
     method: str
     n: int
 
+    @property
+    def confidence_level(self) -> float:
+        """Level of every interval here (the overall correlation's and the top-k ones)."""
+        return self.overall.confidence_level
+
     def to_frame(self) -> pd.DataFrame:
         """One row per size k: the top-k correlation beside the random-subset summary."""
         top = self.top.drop(columns=["models"]).add_prefix("top_").rename(columns={"top_k": "k"})

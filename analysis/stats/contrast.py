@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from ._checks import _check_open_unit, align_labels
+from ._checks import _check_open_unit, align_labels, deprecated_attribute
 from ._results import ConfidenceInterval, StatsResult
 
 _MIN_GROUP = 3
@@ -37,7 +37,8 @@ class GroupContrastResult(StatsResult):
         standard_error: ``sqrt(sd_a**2 / n_a + sd_b**2 / n_b)``.
         confidence_level: level of the interval.
         method: what was done.
-        note: why there is no test and no interval (a group under 3 models), else "".
+        caveat: why there is no test and no interval (a group under 3 models), else
+            ``""`` (``note``, deprecated, is the old name).
     """
 
     statistic: float
@@ -54,7 +55,13 @@ class GroupContrastResult(StatsResult):
     standard_error: float
     confidence_level: float
     method: str
-    note: str
+    caveat: str
+
+    @property
+    def note(self) -> str:
+        """Deprecated: the old name of :attr:`caveat`."""
+        deprecated_attribute("GroupContrastResult", "note", "caveat")
+        return self.caveat
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the groups, the difference, its interval and p-value."""
@@ -73,7 +80,7 @@ class GroupContrastResult(StatsResult):
                     "t": self.t_statistic,
                     "df": self.df,
                     "pvalue": self.pvalue,
-                    "note": self.note,
+                    "caveat": self.caveat,
                 }
             ]
         )
@@ -144,7 +151,7 @@ def group_contrast(
       approximate; with strongly skewed values and a small group it rejects more often
       than alpha, measured in the benchmark file). Models from one family are not
       independent: read the result as descriptive then.
-    * **Groups under 3 models get neither a test nor an interval** (NaN, with ``note``
+    * **Groups under 3 models get neither a test nor an interval** (NaN, with ``caveat``
       saying why): a group of 1 or 2 models carries no usable information about its
       spread, and any test of it rests on an assumption the data cannot check.
 
@@ -195,7 +202,7 @@ def group_contrast(
     )
     if min(n_a, n_b) < _MIN_GROUP:
         small = group_a if n_a < _MIN_GROUP else group_b
-        note = (
+        caveat = (
             f"No test and no interval: group {small!r} has {min(n_a, n_b)} model(s); with "
             f"fewer than {_MIN_GROUP} models a group's spread cannot be estimated, and a test "
             "would rest on an assumption the data cannot check."
@@ -207,7 +214,7 @@ def group_contrast(
             df=math.nan,
             standard_error=math.nan,
             method="difference of group means only (a group under 3 models)",
-            note=note,
+            caveat=caveat,
             **common,  # type: ignore[arg-type]
         )
     res = welch(
@@ -229,6 +236,6 @@ def group_contrast(
             "Welch's t-test (unequal variances, Welch-Satterthwaite df); "
             "interval by inverting it (Welch interval)"
         ),
-        note="",
+        caveat="",
         **common,  # type: ignore[arg-type]
     )

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DroppedModelsWarning, ExtrapolationWarning, LeakageWarning
-from ._checks import RngLike, _check_open_unit, _check_rng
+from ._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
 from ._conformal import sigma, split_interval, upper_order_statistic, variance_slope
 from ._estimate_checks import (
     MIN_REFERENCE_MODELS,
@@ -62,11 +62,11 @@ from ._estimate_checks import (
     _task_list,
 )
 from ._procedure import Procedure
-from ._results import StatsResult
+from ._results import ConfidenceInterval, StatsResult
 from ._target import fit_target
 from .selection import TaskSelectionResult, select_tasks
 
-__all__ = ["BenchmarkPrediction", "next_tasks", "predict_benchmark"]
+__all__ = ["BenchmarkPrediction", "NextTasksResult", "next_tasks", "predict_benchmark"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -74,8 +74,9 @@ class BenchmarkPrediction(StatsResult):
     """Result of :func:`predict_benchmark` (means on the 0-1 scale of ``main_score``).
 
     Attributes:
-        mean, low, high: predicted target mean and its prediction interval (clipped to
-            0-1).
+        mean: predicted target mean (0-1).
+        confidence_interval: its prediction interval (clipped to 0-1); ``low`` and
+            ``high``, deprecated, are the old names of its ends.
         rank, rank_low, rank_high: the rank (1 = best) the predicted mean and the
             interval's ends would take among the reference models (``n_reference + 1``
             = below all of them).
@@ -86,10 +87,11 @@ class BenchmarkPrediction(StatsResult):
         n_reference: reference models used.
         known_share: share of the target mean that was measured (observed target tasks).
         leverage: the model's leverage on the feature tasks.
-        extrapolating: the model lies beyond the reference models (``beyond`` says how).
-        beyond: in words, where it lies beyond them ("" when it does not): outside
+        extrapolating: the model lies beyond the reference models (``caveat`` says how).
+        caveat: in words, where it lies beyond them ("" when it does not): outside
             their range on two or more observed tasks, jointly (leverage above every
-            reference model's), or in its predicted mean.
+            reference model's), or in its predicted mean (``beyond``, deprecated, is
+            the old name).
         calibration: ``"newer"`` (calibrated forward in time: the model is newer than
             every dated reference), ``"exchangeable"`` (leave one model out), or
             ``"none"`` (every target task observed).
@@ -99,8 +101,7 @@ class BenchmarkPrediction(StatsResult):
     """
 
     mean: float
-    low: float
-    high: float
+    confidence_interval: ConfidenceInterval
     rank: int
     rank_low: int
     rank_high: int
@@ -111,11 +112,29 @@ class BenchmarkPrediction(StatsResult):
     known_share: float
     leverage: float
     extrapolating: bool
-    beyond: str
+    caveat: str
     calibration: str
     n_calibration: int
     confidence_level: float
     method: str
+
+    @property
+    def low(self) -> float:
+        """Deprecated: ``confidence_interval.low``."""
+        deprecated_attribute("BenchmarkPrediction", "low", "confidence_interval.low")
+        return self.confidence_interval.low
+
+    @property
+    def high(self) -> float:
+        """Deprecated: ``confidence_interval.high``."""
+        deprecated_attribute("BenchmarkPrediction", "high", "confidence_interval.high")
+        return self.confidence_interval.high
+
+    @property
+    def beyond(self) -> str:
+        """Deprecated: the old name of :attr:`caveat`."""
+        deprecated_attribute("BenchmarkPrediction", "beyond", "caveat")
+        return self.caveat
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the headline numbers."""
@@ -123,8 +142,8 @@ class BenchmarkPrediction(StatsResult):
             [
                 {
                     "mean": self.mean,
-                    "low": self.low,
-                    "high": self.high,
+                    "ci_low": self.confidence_interval.low,
+                    "ci_high": self.confidence_interval.high,
                     "rank": self.rank,
                     "rank_low": self.rank_low,
                     "rank_high": self.rank_high,
@@ -140,8 +159,9 @@ class BenchmarkPrediction(StatsResult):
 
     def _summary_lines(self) -> list[str]:
         level = f"{self.confidence_level:.0%}"
+        low, high = self.confidence_interval
         return [
-            f"mean={self.mean:.4f}, {level} interval=({self.low:.4f}, {self.high:.4f})",
+            f"mean={self.mean:.4f}, {level} interval=({low:.4f}, {high:.4f})",
             f"rank={self.rank} ({self.rank_low} to {self.rank_high}) among "
             f"{self.n_reference} reference models",
             f"from {len(self.tasks)} observed task(s) of {len(self.target_tasks)} target "
@@ -395,8 +415,7 @@ def predict_benchmark(
     mean, low, high = (float(np.clip(v, 0.0, 1.0)) for v in (prediction, low, high))
     return BenchmarkPrediction(
         mean=mean,
-        low=low,
-        high=high,
+        confidence_interval=ConfidenceInterval(low, high),
         rank=_rank(mean, means),
         rank_low=_rank(high, means),
         rank_high=_rank(low, means),
@@ -407,7 +426,7 @@ def predict_benchmark(
         known_share=fitted.w_known,
         leverage=float(lev),
         extrapolating=flags.flagged,
-        beyond=flags.reason(),
+        caveat=flags.reason(),
         calibration=calibration,
         n_calibration=n_calibration,
         confidence_level=level,
@@ -437,6 +456,39 @@ def _min_forward(level: float) -> int:
     return int(np.ceil(2 / (1 - level)))
 
 
+@dataclass(frozen=True, repr=False)
+class NextTasksResult(StatsResult):
+    """Result of :func:`next_tasks`.
+
+    Attributes:
+        table: one row per candidate, narrowest first: ``task``, ``half_width`` (0-1
+            scale), ``narrower_by`` (the current typical half-width minus it).
+        half_width: the typical half-width with the observed tasks alone.
+        n_observed: observed tasks.
+        confidence_level: level of the intervals.
+    """
+
+    table: pd.DataFrame
+    half_width: float
+    n_observed: int
+    confidence_level: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """The candidates table (a copy), narrowest first."""
+        return self.table.copy()
+
+    def _summary_lines(self) -> list[str]:
+        best = ", ".join(
+            f"{t} ({w:.4f})"
+            for t, w in zip(self.table["task"][:3], self.table["half_width"][:3], strict=True)
+        )
+        return [
+            f"{len(self.table)} candidate(s) after {self.n_observed} observed task(s); "
+            f"typical half-width now {self.half_width:.4f} at {self.confidence_level:.0%}",
+            f"narrowest: {best[:100]}",
+        ]
+
+
 def next_tasks(
     reference: pd.DataFrame,
     observed: Mapping[str, float] | pd.Series,
@@ -444,7 +496,7 @@ def next_tasks(
     target_tasks: Sequence[str] | None = None,
     candidates: Sequence[str] | None = None,
     confidence_level: float = 0.95,
-) -> pd.DataFrame:
+) -> NextTasksResult:
     """Which task to run next to narrow the interval most.
 
     For each candidate task not yet observed, the typical half-width of the interval
@@ -461,8 +513,9 @@ def next_tasks(
             observed; RTEB's public tasks when its private mean is the target).
 
     Returns:
-        One row per candidate, narrowest first: ``task``, ``half_width`` (0-1 scale),
-        ``narrower_by`` (the current typical half-width minus it).
+        NextTasksResult; its ``to_frame()`` has one row per candidate, narrowest first:
+        ``task``, ``half_width`` (0-1 scale), ``narrower_by`` (the current typical
+        half-width minus it).
     """
     level = _check_open_unit(confidence_level, "confidence_level")
     _require_frame(reference)
@@ -485,4 +538,9 @@ def next_tasks(
         columns=["task", "half_width"],
     )
     out["narrower_by"] = now - out["half_width"]
-    return out.sort_values(["half_width", "task"], ignore_index=True)
+    return NextTasksResult(
+        table=out.sort_values(["half_width", "task"], ignore_index=True),
+        half_width=now,
+        n_observed=len(obs),
+        confidence_level=level,
+    )

@@ -18,6 +18,7 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
     complete_score_matrix,
+    renamed_keywords,
     unit_clusters,
 )
 from ._inversion import exact_inversion, mc_inversion
@@ -38,8 +39,9 @@ _ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
 _EXACT_WORK = 1 << 27  # pairs * 2**n: above this the per-pair tests are Monte-Carlo
 
 
+@renamed_keywords(method="adjustment")
 def adjust_pvalues(
-    pvalues: Any, *, method: Literal["holm", "bonferroni", "bh", "none"] = "holm"
+    pvalues: Any, *, adjustment: Literal["holm", "bonferroni", "bh", "none"] = "holm"
 ) -> Any:
     """Adjust p-values for multiple comparisons.
 
@@ -53,20 +55,23 @@ def adjust_pvalues(
     * ``"none"``: unchanged.
 
     Like :func:`scipy.stats.false_discovery_control` this returns the adjusted values
-    themselves, not a result object: a Series comes back as a Series with the same
-    index, anything else as an array in the input order.
+    themselves, not a result object (the one public function of :mod:`analysis.stats`
+    that does not return a :class:`StatsResult`): a Series comes back as a Series with
+    the same index, anything else as an array in the input order. The keyword is
+    ``adjustment``, as in :func:`pairwise_significance` (``method=`` still works for one
+    release, with a :class:`DeprecationWarning`).
 
     Args:
         pvalues: p-values (1-D, in [0, 1]).
-        method: ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``.
+        adjustment: ``"holm"``, ``"bonferroni"``, ``"bh"`` or ``"none"``.
 
     Returns:
         Adjusted p-values, in the input order.
 
     Raises:
-        ValueError: a p-value is NaN or outside [0, 1]; or ``method`` is unknown.
+        ValueError: a p-value is NaN or outside [0, 1]; or ``adjustment`` is unknown.
     """
-    method = _check_choice(method, "method", _CORRECTIONS)
+    method = _check_choice(adjustment, "adjustment", _CORRECTIONS)
     p = _as_vector(pvalues, "pvalues")
     if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
         raise ValueError("`pvalues` must lie in [0, 1] (no NaN)")
@@ -378,9 +383,9 @@ def _pairwise(
     crit = max(crit_plain, crit_centred)
     adjusted_by = {
         "maxT": p_maxt,
-        "holm": adjust_pvalues(pvalue, method="holm"),
-        "bonferroni": adjust_pvalues(pvalue, method="bonferroni"),
-        "bh": adjust_pvalues(pvalue, method="bh"),
+        "holm": adjust_pvalues(pvalue, adjustment="holm"),
+        "bonferroni": adjust_pvalues(pvalue, adjustment="bonferroni"),
+        "bh": adjust_pvalues(pvalue, adjustment="bh"),
         "none": pvalue,
     }
     adjusted = adjusted_by[adjustment]

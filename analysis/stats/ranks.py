@@ -54,7 +54,7 @@ not on the true one, and it under-covers (measured: see below and
   error about 0.3 for 10 models over 13 tasks in clusters of 3 + 2 + 2 correlated at
   0.9 (``benchmarks/README_stats.md``). The smallest attainable adjusted p-value is
   ``2 / 2**n`` (exact): 0.031 at n = 6, so with 5 tasks or fewer nothing is ever
-  separated at 0.05. Fewer than 3 tasks give no interval at all (``reason`` says why).
+  separated at 0.05. Fewer than 3 tasks give no interval at all (``caveat`` says why).
 
 **Measured behaviour** (``benchmarks/results/rank_validation.md``, written by
 ``benchmarks/bench_rank_validation.py``; ``tests/test_stats_ranks.py``; data = task
@@ -92,6 +92,8 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
     complete_score_matrix,
+    deprecated_attribute,
+    renamed_keywords,
     unit_clusters,
 )
 from ._maxt import maxt
@@ -116,7 +118,8 @@ class RankIntervalsResult(StatsResult):
             share the best rank), ``rank_low`` / ``rank_high`` (the interval; NaN when
             there is none), ``n_better`` / ``n_worse`` (models significantly better /
             worse at ``1 - confidence_level``) and ``tied_with_leader`` (the pair with
-            the rank-1 model is not rejected at ``alpha``; the leader itself is True).
+            the rank-1 model is not rejected at ``alpha = 1 - confidence_level``; the
+            leader itself is True).
         pvalues: K x K adjusted p-values (row model vs column model, within the row
             model's family; symmetric when simultaneous; NaN on the diagonal).
         groups: for each of the ``top`` best models (in rank order), the models it
@@ -128,14 +131,17 @@ class RankIntervalsResult(StatsResult):
         n_units: independent units the signs flip: tasks, or clusters of tasks.
         n_models: models kept.
         confidence_level: confidence level of the rank intervals.
-        alpha: family-wise level of ``groups`` and ``tied_with_leader``.
+        alpha: family-wise level of ``groups`` and ``tied_with_leader``: always
+            ``1 - confidence_level`` (the groups come from the same simultaneous
+            decisions as the intervals).
         n_resamples: sign patterns (Monte-Carlo) or bootstrap resamples requested.
         exact: whether all 2**n sign patterns were enumerated.
         n_patterns: sign patterns used (2**n when exact).
         min_pvalue: smallest attainable adjusted p-value.
         method: a sentence describing what was computed.
         dropped: models left out (with missing scores) -> their missing tasks.
-        reason: why there is no interval (fewer than 3 tasks), else None.
+        caveat: why there is no interval (fewer than 3 tasks), else ``""``
+            (``reason``, deprecated, is the old name, None when empty).
     """
 
     table: pd.DataFrame
@@ -155,7 +161,13 @@ class RankIntervalsResult(StatsResult):
     min_pvalue: float
     method: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
-    reason: str | None = None
+    caveat: str = ""
+
+    @property
+    def reason(self) -> str | None:
+        """Deprecated: the old name of :attr:`caveat` (None when there is none)."""
+        deprecated_attribute("RankIntervalsResult", "reason", "caveat")
+        return self.caveat or None
 
     def to_frame(self) -> pd.DataFrame:
         """The per-model table (a copy), in rank order."""
@@ -168,8 +180,8 @@ class RankIntervalsResult(StatsResult):
             f"confidence_level={self.confidence_level:g}",
             f"method: {self.method[:80]}",
         ]
-        if self.reason:
-            lines.append(f"reason: {self.reason[:80]}")
+        if self.caveat:
+            lines.append(f"caveat: {self.caveat[:80]}")
         else:
             head = self.table.head(3)
             tops = ", ".join(
@@ -303,6 +315,7 @@ def _bootstrap_rank_intervals(
 # --------------------------------------------------------------------------- public API
 
 
+@renamed_keywords(alpha=("confidence_level", lambda alpha: 1.0 - alpha))
 def rank_intervals(
     scores: pd.DataFrame,
     *,
@@ -312,7 +325,6 @@ def rank_intervals(
     simultaneous: bool = True,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    alpha: float = 0.05,
     top: int = 10,
     rng: RngLike = None,
 ) -> RankIntervalsResult:
@@ -330,7 +342,7 @@ def rank_intervals(
     :class:`~analysis.errors.DroppedModelsWarning` naming the first few (``dropped``
     lists all, with their missing tasks); a mean over a partial task set is never used.
     With fewer than 3 units (tasks, or clusters) the ranks are reported without
-    intervals (``reason`` says why).
+    intervals (``caveat`` says why).
 
     **Clusters.** Tasks are assumed independent; near-duplicate tasks are not, and
     counting them as independent inflates the family-wise error (measured: 0.3 instead
@@ -355,8 +367,11 @@ def rank_intervals(
             guarantee, under-covers for close models; kept for comparison).
         simultaneous: one family of all pairs (True) or one per model (False).
         n_resamples: Monte-Carlo sign patterns (when not exact) and bootstrap resamples.
-        confidence_level: coverage of the rank intervals, in (0, 1).
-        alpha: family-wise level for ``groups`` and ``tied_with_leader``, in (0, 1).
+        confidence_level: coverage of the rank intervals, in (0, 1); ``groups`` and
+            ``tied_with_leader`` are decided at the family-wise level
+            ``1 - confidence_level`` of the same tests (one level drives both).
+            ``alpha=`` (the old second level) still works for one release, with a
+            :class:`DeprecationWarning`, as ``confidence_level = 1 - alpha``.
         top: how many of the best models get a group in ``groups``.
         rng: seed or Generator.
 
@@ -374,7 +389,6 @@ def rank_intervals(
         raise ValueError(f"`simultaneous` must be True or False, got {simultaneous!r}")
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    alpha = _check_open_unit(alpha, "alpha")
     top = _check_n_resamples(top, "top")
     gen = _check_rng(rng)
     X, names, dropped, rows = complete_score_matrix(scores, caller="rank_intervals", min_units=1)
@@ -396,7 +410,7 @@ def rank_intervals(
         simultaneous=simultaneous,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
-        alpha=alpha,
+        alpha=round(1.0 - confidence_level, 12),
         top=top,
         rng=gen,
         dropped={str(m): [str(t) for t in units] for m, units in dropped.items()},
@@ -445,7 +459,7 @@ def _rank_intervals(
         for col in ("rank_low", "rank_high", "n_better", "n_worse"):
             table[col] = np.nan
         table["tied_with_leader"] = pd.array([pd.NA] * k, dtype="boolean")
-        reason = (
+        caveat = (
             f"only {g} unit(s): fewer than {_MIN_TASKS} tasks (or clusters) give no interval "
             f"(a sign-flip test over {g} units can never reject, and a resample of {g} "
             "carries almost no information)"
@@ -458,7 +472,7 @@ def _rank_intervals(
             n_patterns=0,
             min_pvalue=float("nan"),
             method=f"ranks by {agg} over {over}; no interval",
-            reason=reason,
+            caveat=caveat,
             **common,
         )
     P, exact, total = _maxt_pvalues(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,92 @@ import pandas as pd
 from ..errors import ExtrapolationWarning
 from ._checks import RngLike, _check_rng
 from ._estimate_checks import _reference, _require_frame, _task_list
+from ._results import StatsResult
 from .estimate import _day_numbers, predict_benchmark
 from .selection import select_tasks
 
-__all__ = ["cross_fit_selection", "validate_by_release_date"]
+__all__ = [
+    "CrossFitResult",
+    "ReleaseDateValidation",
+    "cross_fit_selection",
+    "validate_by_release_date",
+]
+
+
+def _coverage(table: pd.DataFrame) -> float:
+    return float(table["covered"].mean()) if len(table) else float("nan")
+
+
+@dataclass(frozen=True, repr=False)
+class CrossFitResult(StatsResult):
+    """Result of :func:`cross_fit_selection`.
+
+    Attributes:
+        table: one row per model: ``model``, ``fold``, ``actual``, ``predicted``,
+            ``ci_low``, ``ci_high`` (its interval), ``error``, ``half_width``,
+            ``covered``, ``extrapolating``, ``tasks`` (the tasks chosen without it,
+            joined by ``", "``).
+        k: tasks selected per fold.
+        n_folds: folds used.
+        confidence_level: level of the intervals.
+    """
+
+    table: pd.DataFrame
+    k: int
+    n_folds: int
+    confidence_level: float
+
+    @property
+    def coverage(self) -> float:
+        """Share of the held-out models whose interval holds their actual mean."""
+        return _coverage(self.table)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (a copy)."""
+        return self.table.copy()
+
+    def _summary_lines(self) -> list[str]:
+        return [
+            f"{len(self.table)} held-out model(s) in {self.n_folds} fold(s), k={self.k}: "
+            f"coverage {self.coverage:.3f} at {self.confidence_level:.0%}, median half-width "
+            f"{float(self.table['half_width'].median()) if len(self.table) else float('nan'):.4f}"
+        ]
+
+
+@dataclass(frozen=True, repr=False)
+class ReleaseDateValidation(StatsResult):
+    """Result of :func:`validate_by_release_date`.
+
+    Attributes:
+        table: one row per (cut, newer model): ``cut``, ``model``, ``actual``,
+            ``predicted``, ``ci_low``, ``ci_high`` (its interval), ``error``,
+            ``half_width``, ``covered``, ``extrapolating``, ``above_all_older`` (its
+            actual mean exceeds every older model's), ``calibration``, ``n_older``,
+            ``n_undated``.
+        cuts: the split dates (as ``YYYY-MM-DD``).
+        k: tasks selected per cut (None: every candidate observed).
+        confidence_level: level of the intervals.
+    """
+
+    table: pd.DataFrame
+    cuts: tuple[str, ...]
+    k: int | None
+    confidence_level: float
+
+    @property
+    def coverage(self) -> float:
+        """Share of the newer models whose interval holds their actual mean."""
+        return _coverage(self.table)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-(cut, model) table (a copy)."""
+        return self.table.copy()
+
+    def _summary_lines(self) -> list[str]:
+        return [
+            f"{len(self.table)} newer-model prediction(s) over {len(self.cuts)} cut(s), "
+            f"k={self.k}: coverage {self.coverage:.3f} at {self.confidence_level:.0%}"
+        ]
 
 
 def _twin_groups(scores: np.ndarray, share: float = 0.9) -> list[list[int]]:
@@ -54,7 +137,7 @@ def cross_fit_selection(
     target_tasks: Sequence[str] | None = None,
     confidence_level: float = 0.95,
     **options: Any,
-) -> pd.DataFrame:
+) -> CrossFitResult:
     """Measure a selection on models outside it: select on some models, predict the rest.
 
     The models are split into folds (``n_folds=None``: leave one model out); for each
@@ -75,9 +158,7 @@ def cross_fit_selection(
             ``task_types``, ``method``, ``criterion``).
 
     Returns:
-        One row per model: ``model``, ``fold``, ``actual``, ``predicted``, ``low``,
-        ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``, ``tasks``
-        (the tasks chosen without it, joined by ``", "``).
+        CrossFitResult; its ``to_frame()`` has one row per model (see there).
     """
     _require_frame(reference)
     gen = _check_rng(rng)
@@ -106,22 +187,28 @@ def cross_fit_selection(
                     selection=sel,
                 )
             actual = float(frame.loc[target, model].mean())
+            low, high = res.confidence_interval
             rows.append(
                 {
                     "model": model,
                     "fold": fold,
                     "actual": actual,
                     "predicted": res.mean,
-                    "low": res.low,
-                    "high": res.high,
+                    "ci_low": low,
+                    "ci_high": high,
                     "error": res.mean - actual,
-                    "half_width": (res.high - res.low) / 2,
-                    "covered": res.low <= actual <= res.high,
+                    "half_width": (high - low) / 2,
+                    "covered": low <= actual <= high,
                     "extrapolating": res.extrapolating,
                     "tasks": ", ".join(sel.tasks),
                 }
             )
-    return pd.DataFrame(rows).set_index("model").loc[models].reset_index()
+    return CrossFitResult(
+        table=pd.DataFrame(rows).set_index("model").loc[models].reset_index(),
+        k=int(k),
+        n_folds=n_split,
+        confidence_level=confidence_level,
+    )
 
 
 def validate_by_release_date(
@@ -134,7 +221,7 @@ def validate_by_release_date(
     candidates: Sequence[str] | None = None,
     confidence_level: float = 0.95,
     **options: Any,
-) -> pd.DataFrame:
+) -> ReleaseDateValidation:
     """Fit on the models released before each cut date; predict those released after.
 
     For every cut, the models released before it are the reference: with ``k`` the
@@ -155,10 +242,8 @@ def validate_by_release_date(
         **options: further :func:`select_tasks` options (``task_types``, ``criterion``).
 
     Returns:
-        One row per (cut, newer model): ``cut``, ``model``, ``actual``, ``predicted``,
-        ``low``, ``high``, ``error``, ``half_width``, ``covered``, ``extrapolating``,
-        ``above_all_older`` (its actual mean exceeds every older model's),
-        ``calibration``, ``n_older``, ``n_undated``.
+        ReleaseDateValidation; its ``to_frame()`` has one row per (cut, newer model)
+        (see there).
     """
     _require_frame(reference)
     tasks_all = [str(t) for t in reference.index]
@@ -200,17 +285,18 @@ def validate_by_release_date(
                     reference_dates=dates[older],
                 )
             actual = float(frame.loc[target, model].mean())
+            low, high = res.confidence_interval
             rows.append(
                 {
                     "cut": str(pd.Timestamp(cut).date()),
                     "model": model,
                     "actual": actual,
                     "predicted": res.mean,
-                    "low": res.low,
-                    "high": res.high,
+                    "ci_low": low,
+                    "ci_high": high,
                     "error": res.mean - actual,
-                    "half_width": (res.high - res.low) / 2,
-                    "covered": res.low <= actual <= res.high,
+                    "half_width": (high - low) / 2,
+                    "covered": low <= actual <= high,
                     "extrapolating": res.extrapolating,
                     "above_all_older": actual > best_older,
                     "calibration": res.calibration,
@@ -218,4 +304,9 @@ def validate_by_release_date(
                     "n_undated": int(np.isnan(days).sum()),
                 }
             )
-    return pd.DataFrame(rows)
+    return ReleaseDateValidation(
+        table=pd.DataFrame(rows),
+        cuts=tuple(str(pd.Timestamp(cut).date()) for cut in cuts),
+        k=k,
+        confidence_level=confidence_level,
+    )
