@@ -22,7 +22,7 @@ from ..errors import ExtrapolationWarning
 from ._checks import RngLike, _check_rng
 from ._estimate_checks import _reference, _require_frame, _task_list
 from ._results import StatsResult
-from .estimate import _day_numbers, predict_benchmark
+from .estimate import BenchmarkPrediction, _day_numbers, predict_benchmark
 from .selection import select_tasks
 
 __all__ = [
@@ -109,6 +109,21 @@ class ReleaseDateValidation(StatsResult):
         ]
 
 
+def _held_out_row(res: BenchmarkPrediction, actual: float) -> dict[str, Any]:
+    """The columns every held-out check reports for one prediction."""
+    low, high = res.confidence_interval
+    return {
+        "actual": actual,
+        "predicted": res.mean,
+        "ci_low": low,
+        "ci_high": high,
+        "error": res.mean - actual,
+        "half_width": (high - low) / 2,
+        "covered": low <= actual <= high,
+        "extrapolating": res.extrapolating,
+    }
+
+
 def _twin_groups(scores: np.ndarray, share: float = 0.9) -> list[list[int]]:
     """Groups of models (columns) identical on at least ``share`` of the tasks.
 
@@ -187,22 +202,10 @@ def cross_fit_selection(
                     selection=sel,
                 )
             actual = float(frame.loc[target, model].mean())
-            low, high = res.confidence_interval
             rows.append(
-                {
-                    "model": model,
-                    "fold": fold,
-                    "actual": actual,
-                    "predicted": res.mean,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "error": res.mean - actual,
-                    "half_width": (high - low) / 2,
-                    "covered": low <= actual <= high,
-                    "extrapolating": res.extrapolating,
-                    "tasks": ", ".join(sel.tasks),
-                }
-            )
+                {"model": model, "fold": fold, **_held_out_row(res, actual),
+                 "tasks": ", ".join(sel.tasks)}
+            )  # fmt: skip
     return CrossFitResult(
         table=pd.DataFrame(rows).set_index("model").loc[models].reset_index(),
         k=int(k),
@@ -285,19 +288,11 @@ def validate_by_release_date(
                     reference_dates=dates[older],
                 )
             actual = float(frame.loc[target, model].mean())
-            low, high = res.confidence_interval
             rows.append(
                 {
                     "cut": str(pd.Timestamp(cut).date()),
                     "model": model,
-                    "actual": actual,
-                    "predicted": res.mean,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "error": res.mean - actual,
-                    "half_width": (high - low) / 2,
-                    "covered": low <= actual <= high,
-                    "extrapolating": res.extrapolating,
+                    **_held_out_row(res, actual),
                     "above_all_older": actual > best_older,
                     "calibration": res.calibration,
                     "n_older": len(older),
