@@ -7,16 +7,23 @@ RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
 BATCH := $(PY) -m analysis.batch $(if $(RESULTS),--results "$(RESULTS)")
 
-.PHONY: setup figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
+.PHONY: setup docs figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[runs,dev]"
+	$(PY) -m pip install --quiet -e ".[runs,dev,docs]"
 	touch $@
 
 setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
+
+$(VENV)/.docs-installed: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs-installed  ## the documentation site from docs/ into build/docs (fails on warnings)
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
 
 figures: setup  ## the blog's tables and figures (params/figures.yaml, minutes): regenerates figures/
 	$(BATCH) --profile figures

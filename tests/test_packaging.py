@@ -19,7 +19,7 @@ def _norm(req: str) -> tuple[str, str]:
 def test_pyproject_and_environment_pins_agree():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    pyproject = [*project["dependencies"], *extras["runs"], *extras["dev"]]
+    pyproject = [*project["dependencies"], *extras["runs"], *extras["dev"], *extras["docs"]]
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     conda_side = dict(_norm(r) for r in pip if not r.startswith("-e"))
@@ -35,7 +35,7 @@ def test_installed_versions_match_pins():
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    for req in [*project["dependencies"], *extras["runs"], *extras["dev"]]:
+    for req in [*project["dependencies"], *extras["runs"], *extras["dev"], *extras["docs"]]:
         name, pin = _norm(req)
         assert version(name).split("+")[0] == pin, name
 

@@ -1,0 +1,57 @@
+"""Sphinx configuration: the static-rteb documentation site (``make docs``)."""
+
+from __future__ import annotations
+
+project = "static-rteb"
+extensions = [
+    "myst_nb",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinxarg.ext",
+]
+autosummary_generate = True
+autodoc_typehints = "signature"
+napoleon_google_docstring = True
+nb_execution_mode = "off"
+html_theme = "pydata_sphinx_theme"
+html_theme_options = {"navigation_with_keys": False}
+exclude_patterns = ["_build", "_generated"]
+suppress_warnings = ["myst.header"]
+# Docstrings write absolute values as |t| and |statistic|; reST reads them as
+# substitutions. Define them as the literal text until the docstrings use ``|t|``.
+rst_prolog = """
+.. |t| replace:: \\|t\\|
+.. |statistic| replace:: \\|statistic\\|
+"""
+
+
+def _write_analysis_api() -> None:
+    """Write docs/_generated/analysis_api.rst: one entry per name in analysis.__all__.
+
+    ``analysis`` loads its names lazily, so ``automodule :members:`` sees none;
+    names that ``analysis.stats`` also exports link to their entry there.
+    """
+    import inspect
+    from pathlib import Path
+
+    import analysis
+    import analysis.stats
+
+    lines = []
+    for name in analysis.__all__:
+        obj = getattr(analysis, name)
+        if name in analysis.stats.__all__:
+            role = "class" if inspect.isclass(obj) else "func"
+            lines.append(f"\n- ``analysis.{name}``: see :{role}:`analysis.stats.{name}`\n")
+            continue
+        kind = "autoclass" if inspect.isclass(obj) else "autofunction"
+        lines.append(f"\n.. {kind}:: analysis.{name}\n")
+    out = Path(__file__).parent / "_generated" / "analysis_api.rst"
+    out.parent.mkdir(exist_ok=True)
+    text = "".join(lines)
+    if not out.exists() or out.read_text() != text:
+        out.write_text(text)
+
+
+_write_analysis_api()
