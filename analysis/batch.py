@@ -144,7 +144,9 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
         unknown = sorted(wanted - names)
         if unknown:
             raise BatchError(
-                "; ".join(f"Unknown notebook {u!r}{close_names(u, names)}" for u in unknown)
+                "; ".join(
+                    f"Unknown notebook {u!r} (closest: {close_names(u, names)})" for u in unknown
+                )
                 + f". Available: {sorted(names)}."
             )
         by_name = {p.stem: p for p in sources}

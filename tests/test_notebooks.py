@@ -140,7 +140,7 @@ def test_batch_rejects_unknown_profile_and_parameters(tmp_path, capsys):
     runs = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b")
     assert not runs[0].ok and "valeu" in runs[0].error
     assert not list((tmp_path / "b").glob("*.input.ipynb")), "converted input is cleaned up"
-    with pytest.raises(BatchError, match=r"Unknown notebook 'nn'.*'n'"):
+    with pytest.raises(BatchError, match=r"Unknown notebook 'nn' \(closest: 'n'\)\. Available"):
         batch.run_batch("smoke", root=root, only=["nn"])
     with pytest.raises(BatchError, match=r"No selected notebook declares \['vlaue'\]"):
         batch.run_batch("smoke", root=root, parameters={"vlaue": 3})
