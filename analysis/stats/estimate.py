@@ -18,14 +18,16 @@ as measured (:mod:`._target`). Least squares was as accurate as a low-rank facto
 model, a Gaussian process, Huber regression and quadratic terms on the snapshot's
 MTEB(eng, v2) (``benchmarks/results/estimate.md``).
 
-**The interval.** Conformal, calibrated for a *new* model by leave-one-model-out:
-normalized jackknife+ (Barber et al. 2021) over the reference models, the errors
-scaled by ``sqrt(1 + gamma * leverage)`` (gamma from a Theil-Sen line of squared errors
-on leverage) so that a model far from the reference models in its observed tasks gets a
-wider interval (:mod:`._conformal`). When the tasks were
-chosen by :func:`select_tasks` on the same reference models, pass its result as
-``selection=``: the interval is then calibrated on the nested errors of the whole
-procedure, so choosing tasks that happen to fit these models well is paid for.
+**The interval.** Split conformal on held-out errors of the whole procedure (the choice
+of feature tasks and the fit, :mod:`._procedure`): rerun without each reference model
+(exchangeable models), errors scaled by ``sqrt(1 + gamma * leverage)`` (gamma from a
+Theil-Sen line of squared errors on leverage, :mod:`._conformal`), so that a model far
+from the references in its observed tasks gets a wider interval; or, for a model newer
+than every dated reference (``reference_dates=``), rerun on the models released before
+each reference model (forward in time), never narrower than the exchangeable interval.
+When the tasks were chosen by :func:`select_tasks` on the same reference models, pass
+its result as ``selection=``: its selection is the procedure rerun, so choosing tasks
+that happen to fit these models well is paid for.
 
 **Assumptions, and what it cannot promise.** The new model is exchangeable with the
 reference models (drawn from the same population, in particular not trained on the
