@@ -392,7 +392,7 @@ def _implemented(root: Path, model: Path, metas: dict[Path, dict[str, Any]]) -> 
             f"mteb {mteb.__version__} does not know the model {names[-1]!r} (not in its model "
             "registry), so the results repository rejects its results",
             "first get its ModelMeta entry into mteb (static-rteb submit writes the entry; see "
-            "the README, 'two pull requests'), then submit the results",
+            "docs/submission.md, 'two pull requests'), then submit the results",
         )
     ]
 
