@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
-BATCH := $(PY) -m analysis.batch $(if $(RESULTS),--results "$(RESULTS)")
+BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 
 .PHONY: setup docs figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 

@@ -15,15 +15,15 @@ The package has three rooms:
   :func:`load_local_task`, :func:`run_evaluation`, :func:`per_query_ndcg`, loaded on
   first use so that the analysis half never imports torch.
 
-Shared by all three: :mod:`analysis.errors` (errors and name lookups),
-:mod:`analysis.compat` (every use of mteb's private API), :mod:`analysis.io` (atomic
-writes, tables, figures), :mod:`analysis.paths`.
+Shared by all three: :mod:`analysis.core.errors` (errors and name lookups),
+:mod:`analysis.core.compat` (every use of mteb's private API), :mod:`analysis.core.io` (atomic
+writes, tables, figures), :mod:`analysis.core.paths`.
 """
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names for type checkers; at run time they load on first use
-    from .errors import (
+    from .core.errors import (
         DroppedModelsWarning,
         ResultFileWarning,
         ResultsNotFoundError,
@@ -61,12 +61,12 @@ __version__ = "0.1.0"
 # command line) imports neither pandas nor scipy, and the model-running names (mteb, torch)
 # load only when used.
 _LAZY = {
-    "DroppedModelsWarning": "analysis.errors",
-    "ResultFileWarning": "analysis.errors",
-    "ResultsNotFoundError": "analysis.errors",
-    "UnknownModelError": "analysis.errors",
-    "UnknownNameError": "analysis.errors",
-    "UnknownTaskError": "analysis.errors",
+    "DroppedModelsWarning": "analysis.core.errors",
+    "ResultFileWarning": "analysis.core.errors",
+    "ResultsNotFoundError": "analysis.core.errors",
+    "UnknownModelError": "analysis.core.errors",
+    "UnknownNameError": "analysis.core.errors",
+    "UnknownTaskError": "analysis.core.errors",
     "ResultsFolders": "analysis.results.folder",
     "Leaderboard": "analysis.results.leaderboard",
     "load_leaderboard": "analysis.results.leaderboard",

@@ -37,10 +37,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from analysis import batch
-from analysis.io import atomic_write_text
-from analysis.notebook_params import declared_parameters
-from analysis.paths import repo_root
+from analysis.core.io import atomic_write_text
+from analysis.core.paths import repo_root
+from analysis.notebook import batch
+from analysis.notebook.params import declared_parameters
 
 #: Parameters pointed into the temporary folder when a notebook declares them.
 #: (``model`` is my_model's: the student it distils when missing, as ``student_dir`` elsewhere.)

@@ -1,8 +1,8 @@
-"""Classification speed: mteb's evaluator with and without ``analysis.compat``'s label fix.
+"""Classification speed: mteb's evaluator with and without ``analysis.core.compat``'s label fix.
 
 A model2vec static model (distilled offline from the packaged all-MiniLM-L6-v2, or
 ``--model``) runs every classification task of ``--tasks-dir`` through ``mteb.evaluate``,
-once with mteb's own code and once with :func:`analysis.compat.speed_up_classification`,
+once with mteb's own code and once with :func:`analysis.core.compat.speed_up_classification`,
 alternating which goes first, ``--repeat`` pairs per task. Reports the median seconds of
 each side, the median of the per-pair ratios (mteb / fixed), and whether every score
 (each split, subset, metric and experiment) was identical in every run. ``--busy N``
@@ -69,7 +69,7 @@ def timed_scores(model: Any, folder: Path, fixed: bool) -> tuple[float, str]:
     """Seconds of one ``mteb.evaluate`` of the task in ``folder``, and its scores as JSON."""
     import mteb
 
-    from analysis import compat
+    from analysis.core import compat
     from analysis.runs.local_tasks import load_local_task
 
     assert compat.speed_up_classification(enable=fixed) is fixed
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
         lines.append(f"Measured on {args.note}.\n")
     lines.append(
         "mteb: mteb's own classification code; fixed: with "
-        "`analysis.compat.speed_up_classification` (labels read once as arrays), which "
+        "`analysis.core.compat.speed_up_classification` (labels read once as arrays), which "
         "`run_evaluation` applies. Each pair runs both, alternating which goes first; the "
         "times include encoding (the same on both sides)."
     )

@@ -34,9 +34,9 @@ import mteb
 import pandas as pd
 from datasets import Dataset
 
-from analysis.compat import create_dataloader
-from analysis.io import atomic_write_text, markdown_table
-from analysis.paths import repo_root
+from analysis.core.compat import create_dataloader
+from analysis.core.io import atomic_write_text, markdown_table
+from analysis.core.paths import repo_root
 from analysis.runs.models import StaticModelEncoder, load_model
 from analysis.runs.runner import ModelSpec, run_evaluation
 

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.errors import ExtrapolationWarning, LeakageWarning
-from analysis.io import atomic_write_text
+from analysis.core.errors import ExtrapolationWarning, LeakageWarning
+from analysis.core.io import atomic_write_text
 from analysis.results.groups import model_groups, release_dates
 from analysis.results.leaderboard import Leaderboard, load_leaderboard
 from analysis.stats import (

@@ -319,7 +319,7 @@ def main() -> None:
         "upper bounds)."
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    from analysis.io import atomic_write_text
+    from analysis.core.io import atomic_write_text
 
     atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"Wrote {args.out}")

@@ -240,7 +240,7 @@ def slurm_section(detail: dict[str, Any], sequential_job: dict[str, float]) -> s
     """The markdown section on SLURM's overhead per job, from the array of workers."""
     import pandas as pd
 
-    from analysis.io import markdown_table
+    from analysis.core.io import markdown_table
 
     workers = pd.DataFrame(detail["per_worker"])
     ran = workers[workers["jobs"] > 0]
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> None:
     import mteb
     import pandas as pd
 
-    from analysis.io import atomic_write_text, markdown_table
+    from analysis.core.io import atomic_write_text, markdown_table
     from analysis.runs.executors import run_local, run_sequential
 
     started_slurm = False

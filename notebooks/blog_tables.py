@@ -42,8 +42,8 @@ cache_dir: str = ""  # parquet cache of parsed results; empty: $STATIC_RTEB_CACH
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from analysis.core.paths import from_root
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
-from analysis.paths import from_root
 from analysis.results import blog as blogmod
 from analysis.results.leaderboard import load_leaderboards
 

@@ -38,9 +38,9 @@ output_dir: str = "figures"  # tables, relative to the repo root
 # %%
 import pandas as pd
 
-from analysis.io import format_pvalue
+from analysis.core.io import format_pvalue
+from analysis.core.paths import from_root
 from analysis.notebook import setup
-from analysis.paths import from_root
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.placement import place
 from analysis.runs.distill import distill_model

@@ -58,9 +58,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.errors import ExtrapolationWarning, LeakageWarning
+from analysis.core.errors import ExtrapolationWarning, LeakageWarning
+from analysis.core.paths import display_path, from_root
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
-from analysis.paths import display_path, from_root
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups, release_dates
 from analysis.results.leaderboard import load_leaderboard, load_leaderboards

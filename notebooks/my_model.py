@@ -53,10 +53,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.errors import UnknownModelError
-from analysis.io import pvalue_phrase
+from analysis.core.errors import UnknownModelError
+from analysis.core.io import pvalue_phrase
+from analysis.core.paths import from_root
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
-from analysis.paths import from_root
 from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboard
 from analysis.runs.distill import distill_model

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from analysis.io import pvalue_phrase
+from analysis.core.io import pvalue_phrase
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups

@@ -50,8 +50,8 @@ import logging
 import pandas as pd
 from IPython.display import Markdown, display
 
+from analysis.core.paths import from_root
 from analysis.notebook import setup
-from analysis.paths import from_root
 from analysis.results.blog import report_scores
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.placement import compare_with_leaderboard

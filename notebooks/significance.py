@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from analysis.io import pvalue_phrase
+from analysis.core.io import pvalue_phrase
 from analysis.notebook import setup, short_name
 from analysis.results.blog import post_comparisons
 from analysis.results.clusters import task_clusters

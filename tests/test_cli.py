@@ -77,22 +77,6 @@ def test_the_console_script_exits_2_on_a_mistyped_command() -> None:
     assert "unknown command 'esimate'; did you mean 'estimate'?" in done.stderr
 
 
-@pytest.mark.parametrize(
-    ("module", "command"),
-    [
-        ("analysis.batch", "batch"),
-        ("analysis.runs.cli", "run"),
-        ("analysis.runs.distill", "distill"),
-        ("analysis.estimate_cli", "estimate"),
-        ("analysis.runs.submit.cli", "submit"),
-    ],
-)
-def test_module_entry_points_are_aliases_of_the_tree(module: str, command: str) -> None:
-    done = _python("-m", module, "--help")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"usage: static-rteb {command} ")
-
-
 def test_shared_options_are_defined_once() -> None:
     """Each shared option comes from analysis.cli.options: same help wherever it appears."""
     parser = build_cli.build_cli()

@@ -1,4 +1,4 @@
-"""Every use of mteb's private API goes through analysis.compat, and each one still works.
+"""Every use of mteb's private API goes through analysis.core.compat, and each one still works.
 
 Each test below exercises one wrapper against the installed mteb and fails loudly when an
 mteb upgrade renames or changes the private name it wraps. The last test keeps private
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from analysis import compat
+from analysis.core import compat
 
 PACKAGE = Path(compat.__file__).resolve().parent
 
@@ -87,7 +87,9 @@ def test_no_private_mteb_name_outside_compat():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if PRIVATE.search(STRINGS_AND_COMMENTS.sub("", line)):
                 offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
-    assert not offenders, "use analysis.compat for mteb's private API:\n" + "\n".join(offenders)
+    assert not offenders, "use analysis.core.compat for mteb's private API:\n" + "\n".join(
+        offenders
+    )
 
 
 def test_private_pattern_catches_the_known_forms():
@@ -197,7 +199,7 @@ def test_no_submitit_internals_or_task_patches_outside_compat():
             code = STRINGS_AND_COMMENTS.sub("", line)
             if PRIVATE_SUBMITIT.search(code) or PATCHED_METHOD.search(code):
                 offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
-    assert not offenders, "use analysis.compat:\n" + "\n".join(offenders)
+    assert not offenders, "use analysis.core.compat:\n" + "\n".join(offenders)
     assert PRIVATE_SUBMITIT.search("from submitit.core.utils import pickle_load")
     assert PRIVATE_SUBMITIT.search("except submitit.core.utils.FailedJobError:")
     assert not PRIVATE_SUBMITIT.search("import submitit")
@@ -280,7 +282,7 @@ def test_checkout_result_cache_submits_offline_without_touching_origin(tmp_path,
 def test_registered_meta_reads_mteb_registry_without_the_hub():
     import mteb
 
-    from analysis.compat import registered_meta, registered_model_names
+    from analysis.core.compat import registered_meta, registered_model_names
 
     name = "sentence-transformers/all-MiniLM-L6-v2"
     assert registered_meta(name) == mteb.get_model_meta(name, fetch_from_hf=False)
@@ -296,7 +298,7 @@ def test_registered_meta_follows_renames_only_when_asked():
     import mteb
     from mteb.models.get_model_meta import _MODEL_RENAMES
 
-    from analysis.compat import registered_meta
+    from analysis.core.compat import registered_meta
 
     old, new = next((o, n) for o, n in _MODEL_RENAMES.items() if registered_meta(n) is not None)
     assert registered_meta(old) is None
@@ -309,7 +311,7 @@ def test_registered_meta_follows_renames_only_when_asked():
 def test_model_folder_name_is_mteb_model_name_as_path():
     import mteb
 
-    from analysis.errors import model_folder_name
+    from analysis.core.errors import model_folder_name
 
     for meta in mteb.get_model_metas():
         assert model_folder_name(str(meta.name)) == meta.model_name_as_path(), meta.name
@@ -359,7 +361,7 @@ def test_classification_fix_turns_itself_off_for_changed_mteb_code(
     sources = {**compat.CLASSIFICATION_FIX_SOURCES, "SklearnEvaluator.__call__": "0" * 16}
     monkeypatch.setattr(compat, "CLASSIFICATION_FIX_SOURCES", sources)
     monkeypatch.setattr(compat, "_classification_notes", [])
-    with caplog.at_level("WARNING", logger="analysis.compat"):
+    with caplog.at_level("WARNING", logger="analysis.core.compat"):
         assert compat.speed_up_classification() is False
         assert compat.speed_up_classification() is False
     assert _mteb_classification_functions() == original

@@ -1,10 +1,11 @@
-"""analysis.errors: every exception and warning class is public, in ``__all__``."""
+"""analysis.core.errors: every exception and warning class is public, in ``__all__``."""
 
 from __future__ import annotations
 
 import inspect
 
-from analysis import batch, errors
+from analysis.core import errors
+from analysis.notebook import batch
 
 
 def test_all_lists_every_exception_and_warning_class_of_errors() -> None:

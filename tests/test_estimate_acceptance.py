@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import pytest
 
-from analysis.errors import ExtrapolationWarning, LeakageWarning
+from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.lite import lite_lists, read_lite_file
 from analysis.stats import cross_fit_selection, predict_benchmark, select_tasks

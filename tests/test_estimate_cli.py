@@ -15,8 +15,8 @@ import pytest
 from conftest import write_result
 
 from analysis import cli
-from analysis.errors import model_folder_name
-from analysis.paths import display_path
+from analysis.core.errors import model_folder_name
+from analysis.core.paths import display_path
 from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import predict_benchmark

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_RESULTS, write_result
 
-from analysis.errors import ResultsNotFoundError, ResultsRevisionError
-from analysis.paths import RESULTS_ENV, display_path, repo_root
+from analysis.core.errors import ResultsNotFoundError, ResultsRevisionError
+from analysis.core.paths import RESULTS_ENV, display_path, repo_root
 from analysis.results import folder as folder_mod
 from analysis.results.folder import ResultsFolders, inventory, results_provenance
 
@@ -284,8 +284,8 @@ def test_a_non_clone_cannot_be_pinned(tmp_path):
 
 
 def test_batch_results_flag_takes_several_folders(monkeypatch, tmp_path):
-    from analysis import batch
     from analysis.cli import main as static_rteb
+    from analysis.notebook import batch
 
     seen = {}
 

@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 from conftest import write_result
 
-from analysis.errors import (
+from analysis.core.errors import (
     IncompleteBenchmarkWarning,
     ResultsConflictError,
     ResultsConflictWarning,
 )
-from analysis.paths import RESULTS_ENV, display_path
+from analysis.core.paths import RESULTS_ENV, display_path
 from analysis.results.leaderboard import (
     ResultFileWarning,
     ResultsNotFoundError,

@@ -17,8 +17,8 @@ import pytest
 from _run_fixtures import SHARED_TASKS, minilm_dir, needs_shared_cache, needs_shared_tasks
 from conftest import SHARED_RESULTS
 
-from analysis.errors import IncompleteBenchmarkWarning
-from analysis.paths import display_path
+from analysis.core.errors import IncompleteBenchmarkWarning
+from analysis.core.paths import display_path
 from analysis.results.leaderboard import load_leaderboard
 
 TASKS = ["AILAStatutes", "STSBenchmark"]

@@ -1,4 +1,4 @@
-"""analysis.notebook and the provenance helpers of analysis.io: the notebook contract."""
+"""analysis.notebook and the provenance helpers of analysis.core.io: the notebook contract."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ import pytest
 from conftest import REPO, write_result
 
 from analysis import notebook as nbmod
-from analysis.errors import NotebookError, ResultsNotFoundError
-from analysis.io import (
+from analysis.core.errors import NotebookError, ResultsNotFoundError
+from analysis.core.io import (
     format_pvalue,
     provenance_line,
     results_display,
 )
-from analysis.paths import RESULTS_ENV, repo_root
+from analysis.core.paths import RESULTS_ENV, repo_root
 from analysis.results.folder import inventory, results_provenance
 
 # --------------------------------------------------------------------------- p-values
@@ -294,7 +294,7 @@ def test_widget_progress_swaps_plain_tqdm_and_restores_it(tmp_path, monkeypatch)
     ("p", "text"), [(0.0123, "= 0.012"), (0.0004, "< 0.001"), (1.0, "= 1.000")]
 )
 def test_pvalue_phrase(p, text):
-    from analysis.io import pvalue_phrase
+    from analysis.core.io import pvalue_phrase
 
     assert pvalue_phrase(p) == text
 
@@ -313,7 +313,7 @@ def test_declared_parameters_are_papermills(tmp_path):
     """Reference: papermill.inspect_notebook on the notebook converted to .ipynb."""
     import papermill as pm
 
-    from analysis.notebook_params import declared_parameters
+    from analysis.notebook.params import declared_parameters
 
     for source in sorted((REPO / "notebooks").glob("*.py")):
         converted = tmp_path / f"{source.stem}.ipynb"
@@ -324,7 +324,7 @@ def test_declared_parameters_are_papermills(tmp_path):
 
 
 def test_setup_reads_every_parameter_from_the_cell_and_the_kernel(tmp_path, monkeypatch):
-    from analysis.notebook_params import read_parameters
+    from analysis.notebook.params import read_parameters
 
     monkeypatch.chdir(tmp_path)  # a batch run's project root: notebooks/<name> under cwd
     _write_notebook(
@@ -357,7 +357,7 @@ def test_setup_reads_the_callers_globals_and_finds_the_notebook_in_the_kernels_f
 
 
 def test_a_notebook_in_the_repository_is_found_from_anywhere(tmp_path, monkeypatch):
-    from analysis.notebook_params import find_source
+    from analysis.notebook.params import find_source
 
     monkeypatch.chdir(tmp_path)
     assert find_source("significance.py") == REPO / "notebooks" / "significance.py"
@@ -366,7 +366,7 @@ def test_a_notebook_in_the_repository_is_found_from_anywhere(tmp_path, monkeypat
 
 
 def test_two_parameters_cells_are_refused(tmp_path):
-    from analysis.notebook_params import declared_parameters
+    from analysis.notebook.params import declared_parameters
 
     path = tmp_path / "two.py"
     path.write_text(
@@ -384,7 +384,7 @@ def test_seed_streams_are_spawn_children_keyed_by_a_stable_hash_of_the_name():
 
     import numpy as np
 
-    from analysis.seeds import seed_sequence, seed_stream, stream_key
+    from analysis.core.seeds import seed_sequence, seed_stream, stream_key
 
     key = int.from_bytes(hashlib.sha256(b"significance_claims").digest()[:8], "little")
     assert stream_key("significance_claims") == key
@@ -413,14 +413,14 @@ def test_seed_streams_are_spawn_children_keyed_by_a_stable_hash_of_the_name():
     ],
 )
 def test_seed_stream_refuses_bad_arguments(seed, key, error, match):
-    from analysis.seeds import seed_stream
+    from analysis.core.seeds import seed_stream
 
     with pytest.raises(error, match=match):
         seed_stream(seed, *key)
 
 
 def test_context_rng_is_the_tables_stream_and_needs_a_seed(tmp_path):
-    from analysis.seeds import seed_stream
+    from analysis.core.seeds import seed_stream
 
     nb = nbmod.setup("t.py", parameters={"seed": 11}, output_dir=tmp_path, resolve=False)
     assert nb.rng("tab").random() == seed_stream(11, "tab").random()
@@ -438,17 +438,17 @@ def test_style_reads_no_file_at_import_and_the_post_once(tmp_path, monkeypatch):
     import sys
 
     env = {**os.environ, "SHARED_DIR": str(tmp_path / "nowhere")}
-    code = "import analysis.notebook, analysis.style; print(analysis.style.model_palette(['a']))"
+    code = "import analysis.notebook, analysis.notebook.style; print(analysis.notebook.style.model_palette(['a']))"
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
     assert done.returncode != 0 and "FileNotFoundError: Blog post not found" in done.stderr
     assert "post_highlight" in done.stderr, "read on first use..."
-    code = "import analysis.notebook, analysis.style; print('imported')"
+    code = "import analysis.notebook, analysis.notebook.style; print('imported')"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "imported" in done.stdout, "...never at import"
 
-    from analysis import style
+    from analysis.notebook import style
     from analysis.results import blog
 
     calls = []
@@ -504,8 +504,8 @@ def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
 
     import IPython.display
 
-    from analysis.display import show_package_warnings_as_notes
-    from analysis.errors import IncompleteBenchmarkWarning
+    from analysis.core.errors import IncompleteBenchmarkWarning
+    from analysis.notebook.display import show_package_warnings_as_notes
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))

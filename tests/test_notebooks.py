@@ -17,10 +17,11 @@ from _cli import start_cli, wait_for
 from conftest import REPO
 from papermill.translators import PythonTranslator
 
-from analysis import batch, papermill_flags
 from analysis.cli import main as static_rteb
-from analysis.errors import BatchError
-from analysis.notebook_params import NOT_IN_HEADERS
+from analysis.core.errors import BatchError
+from analysis.notebook import batch
+from analysis.notebook import flags as papermill_flags
+from analysis.notebook.params import NOT_IN_HEADERS
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.py"))
 HEADER = re.compile(
@@ -207,7 +208,7 @@ def test_an_interrupted_batch_says_what_finished_and_how_to_run_the_rest():
         stop, ["--profile", "smoke", "--only", "a", "b", "c", "-p", "x", "1 2"]
     )
     assert "Interrupted in b; finished: a (ok)." in text
-    assert text.endswith("python -m analysis.batch --profile smoke -p x '1 2' --only b c")
+    assert text.endswith("static-rteb batch --profile smoke -p x '1 2' --only b c")
 
 
 def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
@@ -422,7 +423,8 @@ def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_pa
     assert proc.returncode == 130, (out, err)
     assert seconds < 5, f"stopped after {seconds:.1f} s"
     assert (
-        "Interrupted in a_sleep; finished: none. Run the rest with: python -m analysis.batch" in out
+        "Interrupted in a_sleep; finished: none. Run the rest with: static-rteb batch"
+        in out
     )
     assert out.rstrip().endswith("--only a_sleep b_next"), out
     assert "Traceback" not in out + err, err

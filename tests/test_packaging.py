@@ -42,7 +42,7 @@ def test_installed_versions_match_pins():
 
 ANALYSIS_HALF = """
 import sys, warnings
-import analysis, analysis.errors, analysis.compat, analysis.io, analysis.paths
+import analysis, analysis.core.errors, analysis.core.compat, analysis.core.io, analysis.core.paths
 import analysis.results.leaderboard, analysis.results.specs, analysis.results.blog
 import analysis.results.groups, analysis.results.placement, analysis.results.fastparse
 import analysis.stats

@@ -1,4 +1,4 @@
-"""Command-line runs hide the known third-party warnings unless ``--verbose`` (analysis.quiet).
+"""Command-line runs hide the known third-party warnings unless ``--verbose`` (analysis.core.quiet).
 
 One real ``static-rteb run`` of MiniLM with and without ``--verbose`` (the control: the
 warnings are really there), and the filters one by one in a fresh interpreter: every
@@ -17,7 +17,7 @@ import pytest
 from _cli import cli_env, start_cli
 from _run_fixtures import FIXTURES, REPO, minilm_dir
 
-#: What a MiniLM run prints that analysis.quiet names as harmless.
+#: What a MiniLM run prints that analysis.core.quiet names as harmless.
 KNOWN = ("LOAD REPORT", "FutureWarning", "Loading weights")
 
 
@@ -45,7 +45,7 @@ _PROBE = textwrap.dedent(
     """
     import logging, sys, warnings
     from sklearn.exceptions import UndefinedMetricWarning
-    from analysis.quiet import quiet_command_line
+    from analysis.core.quiet import quiet_command_line
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     quiet_command_line(verbose=sys.argv[1] == "verbose")

@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from analysis.errors import LabelMismatchError
+from analysis.core.errors import LabelMismatchError
 from analysis.stats import benchmark_agreement, rank_correlation
 from analysis.stats._ranks import _rank_statistic
 from analysis.stats._resampling import _bootstrap_index_blocks, _percentile_interval

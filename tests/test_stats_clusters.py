@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from analysis.errors import UnknownNameError
+from analysis.core.errors import UnknownNameError
 from analysis.results.clusters import cluster_details, task_clusters
 from analysis.stats import compare, paired_bootstrap, pairwise_significance, rank_intervals
 from analysis.stats._resampling import sign_patterns

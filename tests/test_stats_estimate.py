@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from analysis.errors import ExtrapolationWarning, LeakageWarning, UnknownTaskError
+from analysis.core.errors import ExtrapolationWarning, LeakageWarning, UnknownTaskError
 from analysis.stats import (
     BenchmarkPrediction,
     TaskSelectionResult,

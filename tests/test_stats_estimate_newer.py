@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.errors import ExtrapolationWarning, LeakageWarning
+from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.stats import predict_benchmark, select_tasks, validate_by_release_date
 from analysis.stats._estimate_sim import simulate_scores, simulate_scores_over_time
 from analysis.stats._procedure import Procedure

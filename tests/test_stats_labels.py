@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.errors import AnalysisError, DroppedModelsWarning, LabelMismatchError
+from analysis.core.errors import AnalysisError, DroppedModelsWarning, LabelMismatchError
 from analysis.stats import (
     StatsResult,
     adjust_pvalues,

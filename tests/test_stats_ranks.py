@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.errors import DroppedModelsWarning
+from analysis.core.errors import DroppedModelsWarning
 from analysis.results.leaderboard import _borda_rank
 from analysis.stats import paired_bootstrap, rank_intervals
 from analysis.stats.ranks import (

@@ -25,7 +25,7 @@ import pandas as pd
 import pytest
 
 import analysis.stats as stats
-from analysis.errors import ExtrapolationWarning
+from analysis.core.errors import ExtrapolationWarning
 from analysis.stats import ConfidenceInterval, StatsResult
 from analysis.stats._estimate_sim import simulate_scores, simulate_scores_over_time
 

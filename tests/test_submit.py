@@ -41,7 +41,7 @@ from _submit_fixtures import (
 )
 
 from analysis.cli import main as cli
-from analysis.errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
+from analysis.core.errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
 from analysis.runs.runner import ModelSpec, run_evaluation
 from analysis.runs.submit import preflight, submit
 from analysis.runs.submit.model_meta import model_meta_json

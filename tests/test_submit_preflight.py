@@ -29,7 +29,7 @@ from _submit_fixtures import (
     write_result,
 )
 
-from analysis.errors import LeaderboardSubmitError, PreflightError
+from analysis.core.errors import LeaderboardSubmitError, PreflightError
 from analysis.runs.submit import CHECKS, preflight
 from analysis.runs.submit.checks import MAX_FILE_BYTES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from _submit_fixtures import write_result
 
-from analysis.errors import LeaderboardSubmitError
+from analysis.core.errors import LeaderboardSubmitError
 from analysis.runs.models import content_revision
 from analysis.runs.submit import refile
 

@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def measure(
     wide: Any, k: int, types: dict[str, str] | None, static: set[str], folds: int | None
 ) -> dict[str, Any]:
-    from analysis.errors import ExtrapolationWarning
+    from analysis.core.errors import ExtrapolationWarning
     from analysis.stats import cross_fit_selection
 
     with warnings.catch_warnings():
@@ -87,7 +87,7 @@ def measure(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from analysis.io import atomic_write_text, results_display
+    from analysis.core.io import atomic_write_text, results_display
     from analysis.results.groups import model_groups
     from analysis.results.leaderboard import load_leaderboard
     from analysis.stats import select_tasks

@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def jobs_table(models: list[int], per_job: list[int]) -> str:
     import pandas as pd
 
-    from analysis.io import markdown_table
+    from analysis.core.io import markdown_table
     from analysis.runs.plan import jobs_for
 
     rows = []
@@ -58,7 +58,7 @@ def jobs_table(models: list[int], per_job: list[int]) -> str:
 def times_table(results: Path) -> str:
     import pandas as pd
 
-    from analysis.io import markdown_table
+    from analysis.core.io import markdown_table
     from analysis.runs.plan import measured_task_times
 
     measured = pd.DataFrame(measured_task_times(results))
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
         + times_table(args.results)
     )
     if args.out:
-        from analysis.io import atomic_write_text
+        from analysis.core.io import atomic_write_text
 
         atomic_write_text(args.out, text)
     print(text)

@@ -29,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report files that differ")
     args = parser.parse_args(argv)
 
-    from analysis.io import atomic_write_text
-    from analysis.paths import from_root
+    from analysis.core.io import atomic_write_text
+    from analysis.core.paths import from_root
     from analysis.results import blog
     from analysis.results.leaderboard import load_leaderboards
 

@@ -143,7 +143,7 @@ def benchmark_entry(benchmark: str, args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from analysis.io import atomic_write_text
+    from analysis.core.io import atomic_write_text
 
     entries = {b: benchmark_entry(b, args) for b in args.benchmarks}
     data = {

@@ -1,6 +1,6 @@
 """The ``static-rteb`` command line: one argument tree, every command under it.
 
-* ``batch``: run every notebook with papermill (:mod:`analysis.batch`);
+* ``batch``: run every notebook with papermill (:mod:`analysis.notebook.batch`);
 * ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
   plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
 * ``plan``: expand models x tasks into independent jobs, written to a plan file;
@@ -9,15 +9,14 @@
 * ``distill``: a static model2vec model from a sentence-transformers teacher
   (:mod:`analysis.runs.distill`);
 * ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
-  run, and which task to run next (:mod:`analysis.estimate_cli`);
+  run, and which task to run next (:mod:`analysis.cli.estimate`);
 * ``submit``: own runs -> a checked branch of a results-repository checkout
   (:mod:`analysis.runs.submit`).
 
 The tree is built in :mod:`analysis.cli.build_cli`, the options several commands share in
 :mod:`analysis.cli.options`; every ``--help`` imports neither mteb nor torch. The entry
-points: the ``static-rteb`` console script (:func:`console`), ``python -m analysis.cli``,
-and the module aliases ``python -m analysis.batch`` (= ``static-rteb batch``) and
-``python -m analysis.runs.cli`` (= ``static-rteb run``).
+points: the ``static-rteb`` console script (:func:`console`) and ``python -m analysis.cli``,
+the same command without the script on the ``PATH``.
 """
 
 from __future__ import annotations
@@ -69,19 +68,15 @@ def unknown_command(typed: str, commands: Sequence[str]) -> str:
     return f"unknown command {typed!r}; the commands are {', '.join(commands)}."
 
 
-def console(prefix: Sequence[str] = ()) -> None:
+def console() -> None:
     """The ``static-rteb`` console script: :func:`main`, then exit with its status.
 
     A stopped run (status 128 + signal) ends at once, without Python's slow shutdown
-    (:func:`analysis.runs.interrupt.end_if_stopped`).
-
-    Args:
-        prefix: Arguments put before the command line's (a module alias such as
-            ``python -m analysis.batch`` passes ``["batch"]``).
+    (:func:`analysis.core.interrupt.end_if_stopped`).
     """
-    status = main([*prefix, *sys.argv[1:]])
+    status = main(sys.argv[1:])
     if status >= 128:
-        from analysis.runs.interrupt import end_if_stopped
+        from analysis.core.interrupt import end_if_stopped
 
         end_if_stopped(status)
     sys.exit(status)

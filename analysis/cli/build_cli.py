@@ -48,13 +48,13 @@ def _add_command(
 
 def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb batch``: the notebooks with papermill, from a parameter profile."""
-    from ..papermill_flags import add_parameter_flags
+    from ..notebook.flags import add_parameter_flags
 
     parser = _add_command(
         subparsers,
         "batch",
         _batch,
-        help="run the notebooks with papermill (python -m analysis.batch)",
+        help="run the notebooks with papermill",
         description="Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.",
     )
     parser.add_argument(
@@ -79,7 +79,7 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _batch(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..batch import batch_command
+    from ..notebook.batch import batch_command
 
     return batch_command(args, argv)
 
@@ -288,7 +288,7 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _estimate(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..estimate_cli import estimate_command
+    from .estimate import estimate_command
 
     return estimate_command(args, argv)
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..paths import DEFAULT_PLAN, DEFAULT_RUNS
+from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 
 #: ``run --overwrite`` choices; equal to ``analysis.runs.runner.OVERWRITE_STRATEGIES``
 #: (tested; not imported from there, so that ``--help`` does not import mteb).
@@ -67,7 +67,7 @@ def add_results(
 
 
 def add_verbose(parser: argparse.ArgumentParser) -> None:
-    """``--verbose``: every third-party warning and log line (:mod:`analysis.quiet`)."""
+    """``--verbose``: every third-party warning and log line (:mod:`analysis.core.quiet`)."""
     parser.add_argument(
         "--verbose",
         action="store_true",

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import (
+from ..core.errors import (
     ResultsConflictError,
     ResultsConflictWarning,
     check_names,
@@ -57,7 +57,7 @@ def select_files(
 def check_models(
     models: Sequence[str] | None, folders: ResultsFolders, inventories: Sequence[Inventory]
 ) -> None:
-    """Raise :class:`~analysis.errors.UnknownModelError` for models without results."""
+    """Raise :class:`~analysis.core.errors.UnknownModelError` for models without results."""
     if not models:
         return
     if isinstance(models, str):

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..io import markdown_table
-from ..paths import from_root, repo_root
+from ..core.io import markdown_table
+from ..core.paths import from_root, repo_root
 from .groups import model_groups
 from .leaderboard import Leaderboard
 

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import UnknownNameError, close_names
+from ..core.errors import UnknownNameError, close_names
 
 CLUSTERS_FILE = Path(__file__).with_name("clusters.json")
 

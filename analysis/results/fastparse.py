@@ -40,7 +40,7 @@ from typing import Any
 
 import orjson
 
-from .. import compat
+from ..core import compat
 
 #: Files written by an older mteb get legacy conversions in ``from_disk``.
 _FIRST_PLAIN_VERSION = "1.12.48"

@@ -35,8 +35,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..errors import ResultsNotFoundError, ResultsRevisionError
-from ..paths import RESULTS_ENV, display_path, repo_root
+from ..core.errors import ResultsNotFoundError, ResultsRevisionError
+from ..core.paths import RESULTS_ENV, display_path, repo_root
 
 #: The MTEB results repository (mteb's default remote).
 DEFAULT_REMOTE = "https://github.com/embeddings-benchmark/results"

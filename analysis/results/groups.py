@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..compat import registered_meta
+from ..core.compat import registered_meta
 
 
 def model_groups(models: Iterable[str]) -> pd.DataFrame:

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from ..errors import (
+from ..core.errors import (
     IncompleteBenchmarkWarning,
     ResultFileWarning,
     ResultsConflictError,

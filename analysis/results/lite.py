@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UnknownNameError, close_names
+from ..core.errors import UnknownNameError, close_names
 
 #: The committed lists.
 LITE_PATH = Path(__file__).with_name("lite_tasks.json")

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from ..io import atomic_write_parquet, atomic_write_text
+from ..core.io import atomic_write_parquet, atomic_write_text
 from .specs import BenchmarkSpec
 
 #: Bump when the cached frames change meaning (3: ``source`` column, unreadable rows).

@@ -1,7 +1,7 @@
 """Parse result files into per-(model, task) score rows, in forked worker processes.
 
 Model identity and experiments follow ``ResultCache.load_results``: the name and revision
-come from ``model_meta.json`` (mteb's own rule, through :mod:`analysis.compat`), folders
+come from ``model_meta.json`` (mteb's own rule, through :mod:`analysis.core.compat`), folders
 without one are skipped, experiment variants are left out. Revisions are merged by
 mteb's ``BenchmarkResults.join_revisions``. ``engine="mteb"`` reads every file with
 ``TaskResult.from_disk`` and restricts it with ``select_tasks``; ``engine="fast"`` does
@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from .. import compat
-from ..errors import model_name_from_folder
+from ..core import compat
+from ..core.errors import model_name_from_folder
 from . import fastparse
 from .specs import BenchmarkSpec, TaskSpec
 

@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import compat
-from ..errors import UnknownNameError, UnknownTaskError, close_names
+from ..core import compat
+from ..core.errors import UnknownNameError, UnknownTaskError, close_names
 
 PINS_DIR = Path(__file__).parent / "pins"
 NOW = "now"

@@ -18,7 +18,7 @@ executor or option; a plan that does not fit), 128 + the signal number when stop
 (130: Ctrl-C / SIGINT, 143: SIGTERM). A stopped run prints one line (what finished,
 what was interrupted, the command that resumes it), no traceback, and keeps no partial
 result file; interrupted jobs are recorded as interrupted and the next run runs them.
-Known third-party warnings are hidden unless ``--verbose`` (:mod:`analysis.quiet`).
+Known third-party warnings are hidden unless ``--verbose`` (:mod:`analysis.core.quiet`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from analysis.paths import DEFAULT_RUNS, display_path
-from analysis.runs.interrupt import stoppable_command
+from analysis.core.interrupt import stoppable_command
+from analysis.core.paths import DEFAULT_RUNS, display_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,7 +68,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _run_direct(args: argparse.Namespace) -> int:
-    from analysis.errors import UnknownTaskError
+    from analysis.core.errors import UnknownTaskError
     from analysis.runs.models import ModelLoadError, load_model, model_source
     from analysis.runs.runner import resolve_tasks, run_evaluation
 
@@ -98,7 +98,7 @@ def _run_direct(args: argparse.Namespace) -> int:
 
 def _setup_output(verbose: bool) -> None:
     """Logging at WARNING (INFO with --verbose); known harmless warnings hidden unless verbose."""
-    from analysis.quiet import quiet_command_line
+    from analysis.core.quiet import quiet_command_line
 
     level = logging.INFO if verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
@@ -218,7 +218,7 @@ def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from analysis.errors import UnknownTaskError
+    from analysis.core.errors import UnknownTaskError
     from analysis.runs.models import ModelLoadError, model_source
     from analysis.runs.plan import make_plan, write_plan
 
@@ -324,9 +324,3 @@ def _print_summary(summary: pd.DataFrame) -> None:
     failed = summary[summary["status"] == "failed"]
     if not failed.empty:
         print(f"\n{len(failed)} evaluation(s) failed; see the error column.", file=sys.stderr)
-
-
-if __name__ == "__main__":  # the alias of `static-rteb run`
-    from analysis.cli import console
-
-    console(["run"])

@@ -31,8 +31,8 @@ import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..errors import DistillError, RunInterrupted
-from .interrupt import signal_of, stoppable_command
+from ..core.errors import DistillError, RunInterrupted
+from ..core.interrupt import signal_of, stoppable_command
 from .models import ModelLoadError, hub_offline, model_source
 
 logger = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ def _one_progress_bar(show: bool) -> Iterator[None]:
     """model2vec's token-encoding bar only (as a widget in notebooks); transformers' off."""
     from transformers.utils import logging as hf_logging
 
-    from ..quiet import widget_progress
+    from ..core.quiet import widget_progress
 
     was_enabled = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
@@ -178,7 +178,7 @@ def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         0 on success, 2 on a usage error (teacher, vocabulary, output folder, dimensions),
         128 + the signal number when stopped.
     """
-    from ..quiet import quiet_command_line
+    from ..core.quiet import quiet_command_line
 
     if args.pca_dims <= 0:
         args.command_parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
@@ -213,9 +213,3 @@ def _distill(args: argparse.Namespace) -> int:
         f"Run it with: static-rteb run -m {args.output} -t TASK ..."
     )
     return 0
-
-
-if __name__ == "__main__":  # the alias of `static-rteb distill`
-    from analysis.cli import console
-
-    console(["distill"])

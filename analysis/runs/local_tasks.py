@@ -57,8 +57,8 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.abstasks.clustering import AbsTaskClustering
 from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
 
-from .. import compat
-from ..errors import LocalTaskError
+from ..core import compat
+from ..core.errors import LocalTaskError
 
 TASK_FILE = "task.json"
 

@@ -57,8 +57,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import model_folder_name
-from .interrupt import signals_blocked
+from ..core.errors import model_folder_name
+from ..core.interrupt import signals_blocked
 
 if TYPE_CHECKING:
     from mteb.models import ModelMeta

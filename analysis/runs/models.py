@@ -30,8 +30,8 @@ from mteb.models import ModelMeta
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ScoringFunction
 
-from ..compat import registered_meta
-from ..errors import ModelLoadError
+from ..core.compat import registered_meta
+from ..core.errors import ModelLoadError
 
 if TYPE_CHECKING:
     from model2vec import StaticModel

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PlanError, PlanMismatchError
-from ..io import atomic_write_text
+from ..core.errors import PlanError, PlanMismatchError
+from ..core.io import atomic_write_text
 
 if TYPE_CHECKING:
     from mteb.abstasks.abstask import AbsTask
@@ -64,7 +64,7 @@ class Job:
 
     def result_files(self) -> list[Path]:
         """Where this job's result files land (``<results>/results/<org>__<name>/<rev>/``)."""
-        from ..errors import model_folder_name
+        from ..core.errors import model_folder_name
 
         folder = Path(self.results_dir) / "results" / model_folder_name(self.name) / self.revision
         return [folder / f"{task}.json" for task in self.tasks]

@@ -44,10 +44,10 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
-from .. import compat
-from ..errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
-from ..io import atomic_write_bytes
-from .interrupt import signal_of
+from ..core import compat
+from ..core.errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
+from ..core.interrupt import signal_of
+from ..core.io import atomic_write_bytes
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import FileLock, lock_path, pid_alive, task_lock
 from .models import load_model
@@ -253,7 +253,7 @@ def run_evaluation(
         ValueError: If ``overwrite`` or ``batch_size`` is invalid.
         UnknownTaskError: If a task name is unknown (before anything runs).
         RunInterrupted: On ``KeyboardInterrupt`` (Ctrl-C, a notebook kernel interrupt;
-            SIGTERM under :func:`analysis.runs.interrupt.stop_on_signals`): the running
+            SIGTERM under :func:`analysis.core.interrupt.stop_on_signals`): the running
             evaluation's staging folder is removed and its lock released, so no partial
             file is left; finished evaluations are kept, and running again resumes.
     """
@@ -263,7 +263,7 @@ def run_evaluation(
         raise ValueError(f"batch_size must be positive, got {batch_size}.")
     results_dir = Path(results_dir)
     task_list = resolve_tasks(tasks, local_tasks_dir)
-    compat.speed_up_classification()  # same scores, labels read once (see analysis.compat)
+    compat.speed_up_classification()  # same scores, labels read once (see analysis.core.compat)
     _clean_stale_staging(results_dir)
     rows: list[dict[str, object]] = []
     pairs = tqdm(total=len(models) * len(task_list), desc="model x task", disable=not show_progress)

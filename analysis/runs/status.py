@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import compat
+from ..core import compat
 from .executors.records import read_record
 from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
 from .executors.submissions import read_submissions

@@ -41,7 +41,7 @@ Every function here follows the same conventions (scipy.stats-like):
 * every table argument is the wide tasks x models table of ``Leaderboard.wide()``;
 * **labels**: pandas inputs are paired by label (Series with Series, a table's rows with
   ``clusters``), never by position; different label sets raise
-  :class:`~analysis.errors.LabelMismatchError` naming the missing and extra labels;
+  :class:`~analysis.core.errors.LabelMismatchError` naming the missing and extra labels;
   labelled rows are sorted by label before resampling, so reordering an input never
   changes a result; plain arrays are paired by position;
 * a bad argument raises :class:`ValueError` whose message names the argument;
@@ -78,7 +78,7 @@ whose tasks' signs flip together.
 
 from __future__ import annotations
 
-from ..errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
+from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
 from ._results import ConfidenceInterval, StatsResult
 from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .compare import ComparisonReport, compare

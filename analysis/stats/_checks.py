@@ -2,7 +2,7 @@
 
 Labelled inputs: a :class:`pandas.Series` or :class:`pandas.DataFrame` is paired with
 another one *by label*, never by position. Two labelled inputs must hold the same set
-of labels (in any order); otherwise :class:`~analysis.errors.LabelMismatchError` names
+of labels (in any order); otherwise :class:`~analysis.core.errors.LabelMismatchError` names
 the labels one lacks and the ones it has in excess. Labelled rows (tasks) are put in
 one canonical order (sorted labels) before anything is resampled, so reordering the
 rows of an input never changes a result. Plain arrays and lists are paired by position.
@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 import pandas as pd
 
-from ..errors import DroppedModelsWarning, LabelMismatchError, check_names
+from ..core.errors import DroppedModelsWarning, LabelMismatchError, check_names
 
 RngLike = int | np.random.Generator | None
 Alternative = Literal["two-sided", "greater", "less"]

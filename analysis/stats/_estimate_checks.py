@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import UnknownTaskError, check_names
+from ..core.errors import UnknownTaskError, check_names
 from ._checks import complete_score_matrix
 
 #: Fewest reference models accepted.

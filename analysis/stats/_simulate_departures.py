@@ -381,7 +381,7 @@ def label_alignment_check(n_shuffles: int = 5, seed: int = 0) -> dict[str, int]:
     and the error must be a LabelMismatchError naming both. Returns counts:
     ``identical`` / ``runs`` and ``named`` / ``mismatches``.
     """
-    from ..errors import LabelMismatchError
+    from ..core.errors import LabelMismatchError
     from .agreement import benchmark_agreement
     from .compare import compare
     from .contrast import group_contrast

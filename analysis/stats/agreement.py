@@ -153,7 +153,7 @@ def benchmark_agreement(
     Args:
         x: scores of the models on the reference benchmark (the "top" is taken on x).
             Two Series are paired by label (model names; different labels raise
-            :class:`~analysis.errors.LabelMismatchError`); pairs with a NaN are dropped.
+            :class:`~analysis.core.errors.LabelMismatchError`); pairs with a NaN are dropped.
         y: scores of the same models on the other benchmark.
         top_k: sizes of the top groups (each from 3 to the number of models).
         subset_sizes: sizes of the random subsets; ``None`` means all models.

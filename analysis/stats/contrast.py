@@ -130,7 +130,7 @@ def group_contrast(
     ``values[i]`` is a number per model (e.g. its relative public-private gap) and
     ``groups[i]`` its group label; models in other groups are ignored. Two Series are
     paired by label (any order; different labels raise
-    :class:`~analysis.errors.LabelMismatchError`), anything else by position.
+    :class:`~analysis.core.errors.LabelMismatchError`), anything else by position.
 
     * **Null hypothesis**: the two groups' population means are equal; the spreads may
       differ. Statistic: Welch's t (the difference over ``sqrt(s_a^2/n_a +

@@ -88,7 +88,7 @@ def rank_correlation(
     Assumptions and conventions:
 
     * **Pairing**: two Series are paired by label (the same labels in any order;
-      different labels raise :class:`~analysis.errors.LabelMismatchError` naming the
+      different labels raise :class:`~analysis.core.errors.LabelMismatchError` naming the
       missing and extra ones) and put in sorted-label order, so their order never
       changes the result; arrays are paired by position.
     * **Missing values**: a pair where x or y is NaN is dropped; ``n`` reports the

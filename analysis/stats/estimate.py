@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DroppedModelsWarning, ExtrapolationWarning, LeakageWarning
+from ..core.errors import DroppedModelsWarning, ExtrapolationWarning, LeakageWarning
 from ._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
 from ._conformal import sigma, split_interval, upper_order_statistic, variance_slope
 from ._estimate_checks import (

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from ..errors import DroppedModelsWarning
+from ..core.errors import DroppedModelsWarning
 from ._checks import (
     RngLike,
     _check_choice,
@@ -201,7 +201,7 @@ def public_private_gap(
     Input is the wide tasks x models table (``Leaderboard.wide(complete_only=False)``):
     its rows must be exactly the benchmark's public and private tasks (from
     ``Leaderboard.spec``), never the union of what the loaded models have; otherwise
-    :class:`~analysis.errors.LabelMismatchError` names the missing and extra rows.
+    :class:`~analysis.core.errors.LabelMismatchError` names the missing and extra rows.
 
     * **gap** = mean_private - mean_public. It includes the difficulty difference of
       the two task sets, which every model shares; it is descriptive (no interval).

@@ -250,7 +250,7 @@ def paired_bootstrap(
 
     * **Unit**: whatever a and b are aligned on (the tasks of a benchmark, the
       queries of a task). Two Series are paired by label (the same labels, in any
-      order; otherwise :class:`~analysis.errors.LabelMismatchError` names the missing
+      order; otherwise :class:`~analysis.core.errors.LabelMismatchError` names the missing
       and extra ones), arrays by position. Units are assumed independent; nothing is
       assumed about the joint distribution of a[i] and b[i] beyond the null above.
     * **Clusters** (``clusters=``, one label per task): near-duplicate tasks are not

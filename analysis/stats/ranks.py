@@ -339,7 +339,7 @@ def rank_intervals(
     (``simultaneous=False``).
 
     Missing values: a model (column) with any NaN is left out with a
-    :class:`~analysis.errors.DroppedModelsWarning` naming the first few (``dropped``
+    :class:`~analysis.core.errors.DroppedModelsWarning` naming the first few (``dropped``
     lists all, with their missing tasks); a mean over a partial task set is never used.
     With fewer than 3 units (tasks, or clusters) the ranks are reported without
     intervals (``caveat`` says why).

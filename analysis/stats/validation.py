@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ExtrapolationWarning
+from ..core.errors import ExtrapolationWarning
 from ._checks import RngLike, _check_rng
 from ._estimate_checks import _reference, _require_frame, _task_list
 from ._results import StatsResult

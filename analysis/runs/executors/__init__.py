@@ -20,7 +20,7 @@ names below are the public API; ``from analysis.runs.executors import run_local`
 working as before the split.
 """
 
-from ...errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError
+from ...core.errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError
 from .base import (
     EXECUTORS,
     Executor,

@@ -9,8 +9,8 @@ Two executors implement it, both around the same worker loop and job function
   detached (the array runs on without this process).
 
 A ``KeyboardInterrupt`` (Ctrl-C, a kernel interrupt, or SIGTERM under
-:func:`analysis.runs.interrupt.stop_on_signals`) during ``wait`` raises
-:class:`~analysis.errors.RunInterrupted`: local workers are stopped and their jobs
+:func:`analysis.core.interrupt.stop_on_signals`) during ``wait`` raises
+:class:`~analysis.core.errors.RunInterrupted`: local workers are stopped and their jobs
 recorded as interrupted; a SLURM array keeps running, and the message says how to
 follow or cancel it.
 """
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...errors import ExecutorError
+from ...core.errors import ExecutorError
 from ..plan import Job, Plan
 from .records import read_record
 

@@ -8,8 +8,8 @@ import time
 import traceback
 from typing import Any
 
-from ...errors import JobFailedError, PlanMismatchError
-from ..interrupt import signal_of
+from ...core.errors import JobFailedError, PlanMismatchError
+from ...core.interrupt import signal_of
 from ..plan import Job
 from .records import slurm_ids, this_process, write_record
 

@@ -15,10 +15,10 @@ every worker from there, so workers still start without paying the imports.
 Stopping: on ``KeyboardInterrupt`` (Ctrl-C to the terminal's process group, SIGINT or
 SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGTERM;
 each records its job as interrupted, removes its staging folder, releases its lock and
-exits. A worker still alive after :data:`~analysis.runs.interrupt.GRACE` seconds is
+exits. A worker still alive after :data:`~analysis.core.interrupt.GRACE` seconds is
 killed and its job recorded as interrupted here. Workers also stop, cleanly, when this
 process is killed outright: each watches it and sends itself SIGTERM when it ends
-(:func:`~analysis.runs.interrupt.worker_signals`).
+(:func:`~analysis.core.interrupt.worker_signals`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 from tqdm.auto import tqdm
 
-from ...errors import RunInterrupted
-from ..interrupt import GRACE, signal_of, signals_ignored
-from ..interrupt import worker_signals as _worker_signals
+from ...core.errors import RunInterrupted
+from ...core.interrupt import GRACE, signal_of, signals_ignored
+from ...core.interrupt import worker_signals as _worker_signals
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
 from .records import ENDED, mark_interrupted, read_record, this_process
@@ -249,7 +249,7 @@ def _quiet_worker(verbose: bool) -> None:
     The parent shows one bar over jobs (a worker of a Jupyter kernel cannot draw widgets);
     with ``verbose`` every warning shows (``--verbose``).
     """
-    from ...quiet import filter_harmless_warnings, quiet_command_line
+    from ...core.quiet import filter_harmless_warnings, quiet_command_line
 
     filter_harmless_warnings()
     quiet_command_line(verbose=verbose)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...io import atomic_write_text
+from ...core.io import atomic_write_text
 from ..locks import process_start
 from ..plan import Job, Plan
 

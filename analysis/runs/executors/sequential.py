@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from tqdm.auto import tqdm
 
-from ...errors import RunInterrupted
-from ..interrupt import signal_of
+from ...core.errors import RunInterrupted
+from ...core.interrupt import signal_of
 from ..plan import Job, Plan
 from .base import JobOutcome
 from .job import run_job

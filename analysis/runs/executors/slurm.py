@@ -7,7 +7,7 @@ and mteb imports; a worker pays them once for all the jobs it runs
 (``benchmarks/results/scale.md``). Logs go to ``<results>/logs/``.
 
 Ctrl-C while waiting for an array stops the waiting only: the array keeps running, and
-the :class:`~analysis.errors.RunInterrupted` message names ``static-rteb status`` and
+the :class:`~analysis.core.errors.RunInterrupted` message names ``static-rteb status`` and
 ``scancel <array id>``.
 """
 
@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 
 from tqdm.auto import tqdm
 
-from ... import compat
-from ...errors import RunInterrupted, SubmissionError
-from ..interrupt import signal_of
+from ...core import compat
+from ...core.errors import RunInterrupted, SubmissionError
+from ...core.interrupt import signal_of
 from ..plan import Job, Plan, write_plan
 from .base import Executor, JobOutcome, Submitted, check_executor, outcomes_from_records
 from .submissions import LEGACY_OPTIONS, log_submission

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...io import atomic_write_text
+from ...core.io import atomic_write_text
 
 if TYPE_CHECKING:
     from mteb.models import ModelMeta

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...compat import registered_meta, registered_model_names
-from ...errors import model_folder_name, model_name_from_folder
+from ...core.compat import registered_meta, registered_model_names
+from ...core.errors import model_folder_name, model_name_from_folder
 
 #: check id -> the CI test (file::function) or workflow that enforces it.
 CHECKS: dict[str, str] = {

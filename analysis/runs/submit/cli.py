@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ...errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
+from ...core.errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
 
 if TYPE_CHECKING:
     from .submission import SubmitOutcome
@@ -96,9 +96,3 @@ def _report(outcome: SubmitOutcome) -> int:
             return 1
     print("next:\n" + "\n".join(f"  {command}" for command in outcome.next_commands()))
     return 0
-
-
-if __name__ == "__main__":  # the alias of `static-rteb submit`
-    from analysis.cli import console
-
-    console(["submit"])

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ... import compat
-from ...compat import registered_meta
+from ...core import compat
+from ...core.compat import registered_meta
 from ..models import detect_model_kind
 from . import gitrepo
 

@@ -11,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ...errors import LeaderboardSubmitError
+from ...core.errors import LeaderboardSubmitError
 
 #: Where CI finds the base commit, in order (the results repository's rule).
 MAIN_REFS = ("origin/main", "main")

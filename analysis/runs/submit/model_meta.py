@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ...compat import registered_meta
+from ...core.compat import registered_meta
 
 if TYPE_CHECKING:
     from mteb.models import ModelMeta

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import PreflightError
+from ...core.errors import PreflightError
 from . import gitrepo
 from .checks import Failure, check_model_folder
 from .diffchecks import check_changes

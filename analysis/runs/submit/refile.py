@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ... import compat
-from ...errors import LeaderboardSubmitError, model_folder_name
-from ...io import atomic_write_text
+from ...core import compat
+from ...core.errors import LeaderboardSubmitError, model_folder_name
+from ...core.io import atomic_write_text
 from ..models import LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
 from .checks import is_sha1
 

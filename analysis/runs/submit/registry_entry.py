@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...io import atomic_write_text
+from ...core.io import atomic_write_text
 from .folder import Derived, FolderFacts
 
 MTEB_ADDING_A_MODEL = "https://embeddings-benchmark.github.io/mteb/contributing/adding_a_model/"

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ... import compat
-from ...errors import LeaderboardSubmitError, UnregisteredModelError, model_folder_name
+from ...core import compat
+from ...core.errors import LeaderboardSubmitError, UnregisteredModelError, model_folder_name
 from . import gitrepo, refile
 from .card import write_card
 from .checks import registered_names, registered_revision

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from .io import format_pvalue
-from .paths import repo_root
+from ..core.io import format_pvalue
+from ..core.paths import repo_root
 
 
 class QuietPath(type(Path())):  # type: ignore[misc]
@@ -93,7 +93,7 @@ __all__ = ["QuietList", "QuietPath", "check_columns", "display_path", "pvalues_a
 def show_package_warnings_as_notes() -> None:
     """In a notebook, show this package's own warnings as one short note each, not on stderr.
 
-    Warnings derived from :class:`~analysis.errors.AnalysisWarning` (an incomplete
+    Warnings derived from :class:`~analysis.core.errors.AnalysisWarning` (an incomplete
     benchmark, dropped models, a skipped file) are expected, explained findings: the
     notebook shows them as a markdown line ("**IncompleteBenchmarkWarning**: ..."), so a
     clean run has no red stderr output. Every other warning is shown as Python shows it.
@@ -101,7 +101,7 @@ def show_package_warnings_as_notes() -> None:
     """
     import warnings
 
-    from .errors import AnalysisWarning
+    from ..core.errors import AnalysisWarning
 
     current = warnings.showwarning
     if getattr(current, "_analysis_notes", False):

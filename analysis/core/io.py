@@ -103,7 +103,7 @@ def pvalue_phrase(p: float | None, *, digits: int = 3) -> str:
 
 
 def results_display(results: str | Path) -> str:
-    """Deprecated alias of :func:`analysis.paths.display_path` (how a folder is named)."""
+    """Deprecated alias of :func:`analysis.core.paths.display_path` (how a folder is named)."""
     return display_path(results)
 
 

@@ -42,7 +42,7 @@ def post_highlight() -> tuple[str, ...]:
         FileNotFoundError: The post is not where :func:`analysis.results.blog.default_post`
             looks (``$SHARED_DIR/reference/`` or ``../shared/reference/``).
     """
-    from .results.blog import post_models
+    from ..results.blog import post_models
 
     return tuple(post_models())
 

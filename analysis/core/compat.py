@@ -330,7 +330,7 @@ def _note_classification_fix_off(changed: list[str]) -> None:
     note = (
         f"mteb {mteb.__version__} changed {', '.join(changed)}: the classification speed-up "
         f"written for mteb {CLASSIFICATION_FIX_MTEB} is off (scores are mteb's either way; "
-        "remove analysis.compat.speed_up_classification if mteb now reads labels at once)."
+        "remove analysis.core.compat.speed_up_classification if mteb now reads labels at once)."
     )
     _classification_notes.append(note)
     logging.getLogger(__name__).warning(note)

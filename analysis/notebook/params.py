@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import NotebookError
-from .paths import repo_root
+from ..core.errors import NotebookError
+from ..core.paths import repo_root
 
 #: Parameters that say where outputs and caches go, not what a table holds: left out of
 #: table headers (the same table has the same header whether it went to ``figures/`` or to

@@ -1,10 +1,10 @@
 """Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.
 
-Usage (``python -m analysis.batch`` is ``static-rteb batch``)::
+Usage::
 
-    python -m analysis.batch --profile figures --results ../shared/mteb-cache
-    python -m analysis.batch --profile smoke --only blog_tables
-    python -m analysis.batch --only significance -p top_n 10 -y "pin: now"
+    static-rteb batch --profile figures --results ../shared/mteb-cache
+    static-rteb batch --profile smoke --only blog_tables
+    static-rteb batch --only significance -p top_n 10 -y "pin: now"
 
 Notebooks are jupytext ``py:percent`` files. Each is converted to ``.ipynb`` in
 ``build/notebooks/<profile>/`` and executed there by papermill with the repository
@@ -38,13 +38,13 @@ from typing import Any
 
 import yaml
 
-from .errors import AnalysisError, BatchError, BatchInterrupted, close_names
-from .notebook_params import declared_parameters
-from .papermill_flags import (
+from ..core.errors import AnalysisError, BatchError, BatchInterrupted, close_names
+from ..core.interrupt import stop_on_signals
+from ..core.paths import repo_root
+from .flags import (
     parameters_from_flags,
 )
-from .paths import repo_root
-from .runs.interrupt import stop_on_signals
+from .params import declared_parameters
 
 #: Profile keys that are not notebook names.
 ALL_KEY, NOTEBOOKS_KEY = "_all", "_notebooks"
@@ -403,7 +403,7 @@ def _run_all(
 
 
 def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """``static-rteb batch`` (= ``python -m analysis.batch``), parsed by :mod:`analysis.cli`.
+    """``static-rteb batch``, parsed by :mod:`analysis.cli`.
 
     Args:
         args: The parsed arguments.
@@ -412,6 +412,7 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     Returns:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 130 interrupted.
     """
+    before = _children()
     try:
         overrides = parameters_from_flags(args)
         # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
@@ -426,12 +427,14 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 root=args.root,
             )
     except (AnalysisError, OSError, yaml.YAMLError) as err:
-        print(f"python -m analysis.batch: {err}", file=sys.stderr)
+        print(f"static-rteb batch: {err}", file=sys.stderr)
         return 2
     except BatchInterrupted as stop:
+        _stop_children(before)  # the interrupted notebook's kernel
         print(_interrupted_message(stop, argv), flush=True)
         return 130
     except KeyboardInterrupt:
+        _stop_children(before)
         print("\nInterrupted before any notebook ran.", flush=True)
         return 130
     failed = [r for r in runs if not r.ok]
@@ -445,7 +448,7 @@ def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
     """One line: what finished, what was stopped, the command that runs the rest."""
     finished = ", ".join(f"{r.name} ({'ok' if r.ok else 'failed'})" for r in stop.finished)
     rest = [stop.stopped, *stop.rest]
-    command = "python -m analysis.batch " + shlex.join([*_without_only(argv), "--only", *rest])
+    command = "static-rteb batch " + shlex.join([*_without_only(argv), "--only", *rest])
     return (
         f"\nInterrupted in {stop.stopped}; finished: {finished or 'none'}. "
         f"Run the rest with: {command}"
@@ -466,26 +469,21 @@ def _without_only(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def _exit(code: int) -> None:
-    """Exit with ``code``; after Ctrl-C, at once.
-
-    The interrupted notebook's kernel (a child of this process) is stopped, then the
-    process exits without the interpreter's teardown: unloading papermill, jupyter and zmq
-    takes seconds on a busy machine, and every output is already written.
-    """
-    if code == 130:
-        _stop_children()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)
-
-
-def _stop_children(timeout: float = 2.0) -> None:
-    """Terminate this process's child processes (the kernel papermill started), then kill."""
+def _children() -> set[int]:
+    """The process ids of this process's children, grandchildren included."""
     import psutil
 
-    children = psutil.Process().children(recursive=True)
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def _stop_children(before: set[int], timeout: float = 2.0) -> None:
+    """Terminate the child processes started since ``before`` (the kernel), then kill them.
+
+    Those that were there before the batch (a caller's own workers) are left alone.
+    """
+    import psutil
+
+    children = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
     for child in children:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.terminate()
@@ -493,9 +491,3 @@ def _stop_children(timeout: float = 2.0) -> None:
     for child in alive:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.kill()
-
-
-if __name__ == "__main__":  # the alias of `static-rteb batch`
-    from analysis.cli import main
-
-    _exit(main(["batch", *sys.argv[1:]]))

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .errors import BatchError
+from ..core.errors import BatchError
 
 
 def parameter_value(text: str) -> Any:

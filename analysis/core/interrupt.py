@@ -3,7 +3,7 @@
 Python turns SIGINT into ``KeyboardInterrupt``, but SIGTERM (what ``kill``, ``timeout``
 and schedulers send) ends the process at once: no staging folder removed, no lock
 released, no job record saying what happened. :func:`stop_on_signals` makes both raise
-:class:`~analysis.errors.RunInterrupted` in the main thread, once: further signals are
+:class:`~analysis.core.errors.RunInterrupted` in the main thread, once: further signals are
 ignored while the run cleans up, which takes well under the 5 s a user waits.
 
 The pieces that stop a run (they all let a ``KeyboardInterrupt`` pass through every
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from ..errors import RunInterrupted
+from .errors import RunInterrupted
 
 #: The signals that stop a run.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

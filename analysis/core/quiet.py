@@ -1,6 +1,6 @@
 """Known harmless third-party warnings and log lines, filtered by name; one progress bar.
 
-Used by the notebooks (:func:`analysis.notebook.setup`) and by the command line
+Used by the notebooks (:func:`analysis.notebook.context.setup`) and by the command line
 (:func:`quiet_command_line`, unless ``--verbose``). Only what is named here is hidden:
 every other warning still shows. This module is part of the core and imports nothing
 from the rooms (``results``, ``stats``, ``runs``).
@@ -17,7 +17,7 @@ from typing import Any
 
 #: Known harmless library warnings, filtered by category, module and message. Why each:
 #: - mteb's FutureWarnings announce API changes inside mteb itself; our code goes through
-#:   analysis.compat and the pinned mteb, so they say nothing about our results.
+#:   analysis.core.compat and the pinned mteb, so they say nothing about our results.
 #: - "... is superseded by ...": mteb warns on every run of an older task version. The
 #:   benchmarks we reproduce name those versions on purpose (the post used them).
 #: - "IProgress not found": tqdm without ipywidgets; ipywidgets is pinned, so it only

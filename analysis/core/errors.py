@@ -201,13 +201,13 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 class BatchInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGINT, SIGTERM) during a notebook batch (:mod:`analysis.batch`).
+    """Ctrl-C (or SIGINT, SIGTERM) during a notebook batch (:mod:`analysis.notebook.batch`).
 
     A ``KeyboardInterrupt``, like :class:`RunInterrupted`, so no ``except Exception``
     swallows it.
 
     Attributes:
-        finished: The :class:`analysis.batch.NotebookRun` of each notebook that ended.
+        finished: The :class:`analysis.notebook.batch.NotebookRun` of each notebook that ended.
         stopped: The notebook that was running.
         rest: The notebooks that never started, in order.
     """

@@ -53,7 +53,7 @@ class Estimate:
 
 def observed_scores(board: Leaderboard, model: str) -> pd.Series:
     """The model's score per task of the benchmark (0-1)."""
-    from analysis.errors import UnknownModelError, close_names
+    from analysis.core.errors import UnknownModelError, close_names
 
     rows = board.scores[board.scores["model"] == model]
     if rows.empty:
@@ -108,7 +108,7 @@ def estimate(
     board: Leaderboard, model: str, *, target: str = "auto", level: float = 0.95, n_next: int = 5
 ) -> list[Estimate]:
     """Estimates for every scope of ``target`` (``static-rteb estimate --help``)."""
-    from analysis.errors import LeakageWarning
+    from analysis.core.errors import LeakageWarning
     from analysis.results.groups import release_dates
     from analysis.stats import next_tasks, predict_benchmark
 
@@ -225,7 +225,7 @@ def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         args: The parsed arguments (:func:`analysis.cli.build_cli.add_estimate_parser`).
         argv: The command's own arguments (unused).
     """
-    from analysis.errors import AnalysisError, AnalysisWarning
+    from analysis.core.errors import AnalysisError, AnalysisWarning
     from analysis.results.leaderboard import load_leaderboard
 
     results: Any = list(args.results) if args.results else None
@@ -256,7 +256,7 @@ def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
     """The package's warnings as notes; any other warning is shown as Python shows it."""
-    from analysis.errors import AnalysisWarning
+    from analysis.core.errors import AnalysisWarning
 
     notes = []
     for w in caught:
@@ -265,9 +265,3 @@ def _notes(caught: list[warnings.WarningMessage]) -> list[str]:
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return list(dict.fromkeys(notes))
-
-
-if __name__ == "__main__":  # the alias of `static-rteb estimate`
-    from analysis.cli import console
-
-    console(["estimate"])

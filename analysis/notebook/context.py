@@ -10,12 +10,12 @@ Usage (the first code cell after the ``parameters`` cell)::
     nb.figure(fig, "significance_pairwise_heatmap")                  # PNG + SVG + inline
 
 :func:`setup` reads the notebook's parameters from its parameters cell
-(:mod:`analysis.notebook_params`; every parameter goes into every table header), filters
-the known harmless library warnings (:mod:`analysis.quiet`), turns on inline
+(:mod:`analysis.notebook.params`; every parameter goes into every table header), filters
+the known harmless library warnings (:mod:`analysis.core.quiet`), turns on inline
 figures inside a Jupyter kernel (also under papermill, whose executed copies then keep the
-images), applies the project's style (:mod:`analysis.style`), and resolves the results
+images), applies the project's style (:mod:`analysis.notebook.style`), and resolves the results
 folder (parameter > ``$STATIC_RTEB_RESULTS`` > mteb's default cache). Offline with none of
-them, it raises :class:`~analysis.errors.ResultsNotFoundError` saying exactly what to type.
+them, it raises :class:`~analysis.core.errors.ResultsNotFoundError` saying exactly what to type.
 """
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.errors import NotebookError
+from ..core.io import format_pvalue, save_figure, write_markdown_table
+from ..core.paths import from_root
+from ..core.quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
+from ..core.seeds import seed_stream
+from ..results.folder import ResultsFolders
 from .display import (
     QuietList,
     QuietPath,
@@ -40,13 +46,7 @@ from .display import (
     show_package_warnings_as_notes,
     styled,
 )
-from .errors import NotebookError
-from .io import format_pvalue, save_figure, write_markdown_table
-from .notebook_params import find_source, header_parameters, read_parameters
-from .paths import from_root
-from .quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
-from .results.folder import ResultsFolders
-from .seeds import seed_stream
+from .params import find_source, header_parameters, read_parameters
 from .style import (
     OTHER_COLOR,
     POST_COLORS,
@@ -136,7 +136,7 @@ class NotebookContext:
 
         ``results_dir`` is replaced by the folder actually read, its fingerprint and file
         count (the same whichever way the folder was given); ``output_dir`` and
-        ``cache_dir`` are left out (see :data:`analysis.notebook_params.NOT_IN_HEADERS`).
+        ``cache_dir`` are left out (see :data:`analysis.notebook.params.NOT_IN_HEADERS`).
         """
         params = header_parameters(self.parameters)
         params.update(extra or {})
@@ -147,7 +147,7 @@ class NotebookContext:
         """A generator of its own for one table or figure: ``nb.rng("significance_claims")``.
 
         Derived from the notebook's ``seed`` parameter and the name
-        (:func:`analysis.seeds.seed_stream`), so adding or reordering other tables never
+        (:func:`analysis.core.seeds.seed_stream`), so adding or reordering other tables never
         changes its draws. Each call starts the stream afresh.
 
         Raises:
