@@ -18,11 +18,7 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 
-$(VENV)/.docs-installed: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e ".[docs]"
-	touch $@
-
-docs: $(VENV)/.docs-installed  ## the documentation site from docs/ into build/docs (fails on warnings)
+docs: setup  ## the documentation site from docs/ into build/docs (fails on warnings)
 	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
 
 figures: setup  ## the blog's tables and figures (params/figures.yaml, minutes): regenerates figures/
