@@ -339,7 +339,7 @@ for r in check.itertuples():
                 ms=6 if is_post else 3.5, lw=1.8 if is_post else 0.8, zorder=3 if is_post else 2,
                 mec="#d55e00" if not r.inside else color, mew=2 if is_post and not r.inside else 1,
                 label=short_name(r.model) if is_post else None)
-    if is_post or not r.inside:
+    if not r.inside and not is_post:  # the post's models are named in the legend
         ax.annotate(short_name(r.model), (r.predicted, r.private_mean), fontsize=7, xytext=(4, 3), textcoords="offset points", color=color)
 lims = [min(check["low"].min(), check["private_mean"].min()) - 1, max(check["high"].max(), check["private_mean"].max()) + 1]
 ax.plot(lims, lims, color="0.6", lw=0.8, zorder=1)
