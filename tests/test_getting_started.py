@@ -469,4 +469,4 @@ class TestWalk:
     @pytest.mark.xfail(strict=True, reason=NEEDS_MSGS)
     def test_status_says_a_corrupt_result_was_set_aside(self, walk: Walk) -> None:
         status = walk.step("static-rteb status", index=1)
-        assert re.search(r"\b1 corrupt result (file )?set aside", status.stdout), status.output
+        assert re.search(r"\b1 corrupt result (file )?set aside", status.output), status.output
