@@ -16,7 +16,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[runs,dev,docs]"
 	touch $@
 
+# `make setup` as the goal ends by printing the next commands (not when another target
+# depends on it): the console script is in .venv/bin, not on PATH until it is activated.
 setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
+	@$(if $(filter setup,$(MAKECMDGOALS)),printf '%s\n' \
+	  'next: source $(VENV)/bin/activate   (puts static-rteb on PATH; docs/getting_started.md)' \
+	  '      static-rteb --help' \
+	  '      make figures RESULTS=../shared/mteb-cache',:)
 
 docs: setup  ## the documentation site from docs/ into build/docs (fails on warnings)
 	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
