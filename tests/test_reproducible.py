@@ -66,6 +66,33 @@ def test_distilled_student_is_byte_identical_under_other_thread_counts(tmp_path_
     assert digests[0] == digests[1]
 
 
+def test_distillation_runs_blas_on_one_thread(tmp_path, monkeypatch):
+    """model2vec's PCA sees one BLAS thread, whatever the caller's limit (here 2)."""
+    import model2vec.distill
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from analysis.runs.distill import DISTILL_BLAS_THREADS
+
+    seen: list[int] = []
+
+    class Student:
+        def save_pretrained(self, path: str, model_name: str | None = None) -> None:
+            Path(path).mkdir(parents=True, exist_ok=True)
+            (Path(path) / "config.json").write_text("{}", encoding="utf-8")
+
+    def distill(**kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return Student()
+
+    monkeypatch.setattr(model2vec.distill, "distill", distill)
+    teacher = tiny_teacher(tmp_path / "tiny-bert")
+    with threadpool_limits(limits=2, user_api="blas"):
+        distill_model(teacher, tmp_path / "student", show_progress=False)
+        after = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert seen and set(seen) == {DISTILL_BLAS_THREADS}
+    assert DISTILL_BLAS_THREADS == 1 and set(after) == {2}  # the caller's limit is back
+
+
 def _scores(noise: float) -> pd.DataFrame:
     """Six models on eight tasks (fixed draws); the own model's scores carry ``noise``."""
     rng = np.random.default_rng(7)
