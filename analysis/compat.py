@@ -263,10 +263,14 @@ def speed_up_classification(enable: bool = True) -> bool:
     ``_create_dataloader_from_texts`` builds ``Dataset.from_dict({"text": column})`` from
     the Column, which Arrow's writer reads one row at a time (5.6 of 8.3 s of a static
     model's pair classification run of 20,000 pairs, profiled). It is wrapped to get the
-    texts read at once (the same strings, so the same embeddings). Retrieval and
-    reranking build their loaders another way (``_prepare_dataset``), and the clustering
-    evaluators spend their time in scikit-learn's k-means, not in reading labels (see
-    ``benchmarks/bench_classification.py``). Applied by
+    texts read at once (the same strings, so the same embeddings). Where the pattern
+    does not cost real time it is left as mteb has it (profiled on tasks derived from
+    Banking77's 13,083 texts; ``benchmarks/bench_classification.py --other`` measures
+    them): retrieval and reranking build their loaders another way (``_prepare_dataset``)
+    and read the corpus ids Column once per task (77 ms for 10,000 ids); clustering
+    spends its time in scikit-learn's k-means (63 of 66 s of a fast clustering run), and
+    legacy clustering reads each set's label Column three times (about 3 of 52 s,
+    profiled). Applied by
     :func:`analysis.runs.runner.run_evaluation`. Remove when mteb fixes it.
 
     Args:
