@@ -56,7 +56,7 @@ import pandas as pd
 from analysis.core.errors import UnknownModelError
 from analysis.core.io import pvalue_phrase
 from analysis.core.paths import from_root
-from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.notebook import OTHER_COLOR, for_figure, model_palette, setup, short_name
 from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboard
 from analysis.runs.distill import distill_model
@@ -209,14 +209,15 @@ for label, m in zip(ax.get_yticklabels(), shown, strict=True):
 ax.invert_yaxis()
 ax.set_xlabel(f"rank among {ranks.n_models} models ({confidence_level:.0%} simultaneous interval)")
 ax.set_title(f"{short_name(own)} and its neighbours on {ranks.n_tasks} tasks", fontsize=10)
-long = (wide * 100).T.melt(ignore_index=False, var_name="task", value_name="score").reset_index(names="model")
+plotted = for_figure(wide * 100)  # this machine's float noise in the own scores stays out of the file
+long = plotted.T.melt(ignore_index=False, var_name="task", value_name="score").reset_index(names="model")
 for i, task in enumerate(task_names):
     vals = long[long["task"] == task]
     jitter = np.random.default_rng(0).uniform(-0.25, 0.25, len(vals))
     ax2.scatter(vals["score"], i + jitter, s=8, color=OTHER_COLOR, alpha=0.6, linewidths=0)
     for m in post:
-        ax2.scatter(100 * wide.loc[task, m], i, s=30, color=palette.get(m, OTHER_COLOR), zorder=3)
-    ax2.scatter(100 * wide.loc[task, own], i, s=60, marker="D", color="black", zorder=4)
+        ax2.scatter(plotted.loc[task, m], i, s=30, color=palette.get(m, OTHER_COLOR), zorder=3)
+    ax2.scatter(plotted.loc[task, own], i, s=60, marker="D", color="black", zorder=4)
 ax2.set_yticks(range(len(task_names)), task_names, fontsize=8)
 ax2.invert_yaxis()
 ax2.set_xlabel("main score ×100 (grey: every model with these tasks)")

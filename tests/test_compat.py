@@ -329,6 +329,7 @@ def classification_fix():
 
 
 def _mteb_classification_functions():
+    from mteb import _create_dataloaders
     from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
     from mteb.abstasks.classification import AbsTaskClassification
     from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
@@ -340,6 +341,7 @@ def _mteb_classification_functions():
         SklearnEvaluator.__dict__["__call__"],
         AbsTaskPairClassification.__dict__["_compute_metrics"],
         AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"],
+        _create_dataloaders.__dict__["_create_dataloader_from_texts"],
     )
 
 
@@ -379,24 +381,50 @@ def test_classification_fix_sources_are_the_installed_mteb():
     assert digests == list(compat.CLASSIFICATION_FIX_SOURCES.values())
 
 
-def _banking77():
+#: Every how-many-th intent of Banking77Classification the tests keep (see banking20).
+BANKING_STRIDE = 4
+
+
+@pytest.fixture(scope="module")
+def banking20(tmp_path_factory):
+    """A local task of the Banking77Classification rows whose intent id is a multiple of 4.
+
+    20 of the 77 intents, every train and test row of those, in mteb's order: a smaller
+    real classification task, so that the classification benchmark
+    (benchmarks/bench_classification.py), which runs the whole of Banking77, measures a
+    task the tests do not use.
+    """
     from _run_fixtures import SHARED_TASKS
 
+    source = SHARED_TASKS / "Banking77Classification"
+    if not source.is_dir():
+        pytest.skip(f"needs the shared task copies at {SHARED_TASKS} (set SHARED_DIR)")
+    folder = tmp_path_factory.mktemp("local-tasks") / "Banking20"
+    folder.mkdir()
+    spec = json.loads((source / "task.json").read_text(encoding="utf-8"))
+    spec["source"] = f"{spec['source']}; intents whose id is a multiple of {BANKING_STRIDE}"
+    (folder / "task.json").write_text(json.dumps(spec), encoding="utf-8")
+    for split in ("train", "test"):
+        lines = (source / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if json.loads(line)["label"] % BANKING_STRIDE == 0]
+        (folder / f"{split}.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return folder
+
+
+def _banking20(folder):
     from analysis.runs.local_tasks import load_local_task
 
-    if not (SHARED_TASKS / "Banking77Classification").is_dir():
-        pytest.skip(f"needs the shared task copies at {SHARED_TASKS} (set SHARED_DIR)")
-    task = load_local_task(SHARED_TASKS / "Banking77Classification")
+    task = load_local_task(folder)
     task.load_data()
     return task
 
 
-def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix):
-    """Same training rows in every experiment and the same metrics, on Banking77's labels."""
+def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix, banking20):
+    """Same training rows in every experiment and the same metrics, on Banking77 labels."""
     import numpy as np
     from datasets.arrow_dataset import Column
 
-    task = _banking77()
+    task = _banking20(banking20)
     train, test = task.dataset["train"], task.dataset["test"]
     assert isinstance(test["label"], Column)  # what mteb hands to scikit-learn
     y_pred = np.random.default_rng(0).permutation(np.asarray(test["label"][:]))
@@ -411,7 +439,7 @@ def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix
     mteb_picks, mteb_scores = run()
     assert compat.speed_up_classification() is True
     assert run() == (mteb_picks, mteb_scores)
-    assert len(mteb_picks[0][1]) == 77 * task.samples_per_label
+    assert len(mteb_picks[0][1]) == 20 * task.samples_per_label
 
 
 def test_run_evaluation_applies_the_classification_fix(classification_fix, tmp_path):
@@ -424,17 +452,18 @@ def test_run_evaluation_applies_the_classification_fix(classification_fix, tmp_p
 
 
 @pytest.mark.slow
-def test_classification_fix_gives_mteb_scores_on_banking77(
-    classification_fix, tmp_path_factory, tmp_path
+def test_classification_fix_gives_mteb_scores_on_banking20(
+    classification_fix, tmp_path_factory, banking20
 ):
-    """A static model on Banking77Classification: every split, subset, metric and experiment."""
+    """A static model on 20 intents of Banking77: every split, subset, metric and experiment."""
     import mteb
     from _run_fixtures import distilled_static_model
 
     from analysis.runs.models import load_model
 
     model = load_model(distilled_static_model(tmp_path_factory))
-    task = _banking77()
+    task = _banking20(banking20)
+    assert task.dataset["test"].num_rows < 3080 / 3  # not the task the benchmark measures
 
     def scores() -> str:
         result = mteb.evaluate(
@@ -454,6 +483,42 @@ def test_classification_fix_gives_mteb_scores_on_banking77(
     assert fixed == mteb_scores
     per_experiment = json.loads(fixed)["test"][0]["scores_per_experiment"]
     assert len(per_experiment) == task.n_experiments
+
+
+def test_text_dataloader_reads_the_column_once_and_yields_mteb_batches(
+    classification_fix, monkeypatch
+):
+    """The texts ``create_dataloader`` feeds a model, as mteb builds them and read at once."""
+    import mteb
+    from datasets import Dataset
+    from datasets.arrow_dataset import Column
+    from mteb._create_dataloaders import create_dataloader
+
+    texts = [f"text {i} " * (i % 7) for i in range(1000)]
+    dataset = Dataset.from_dict({"text": texts, "label": [i % 5 for i in range(1000)]})
+    metadata = mteb.get_task("Banking77Classification").metadata
+
+    def batches() -> list:
+        loader = create_dataloader(dataset, task_metadata=metadata, input_column="text")
+        return list(loader)
+
+    mteb_batches = batches()
+    assert [t for batch in mteb_batches for t in batch["text"]] == texts
+    assert compat.speed_up_classification() is True
+
+    whole = Column.__getitem__
+
+    def no_row_by_row(self, key):
+        if isinstance(key, int):
+            raise AssertionError(f"row {key} of the text Column was read alone")
+        return whole(self, key)
+
+    monkeypatch.setattr(Column, "__getitem__", no_row_by_row)
+    monkeypatch.setattr(Column, "__iter__", lambda self: no_row_by_row(self, 0))
+    assert batches() == mteb_batches
+    compat.speed_up_classification(enable=False)
+    with pytest.raises(AssertionError, match="read alone"):
+        batches()  # mteb's own code does read it row by row (so the check above can fail)
 
 
 def test_pair_classification_labels_read_once_give_mteb_metrics(classification_fix):

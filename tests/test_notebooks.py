@@ -422,10 +422,7 @@ def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_pa
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, (out, err)
     assert seconds < 5, f"stopped after {seconds:.1f} s"
-    assert (
-        "Interrupted in a_sleep; finished: none. Run the rest with: static-rteb batch"
-        in out
-    )
+    assert "Interrupted in a_sleep; finished: none. Run the rest with: static-rteb batch" in out
     assert out.rstrip().endswith("--only a_sleep b_next"), out
     assert "Traceback" not in out + err, err
     time.sleep(0.5)

@@ -6,7 +6,7 @@ them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
 patches of mteb methods live here too (a local task's ``load_data``, and
-:func:`speed_up_classification`: labels read once; remove when mteb fixes it), and so
+:func:`speed_up_classification`: labels and texts read once; remove when mteb fixes it), and so
 does the package's one look-up of mteb's model registry (:func:`registered_meta`).
 """
 
@@ -220,8 +220,10 @@ def checkout_result_cache(cache_path: str | Path) -> Any:
 # metrics convert y_test again in every check (about 20 conversions per experiment, 10
 # experiments): most of a static model's time on a classification task. The fix reads
 # each label column once (``column[:]``, one Arrow read, the values the Column yields)
-# and hands numpy arrays on. Scores are identical (tests/test_compat.py compares every
-# split, subset and metric on Banking77Classification).
+# and hands numpy arrays on. The text loader of every single-column text task had the
+# same pattern (``Dataset.from_dict`` of a Column); its texts are read once too. Scores
+# are identical (tests/test_compat.py compares every split, subset and metric on 20
+# intents of Banking77Classification, and on the pair classification fixture).
 
 #: The mteb the classification fix was written for (pyproject.toml pins it).
 CLASSIFICATION_FIX_MTEB = "2.26.24"
@@ -234,8 +236,9 @@ CLASSIFICATION_FIX_SOURCES = {
     "SklearnEvaluator.__call__": "c8f7b77a3633f316",
     "AbsTaskPairClassification._compute_metrics": "64ec025615320a3b",
     "AbsTaskMultilabelClassification._undersample_data_indices": "c3fca19a8fbc2d0c",
+    "_create_dataloaders._create_dataloader_from_texts": "43b9ef16972630ef",
 }
-_CLASSIFICATION_ORIGINALS: dict[str, tuple[type, str, Any]] = {}
+_CLASSIFICATION_ORIGINALS: dict[str, tuple[Any, str, Any]] = {}
 _classification_notes: list[str] = []
 
 
@@ -253,7 +256,21 @@ def speed_up_classification(enable: bool = True) -> bool:
     pairs); ``AbsTaskPairClassification._compute_metrics`` is wrapped to get the labels
     read at once. Multilabel classification's undersampling reads one row of the label
     Column per training row and experiment (54 µs each); its
-    ``_undersample_data_indices`` is wrapped likewise. Applied by
+    ``_undersample_data_indices`` is wrapped likewise.
+
+    The same pattern sits in the encoding of every text task that ``create_dataloader``
+    feeds from one column (classification, clustering, pair classification, STS):
+    ``_create_dataloader_from_texts`` builds ``Dataset.from_dict({"text": column})`` from
+    the Column, which Arrow's writer reads one row at a time (5.6 of 8.3 s of a static
+    model's pair classification run of 20,000 pairs, profiled). It is wrapped to get the
+    texts read at once (the same strings, so the same embeddings). Where the pattern
+    does not cost real time it is left as mteb has it (profiled on tasks derived from
+    Banking77's 13,083 texts; ``benchmarks/bench_classification.py --other`` measures
+    them): retrieval and reranking build their loaders another way (``_prepare_dataset``)
+    and read the corpus ids Column once per task (77 ms for 10,000 ids); clustering
+    spends its time in scikit-learn's k-means (63 of 66 s of a fast clustering run), and
+    legacy clustering reads each set's label Column three times (about 3 of 52 s,
+    profiled). Applied by
     :func:`analysis.runs.runner.run_evaluation`. Remove when mteb fixes it.
 
     Args:
@@ -287,7 +304,9 @@ def speed_up_classification(enable: bool = True) -> bool:
     return True
 
 
-def _classification_targets() -> dict[str, tuple[type, str]]:
+def _classification_targets() -> dict[str, tuple[Any, str]]:
+    """``{name: (class or module, attribute)}`` of each mteb function the fix replaces."""
+    from mteb import _create_dataloaders
     from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
     from mteb.abstasks.classification import AbsTaskClassification
     from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
@@ -304,6 +323,10 @@ def _classification_targets() -> dict[str, tuple[type, str]]:
         "AbsTaskMultilabelClassification._undersample_data_indices": (
             AbsTaskMultilabelClassification,
             "_undersample_data_indices",
+        ),
+        "_create_dataloaders._create_dataloader_from_texts": (
+            _create_dataloaders,
+            "_create_dataloader_from_texts",
         ),
     }
 
@@ -337,7 +360,7 @@ def _note_classification_fix_off(changed: list[str]) -> None:
 
 
 def label_values(labels: Any) -> Any:
-    """A label column as plain values: a ``datasets`` Column read at once, else as given.
+    """A label (or text) column as plain values: a ``datasets`` Column read at once, else as given.
 
     ``column[:]`` is one Arrow read and yields the values iterating the Column would (a
     list for an unformatted dataset), without the row-by-row formatting.
@@ -352,6 +375,7 @@ def _classification_replacements() -> dict[str, Callable[..., Any]]:
     from collections import defaultdict
 
     import numpy as np
+    from mteb import _create_dataloaders
     from mteb.abstasks.classification import AbsTaskClassification
     from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
     from mteb.abstasks.pair_classification import AbsTaskPairClassification
@@ -359,6 +383,7 @@ def _classification_replacements() -> dict[str, Callable[..., Any]]:
     original_scores = AbsTaskClassification.__dict__["_calculate_scores"]
     original_pair_metrics = AbsTaskPairClassification.__dict__["_compute_metrics"]
     original_multilabel = AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"]
+    original_text_loader = _create_dataloaders.__dict__["_create_dataloader_from_texts"]
     evaluator_log = logging.getLogger("mteb._evaluators.sklearn_evaluator")  # mteb's logger
 
     def _undersample_data(
@@ -400,10 +425,19 @@ def _classification_replacements() -> dict[str, Callable[..., Any]]:
         """The multilabel ``_undersample_data_indices`` of mteb, with the labels read once."""
         return original_multilabel(self, label_values(y), samples_per_label, idxs)
 
+    def _create_dataloader_from_texts(
+        text: Any, batch_size: int = 32, num_proc: int | None = None, **kwargs: Any
+    ) -> Any:
+        """Mteb's ``_create_dataloader_from_texts``, with the text column read once."""
+        return original_text_loader(
+            label_values(text), batch_size=batch_size, num_proc=num_proc, **kwargs
+        )
+
     return {
         "AbsTaskClassification._undersample_data": _undersample_data,
         "AbsTaskClassification._calculate_scores": _calculate_scores,
         "SklearnEvaluator.__call__": __call__,
         "AbsTaskPairClassification._compute_metrics": _compute_metrics,
         "AbsTaskMultilabelClassification._undersample_data_indices": _undersample_data_indices,
+        "_create_dataloaders._create_dataloader_from_texts": _create_dataloader_from_texts,
     }

@@ -1,5 +1,10 @@
 """One look for every figure: the plotting style, the post's models' colours, short labels.
 
+Figures are byte-identical from the same inputs: :func:`analysis.core.io.save_figure` fixes
+the SVG hash salt and leaves the date out, and a notebook plots numbers from its own
+model runs through :func:`for_figure`, which rounds them below what a figure can show, so
+the float noise of another machine's BLAS (last bits of a score) does not reach the file.
+
 Nothing here reads a file at import. The post's four models (the highlighted colours) are
 read from the post the first time a palette needs them, once per process
 (:func:`post_highlight`).
@@ -9,11 +14,31 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar, cast
+
+_Values = TypeVar("_Values")
 
 #: The color of every model that is not one of the post's four.
 OTHER_COLOR = "#b0b0b0"
 #: Colors of the post's models, in the order of the post's RTEB table (colorblind-safe).
 POST_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc")
+#: Decimals :func:`for_figure` keeps of a score ×100: 0.001 points, a hundredth of a pixel
+#: on a 100-point axis, and ten thousand times the float noise of a run (about 1e-7).
+FIGURE_DECIMALS = 3
+
+
+def for_figure(values: _Values, decimals: int = FIGURE_DECIMALS) -> _Values:
+    """``values`` rounded to ``decimals`` for plotting (a DataFrame, Series, array or number).
+
+    Numbers that come from running a model on this machine (an own model's scores) carry
+    float noise in their last bits that another machine's BLAS would draw differently;
+    matplotlib writes SVG coordinates to six decimals, so that noise would change the
+    file. Rounded first, the figure's bytes depend only on what it shows.
+    """
+    import numpy as np
+
+    rounded: Any = np.round(cast(Any, values), decimals)  # pandas objects round as themselves
+    return cast(_Values, rounded)
 
 
 def apply_style() -> None:

@@ -12,6 +12,16 @@ teacher's vocabulary (plus ``--vocabulary FILE``, one token per line), reduces t
 embeddings with PCA to ``--pca-dims`` dimensions and weights them (SIF). One progress
 bar shows the encoding.
 
+The student is byte-identical from the same teacher, vocabulary and ``--pca-dims``,
+whatever the machine's thread counts: model2vec draws nothing at random, and its PCA (a
+covariance matrix and its eigenvectors, in numpy) runs with one BLAS thread
+(:data:`DISTILL_BLAS_THREADS`), because OpenBLAS splits those sums differently with 1 and
+2 threads (other float32 bits). The teacher's forward pass keeps torch's threads: it
+gave the same bytes with 1, 2 and 4 (MiniLM, 4,096 tokens). model2vec then stores the
+embeddings as float16; the model card names the output folder (not the staging
+folder's random name). ``tests/test_reproducible.py`` compares the files of two
+distillations made under different thread counts.
+
 The student is written into a staging folder beside ``FOLDER`` and moved into place when
 complete, so an interrupted or failed distillation leaves no partial model: Ctrl-C stops
 it with one line and exit status 130 (143 for SIGTERM). The student's revision, as the
@@ -37,6 +47,8 @@ from .models import ModelLoadError, hub_offline, model_source
 
 logger = logging.getLogger(__name__)
 
+#: BLAS threads while distilling: one, so the PCA's sums come out the same everywhere.
+DISTILL_BLAS_THREADS = 1
 #: Default PCA dimensions (model2vec's default).
 PCA_DIMS = 256
 
@@ -126,7 +138,7 @@ def distill_model(
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.parent / f".{output.name}.distilling-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     try:
-        with _one_progress_bar(show_progress):
+        with _one_progress_bar(show_progress), _fixed_blas_threads():
             from model2vec.distill import distill
 
             student = distill(
@@ -134,7 +146,8 @@ def distill_model(
                 pca_dims=pca_dims,
                 vocabulary=list(vocabulary) if vocabulary else None,
             )
-        student.save_pretrained(str(staging))
+        # the model card names the folder, not the staging folder's random name
+        student.save_pretrained(str(staging), model_name=output.name)
         if output.exists():
             shutil.rmtree(output)
         os.replace(staging, output)
@@ -145,6 +158,15 @@ def distill_model(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return output
+
+
+@contextlib.contextmanager
+def _fixed_blas_threads() -> Iterator[None]:
+    """The BLAS of numpy and scipy on :data:`DISTILL_BLAS_THREADS` threads, restored after."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=DISTILL_BLAS_THREADS, user_api="blas"):
+        yield
 
 
 @contextlib.contextmanager
