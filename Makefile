@@ -1,5 +1,5 @@
 # Commands (README):  make figures RESULTS=../shared/mteb-cache,  make test-fast (every change),
-# make test (everything: what CI runs)
+# make test (everything: what CI runs),  make docs RESULTS=../shared/mteb-cache (the site)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -24,7 +24,14 @@ setup: $(VENV)/.installed  ## create .venv and install the pinned dependencies
 	  '      static-rteb --help' \
 	  '      make figures RESULTS=../shared/mteb-cache',:)
 
-docs: setup  ## the documentation site from docs/ into build/docs (fails on warnings)
+# The notebook pages are the figures batch's executed copies (build/notebooks/figures/):
+# the batch runs first for those missing, older than their source or failed (tools/docs_notebooks.py).
+docs: setup  ## the documentation site from docs/ into build/docs (fails on warnings); runs the figures batch for stale notebook pages
+	@stale="$$($(PY) tools/docs_notebooks.py --stale)" || exit $$?; \
+	if [ -n "$$stale" ]; then \
+	  echo "make docs: running the figures batch for $$stale (executed copy missing, stale or failed)"; \
+	  $(BATCH) --profile figures --only $$stale || exit $$?; \
+	fi
 	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
 
 figures: setup  ## the blog's tables and figures (params/figures.yaml, minutes): regenerates figures/

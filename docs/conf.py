@@ -55,3 +55,31 @@ def _write_analysis_api() -> None:
 
 
 _write_analysis_api()
+
+
+def _copy_notebook_pages() -> None:
+    """Copy the figures batch's executed notebooks into docs/notebooks/ (ignored by git).
+
+    The pages are the batch's executed copies (``build/notebooks/figures/``), never
+    executed here; ``tools/docs_notebooks.py`` says which copies are stale and refuses them,
+    naming the command that refreshes them (``make docs`` runs the batch for those first).
+    """
+    import importlib.util
+    from pathlib import Path
+
+    from sphinx.errors import ConfigError
+
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location(
+        "docs_notebooks", here.parent / "tools" / "docs_notebooks.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        module.copy_pages(here / "notebooks")
+    except module.StaleCopiesError as err:
+        raise ConfigError(str(err)) from None
+
+
+_copy_notebook_pages()

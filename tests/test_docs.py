@@ -1,4 +1,5 @@
-"""The documentation site builds without a warning and holds every public name and command.
+"""The documentation site builds without a warning and holds every public name, every
+command and the blog's notebooks with their figures; a browser reads it as a reader would.
 
 CI builds the docs through this test (``make test`` runs pytest; ``make setup`` installs
 the ``docs`` extra), so a broken reference or a docstring Sphinx cannot read fails CI.
@@ -7,40 +8,90 @@ Every fenced code block of a page in ``docs/`` is either run here or marked illu
 with ``<!-- illustrative -->`` on the line before it: shell blocks of ``static-rteb ...
 --help`` lines run (fast), Python blocks run against the shared results (slow).
 ``docs/getting_started.md`` is left to its own test, which runs its walk.
+
+The notebook pages are the figures batch's executed copies (``tools/docs_notebooks.py``):
+the repository's ``build/notebooks/figures/`` when every copy is fresh (after ``make
+docs`` or ``make figures``), else a batch run into a temporary folder (minutes; the
+committed ``figures/`` is not touched).
+
+The browser tests serve the built site over http (``python -m http.server``) and drive
+Debian's Chromium with Playwright, as tests/test_lab.py does (Chromium is installed with
+apt-get when missing, as root; elsewhere they skip with the reason, in CI they fail).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 from _cli import cli_env, run_cli
+from test_lab import CHROMIUM_ARGS, _ensure_chromium
 
 import analysis
 import analysis.stats
 from analysis.cli.build_cli import build_cli
+from analysis.notebook import batch
 
 ROOT = Path(__file__).resolve().parents[1]
 # The Sphinx build takes about 20-40 s: the tests that read the site are marked slow.
 SPHINX = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+RANK_INTERVALS = "analysis.stats.rank_intervals"
+
+
+def _docs_notebooks() -> ModuleType:
+    """tools/docs_notebooks.py, imported from its file (tools/ is not a package)."""
+    path = ROOT / "tools" / "docs_notebooks.py"
+    spec = importlib.util.spec_from_file_location("docs_notebooks", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Path) -> Path:
+    """Fresh executed copies of the figures profile's notebooks (see the module docstring)."""
+    tool = _docs_notebooks()
+    repo_copies = ROOT / "build" / "notebooks" / tool.PROFILE
+    if not tool.stale(repo_copies):
+        return repo_copies
+    tmp = tmp_path_factory.mktemp("figures-batch")
+    runs = batch.run_batch(
+        tool.PROFILE,
+        results=str(shared_results),
+        parameters={"output_dir": str(tmp / "figures")},
+        build_dir=tmp / "notebooks",
+    )
+    failed = [f"{r.name}: {r.where()}: {r.error}" for r in runs if not r.ok]
+    assert not failed, f"the figures batch failed: {failed}"
+    return tmp / "notebooks"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, notebook_copies: Path) -> Path:
     """The site built with ``-W --keep-going`` into a temporary folder."""
     pytest.importorskip("sphinx", reason="install the docs extra: pip install -e '.[docs]'")
-    out = tmp_path_factory.mktemp("site")
+    out = tmp_path_factory.mktemp("site") / "html"
     proc = subprocess.run(
         [*SPHINX, str(ROOT / "docs"), str(out)],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, _docs_notebooks().COPIES_ENV: str(notebook_copies)},
     )
     assert proc.returncode == 0, f"the docs build warned or failed:\n{proc.stderr}"
     return out
@@ -79,10 +130,10 @@ def test_cli_page_has_every_command_and_option(site: Path) -> None:
 @pytest.mark.slow
 def test_internal_links_resolve(site: Path) -> None:
     broken = []
-    for page in site.glob("*.html"):
+    for page in site.rglob("*.html"):
         for href in re.findall(r'href="([^"#:]+\.html)', page.read_text(encoding="utf-8")):
             if not (page.parent / href).exists():
-                broken.append(f"{page.name} -> {href}")
+                broken.append(f"{page.relative_to(site)} -> {href}")
     assert not broken, f"broken internal links: {broken}"
 
 
@@ -209,3 +260,146 @@ def test_python_blocks_run(block: Block, shared_results: Path, tmp_path: Path) -
         check=False,
     )
     assert proc.returncode == 0, f"{block.where} failed:\n{proc.stderr[-3000:]}"
+
+
+@pytest.mark.slow
+def test_every_notebook_of_the_figures_profile_is_a_page_with_figures(site: Path) -> None:
+    names = _docs_notebooks().page_names(ROOT)
+    assert names, "params/figures.yaml lists no notebooks"
+    index = (site / "notebooks.html").read_text(encoding="utf-8")
+    for name in names:
+        page = site / "notebooks" / f"{name}.html"
+        assert page.is_file(), f"no page for notebooks/{name}.py"
+        assert f'href="notebooks/{name}.html"' in index, f"notebooks.html does not link {name}"
+        html = page.read_text(encoding="utf-8")
+        images = re.findall(r'<img[^>]+src="([^"]+)"', html)
+        assert images, f"{name}: no figure on its page"
+        missing = [src for src in images if not (page.parent / src).is_file()]
+        assert not missing, f"{name}: images not in the site: {missing}"
+        assert "<table" in html, f"{name}: no table on its page"
+
+
+# --------------------------------------------------------------------------- in a browser
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The built site served over http on 127.0.0.1 (``python -m http.server``)."""
+    port = _free_port()
+    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
+    server = subprocess.Popen(
+        [*command, "--directory", str(site)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/index.html", timeout=5).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"python -m http.server did not start on port {port}")
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+class Reader:
+    """A Chromium tab (Playwright) that records failed requests and script errors."""
+
+    def __init__(self, tab: Any, url: str) -> None:
+        self.tab, self.url = tab, url
+        self.problems: list[str] = []
+        tab.on("pageerror", lambda err: self.problems.append(f"script error: {err}"))
+        tab.on("requestfailed", lambda req: self.problems.append(f"failed: {req.url}"))
+        tab.on("response", self._status)
+
+    def _status(self, response: Any) -> None:
+        if response.status >= 400:
+            self.problems.append(f"HTTP {response.status}: {response.url}")
+
+    def open(self, path: str) -> None:
+        """Go to ``path`` on the site and wait until nothing is loading."""
+        self.problems.clear()
+        self.tab.goto(f"{self.url}/{path}")
+        self.tab.wait_for_load_state("networkidle")
+
+
+@pytest.fixture(scope="module")
+def reader(served: str) -> Iterator[Reader]:
+    chromium = _ensure_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(30_000)
+        yield Reader(tab, served)
+        browser.close()
+
+
+@pytest.mark.slow
+def test_browser_front_page_links_the_notebooks_and_the_api(reader: Reader) -> None:
+    reader.open("index.html")
+    tab = reader.tab
+    assert "static-rteb" in tab.title()
+    links = tab.locator(".bd-article a.reference.internal")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert "notebooks.html" in hrefs and "api.html" in hrefs, hrefs
+    assert not reader.problems, reader.problems
+
+
+@pytest.mark.slow
+def test_browser_notebook_page_shows_its_figure_and_table(reader: Reader) -> None:
+    reader.open("notebooks.html")
+    tab = reader.tab
+    tab.locator(".bd-article a[href='notebooks/leaderboard_uncertainty.html']").first.click()
+    tab.wait_for_load_state("networkidle")
+    assert tab.url.endswith("/notebooks/leaderboard_uncertainty.html"), tab.url
+    assert "Which leaderboard ranks are real?" in tab.locator("h1").first.inner_text()
+    figure = tab.locator(".bd-article .cell_output img").first
+    figure.scroll_into_view_if_needed()
+    width = figure.evaluate("img => img.complete ? img.naturalWidth : 0")
+    assert width > 0, f"the figure {figure.get_attribute('src')} did not load"
+    assert tab.locator(".bd-article .cell_output table").count() >= 1, "no table on the page"
+    assert not reader.problems, reader.problems
+
+
+@pytest.mark.slow
+def test_browser_api_page_documents_rank_intervals(reader: Reader) -> None:
+    reader.open(f"api.html#{RANK_INTERVALS}")
+    entry = reader.tab.locator(f'dt[id="{RANK_INTERVALS}"]')
+    assert entry.is_visible()
+    assert "rank_intervals(" in entry.inner_text()
+    body = reader.tab.locator(f'dt[id="{RANK_INTERVALS}"] + dd').inner_text()
+    assert "Parameters" in body and "Returns" in body, body[:500]
+    assert not reader.problems, reader.problems
+
+
+@pytest.mark.slow
+def test_browser_search_finds_the_api_entry(reader: Reader) -> None:
+    reader.open("index.html")
+    tab = reader.tab
+    tab.keyboard.press("Control+k")  # the theme's search dialog
+    field = tab.locator("input[name='q']:visible").first
+    field.fill("rank_intervals")
+    field.press("Enter")
+    tab.wait_for_url(re.compile(r"/search\.html\?q=rank_intervals"))
+    hit = tab.locator(f"#search-results a[href*='api.html#{RANK_INTERVALS}']").first
+    hit.wait_for()
+    hit.click()
+    tab.wait_for_load_state("networkidle")
+    assert tab.url.endswith(f"/api.html#{RANK_INTERVALS}"), tab.url
+    assert tab.locator(f'dt[id="{RANK_INTERVALS}"]').is_visible()
+    assert not reader.problems, reader.problems
