@@ -451,3 +451,28 @@ def test_rteb_now_warns_naming_the_post_pin(shared_results, tmp_path):
     # the stats room's own Borda count over the complete models' tasks x models table
     borda = rank_intervals(lb.wide(), aggregate="borda", n_resamples=99, rng=0).table["rank"]
     assert ranks.dropna().astype(int).to_dict() == borda.astype(int).to_dict()
+
+
+def test_the_better_pin_is_named_as_the_caller_types_it(tmp_path, capsys, monkeypatch):
+    from analysis.cli import main
+    from analysis.errors import SPELLING_ENV, spoken_as
+    from analysis.results.summary import completeness_message
+
+    monkeypatch.delenv(SPELLING_ENV, raising=False)
+    args = ("RTEB(beta)", "now", 0, 4, {"as-of-post": 4})
+    assert "(pin='now')" in completeness_message(*args)
+    with spoken_as("cli"):
+        cli = completeness_message(*args)
+    assert cli is not None and "(--pin now)" in cli and "under --pin as-of-post, 4 are" in cli
+    assert "pin=" not in cli
+    # through the command line: estimate's note on RTEB(beta)
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    root = tmp_path / "cache"
+    for i in range(4):
+        _write_benchmark(root, post, f"org/m{i}")
+    argv = ["estimate", "--results", str(root), "-m", "org/m0", "-b", "RTEB(beta)"]
+    argv += ["--cache-dir", str(tmp_path / "c")]
+    main(argv)
+    shown = capsys.readouterr()
+    assert "under --pin as-of-post, 4 are" in shown.out + shown.err
+    assert "pin='as-of-post'" not in shown.out + shown.err

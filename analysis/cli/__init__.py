@@ -18,6 +18,9 @@ The tree is built in :mod:`analysis.cli.build_cli`, the options several commands
 points: the ``static-rteb`` console script (:func:`console`), ``python -m analysis.cli``,
 and the module aliases ``python -m analysis.batch`` (= ``static-rteb batch``) and
 ``python -m analysis.runs.cli`` (= ``static-rteb run``).
+
+Inside a command, messages name options as flags (``--pin as-of-post``), or as ``make``
+variables under a ``make`` target (:func:`analysis.errors.spell`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import difflib
 import sys
 from collections.abc import Sequence
 
+from ..errors import spelling, spoken_as
 from . import build_cli
 from .build_cli import command_names
 
@@ -58,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"static-rteb: {unknown_command(args[0], commands)}", file=sys.stderr)
         return 2
     parsed = parser.parse_args(args)
-    return int(parsed.func(parsed, args[1:]) or 0)
+    with spoken_as("make" if spelling() == "make" else "cli"):  # messages name the flags
+        return int(parsed.func(parsed, args[1:]) or 0)
 
 
 def unknown_command(typed: str, commands: Sequence[str]) -> str:
