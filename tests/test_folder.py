@@ -60,8 +60,9 @@ def test_several_folders_as_list_string_or_object(tmp_path):
     assert ResultsFolders.resolve(f"{a}{os.pathsep}{b}") == by_list
     assert ResultsFolders.resolve(by_list) is by_list
     assert len(by_list) == 2 and list(by_list) == [a, b]
-    with pytest.raises(ValueError, match="same folder twice"):
-        ResultsFolders.resolve([a, tmp_path / "." / "a"])
+    # the same folder twice (e.g. RESULTS=cache:data/runs plus a notebook's own data/runs)
+    assert ResultsFolders.resolve([a, b, tmp_path / "." / "a"]).folders == (a, b)
+    assert ResultsFolders.resolve(f"{a}{os.pathsep}{b}{os.pathsep}{b}").folders == (a, b)
     with pytest.raises(TypeError, match="folder paths"):
         ResultsFolders.resolve([a, 3])  # type: ignore[list-item]
 
@@ -343,3 +344,21 @@ def test_a_missing_folder_suggests_the_option_as_it_was_typed(tmp_path, monkeypa
     assert main(argv) == 2
     shown = capsys.readouterr().err
     assert "does not exist" in shown and "point --results at" in shown and "results=" not in shown
+
+
+def test_the_make_form_from_notebooks_reads_each_folder_once(monkeypatch):
+    """``RESULTS=../shared/mteb-cache:data/runs`` in a notebook that adds its own ``data/runs``."""
+    from analysis.paths import from_root
+
+    name = "build/test-folder-notebooks"
+    inside = _results(repo_root() / name, "org/x")
+    try:
+        monkeypatch.chdir(repo_root() / "notebooks")  # papermill's working folder
+        folders = ResultsFolders.resolve([f"{name}{os.pathsep}{name}", from_root(name)])
+        assert folders.folders == (inside,)
+        if SHARED_RESULTS.is_dir():
+            shared = display_path(SHARED_RESULTS)  # ../shared/mteb-cache, beside the root
+            both = ResultsFolders.resolve(f"{shared}{os.pathsep}{name}").display()
+            assert both == f"{shared} + {name}"
+    finally:
+        shutil.rmtree(inside)

@@ -386,6 +386,7 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
     with pytest.raises(ResultsConflictError) as err:
         load([tiny, other], tmp_path)
     message = str(err.value)
+    assert "pass on_conflict='first'" in message  # the remedy, as Python spells it
     for name in ("STSBenchmark", "EnglishFinance1Retrieval"):
         assert f"{shown(tiny)}/remote/results/org__A/r1/{name}.json" in message
         assert f"{shown(other)}/remote/results/org__A/r1/{name}.json" in message
@@ -399,6 +400,14 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
             on_conflict="first",
         )
     assert all(len(str(w.message)) < 1000 for w in caught)
+    kept = f"kept {shown(tiny)}/remote/results/org__A/r1/STSBenchmark.json, not {shown(other)}/"
+    assert kept in str(caught[0].message)  # which result was kept
+    with pytest.warns(ResultsConflictWarning) as again:  # from the cache: the same note
+        load_leaderboard(
+            tasks=TASKS, results=[tiny, other], workers=1, cache_dir=tmp_path / "c2",
+            on_conflict="first",
+        )  # fmt: skip
+    assert [str(w.message) for w in again] == [str(w.message) for w in caught]
     single, _ = load(tiny, tmp_path)
     kept = merged.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
     pd.testing.assert_frame_equal(

@@ -439,7 +439,8 @@ class ResultsFolders:
             results: a folder, several (a list, or one string with ``os.pathsep``), or a
                 ready :class:`ResultsFolders`. None or ``""``: ``$STATIC_RTEB_RESULTS``,
                 else mteb's default cache. A relative path is taken from the current
-                folder, else from the repository root.
+                folder, else from the repository root (notebooks run from ``notebooks/``).
+                A folder named twice is read once, in its first place.
             download: True: clone, pin or update the first folder's ``remote/`` (network
                 unless ``remote`` is a file:// URL). None: only mteb's default cache, and
                 only when it is empty or not at ``revision``. False: never.
@@ -454,7 +455,6 @@ class ResultsFolders:
             ResultsNotFoundError: a folder is missing or holds no results; offline with
                 nothing given; a download failed. The message says what to type.
             ResultsRevisionError: the folder is not at ``revision`` and may not be changed.
-            ValueError: the same folder is named twice.
         """
         if isinstance(results, ResultsFolders):
             if download or (revision and revision != results.revision):
@@ -471,14 +471,10 @@ class ResultsFolders:
         seen: dict[str, Path] = {}
         for folder in folders:
             _check(folder)
-            real = os.path.realpath(folder)
-            if real in seen:
-                raise ValueError(
-                    f"`results` names the same folder twice: {display_path(seen[real])} and "
-                    f"{display_path(folder)}"
-                )
-            seen[real] = folder
-        return cls(tuple(folders), revision)
+            # the same folder named twice (``RESULTS=../shared/mteb-cache:data/runs`` and a
+            # notebook adding its own ``data/runs``) is read once, where it was first named
+            seen.setdefault(os.path.realpath(folder), folder)
+        return cls(tuple(seen.values()), revision)
 
     def __iter__(self) -> Iterator[Path]:
         """The folders, in order."""
