@@ -15,6 +15,9 @@
   worker's log; so is a job that no worker took when a worker died with an error;
 * for the local executor, the worker's pid: a record ``running`` whose process is gone
   is **failed**;
+* the task locks (``<results>/.locks/...``): a job that the last submission has not
+  started but whose task lock a live process holds (a second ``run --plan`` on the same
+  plan, or ``run -m -t``) is **running elsewhere**, with that process's pid and host;
 * a record ``interrupted`` (Ctrl-C, SIGTERM, a kernel interrupt: the job stopped
   cleanly, with no partial file) is **interrupted**, never failed; running the plan
   again runs it.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import pickle as pickle_module
 import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +36,11 @@ from typing import Any
 import pandas as pd
 
 from .. import compat
+from ..errors import model_folder_name
 from .executors.records import read_record
 from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
 from .executors.submissions import read_submissions
-from .locks import pid_alive
+from .locks import LOCKS, STALE_AFTER, LockInfo, pid_alive, read_lock
 from .plan import Job, Plan, job_complete
 
 STATES = ("done", "running", "failed", "interrupted", "pending")
@@ -100,16 +105,59 @@ def _status(
         executor = entry["executor"] if entry else None
         return JobStatus(**base, state="done", executor=executor, slurm_id=slurm_id)
     if entry is None:
-        return JobStatus(**base, state="pending", detail="not submitted")
+        elsewhere = _running_elsewhere(job, base, None)
+        return elsewhere or JobStatus(**base, state="pending", detail="not submitted")
     executor = entry["executor"]
     if entry.get("error"):
         return _failed(base, executor, None, entry["error"], None, prefix="submission rejected")
     record = read_record(plan, job.job_id)
     if record is not None and record.get("started", 0) < entry["time"] - 1:
         record = None  # from an earlier attempt
+    if record is None:  # not taken by the last submission: another process may run it
+        elsewhere = _running_elsewhere(job, base, executor)
+        if elsewhere is not None:
+            return elsewhere
     if executor == "slurm":
         return _slurm_status(plan, base, entry, record, queue)
     return _local_status(base, entry, record)
+
+
+def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
+    """A live process holding the lock of one of the job's tasks: ``(task, holder)``.
+
+    Another process on the plan (a second ``run --plan``, or ``run -m -t`` on the same
+    model and task) takes each task's lock (:mod:`analysis.runs.locks`) while it runs it.
+    A holder on this host counts while its process lives; one on another host while its
+    heartbeat keeps the file fresh.
+    """
+    folder = Path(job.results_dir) / LOCKS / model_folder_name(job.name) / job.revision
+    here = socket.gethostname()
+    for task in job.tasks:
+        path = folder / f"{task}.lock"
+        holder = read_lock(path)
+        if holder is None:
+            continue
+        if holder.host == here:
+            alive = pid_alive(holder.pid, holder.pid_start)
+        else:
+            try:
+                alive = time.time() - path.stat().st_mtime < STALE_AFTER
+            except OSError:
+                alive = False
+        if alive:
+            return task, holder
+    return None
+
+
+def _running_elsewhere(job: Job, base: dict[str, Any], executor: str | None) -> JobStatus | None:
+    """``running`` with the other process's pid and host, when one holds a task's lock."""
+    held = lock_holder(job)
+    if held is None:
+        return None
+    task, holder = held
+    where = f"running elsewhere: pid {holder.pid} on {holder.host}"
+    detail = where if len(job.tasks) == 1 else f"{where} ({task})"
+    return JobStatus(**base, state="running", detail=detail, executor=executor)
 
 
 def _failed(
