@@ -319,8 +319,13 @@ def _print_status(statuses: Sequence[JobStatus], *, tracebacks: bool, plan_label
 def _print_summary(summary: pd.DataFrame) -> None:
     import pandas as pd
 
+    from analysis.runs.runner import set_aside_note
+
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(summary.to_string(index=False))
+    note = set_aside_note(summary.attrs.get("set_aside", []))
+    if note:
+        print(f"note: {note}")
     failed = summary[summary["status"] == "failed"]
     if not failed.empty:
         print(f"\n{len(failed)} evaluation(s) failed; see the error column.", file=sys.stderr)

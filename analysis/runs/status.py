@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle as pickle_module
 import socket
 import time
@@ -93,7 +94,35 @@ def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) 
             last[job_id] = entry
     if queue is None:
         queue = slurm_queue() if any(e["executor"] == "slurm" for e in last.values()) else {}
-    return [_status(plan, job, last.get(job.job_id), queue) for job in plan.jobs]
+    return [
+        _with_set_aside(job, _status(plan, job, last.get(job.job_id), queue)) for job in plan.jobs
+    ]
+
+
+def set_aside_files(job: Job) -> list[Path]:
+    """The job's corrupt result files that were moved aside (``<Task>.json.corrupt``).
+
+    Only those whose task has no result file again: a task run again since is not news.
+    """
+    from .runner import corrupt_path
+
+    return [
+        corrupt_path(path)
+        for path in job.result_files()
+        if not path.is_file() and corrupt_path(path).is_file()
+    ]
+
+
+def _with_set_aside(job: Job, status: JobStatus) -> JobStatus:
+    """A pending job whose results were set aside as corrupt says so, not "results missing"."""
+    if status.state != "pending":
+        return status
+    from .runner import set_aside_note
+
+    note = set_aside_note(set_aside_files(job), ran_again=False)
+    if note is None:
+        return status
+    return dataclasses.replace(status, detail=f"{note}; run again")
 
 
 def _status(
