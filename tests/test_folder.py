@@ -362,3 +362,20 @@ def test_the_make_form_from_notebooks_reads_each_folder_once(monkeypatch):
             assert both == f"{shared} + {name}"
     finally:
         shutil.rmtree(inside)
+
+
+def test_a_notebooks_own_runs_folder_may_not_exist_yet(tmp_path):
+    """``RESULTS=../shared/mteb-cache:data/runs`` for my_model before its first run."""
+    from analysis.notebook import resolve_results
+
+    cache = _results(tmp_path / "cache", "org/x")
+    runs = tmp_path / "runs"
+    joined = f"{cache}{os.pathsep}{runs}"
+    with pytest.raises(ResultsNotFoundError, match="does not exist"):
+        ResultsFolders.resolve(joined)  # any other folder must exist
+    assert ResultsFolders.resolve(joined, own_runs=runs).folders == (cache,)
+    assert resolve_results(joined, runs).folders == (cache,)
+    _results(runs, "local/m")
+    assert resolve_results(joined, runs).folders == (cache, runs)
+    with pytest.raises(ResultsNotFoundError, match="does not exist"):
+        ResultsFolders.resolve(tmp_path / "absent", own_runs=tmp_path / "absent")  # alone

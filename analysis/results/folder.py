@@ -432,6 +432,7 @@ class ResultsFolders:
         download: bool | None = None,
         revision: str | None = None,
         remote: str | None = None,
+        own_runs: str | Path | None = None,
     ) -> ResultsFolders:
         """The results folders to read.
 
@@ -447,6 +448,10 @@ class ResultsFolders:
             revision: a commit (full SHA), tag or branch of the results repository that
                 the first folder must be at; fetched and checked out when allowed.
             remote: the results repository URL (default mteb's, :data:`DEFAULT_REMOTE`).
+            own_runs: a folder that may not hold results yet: a notebook's own runs folder
+                (``runs_dir``), which it runs into and merges itself. Named among
+                ``results`` (``RESULTS=../shared/mteb-cache:data/runs`` before the first
+                run), it is left out while it holds no results.
 
         Returns:
             The checked folders.
@@ -467,6 +472,10 @@ class ResultsFolders:
             entries = _split(os.environ.get(RESULTS_ENV) or None)
         implicit = not entries
         folders = [_absolute(e) for e in entries] if entries else [default_cache_folder()]
+        if own_runs is not None:
+            own = os.path.realpath(Path(own_runs).expanduser())
+            kept = [f for f in folders if os.path.realpath(f) != own or result_roots(f)]
+            folders = kept or folders  # nothing else named: the error says what is missing
         _prepare(folders[0], download=download, revision=revision, remote=remote, implicit=implicit)
         seen: dict[str, Path] = {}
         for folder in folders:
