@@ -340,3 +340,12 @@ def test_runs_room_exits_only_at_entry_points_and_hides_no_failure() -> None:
                 if not (reraises or passes_on) and "#" not in lines[node.lineno - 1]:
                     offenders.append(f"{where}: broad except that neither re-raises nor says why")
     assert not offenders, "\n".join(offenders)
+
+
+def test_the_local_tasks_folder_is_kept_as_typed(models: list[Path], tmp_path: Path) -> None:
+    """``--local-tasks ../shared/taskz`` (a link): the plan names the link, not its target."""
+    link = tmp_path / "taskz"
+    link.symlink_to(FIXTURES, target_is_directory=True)
+    plan = make_plan(models[:1], TASKS[:1], results_dir=tmp_path / "runs", local_tasks_dir=link)
+    assert {job.local_tasks_dir for job in plan.jobs} == {str(link)}
+    assert str(FIXTURES.resolve()) not in json.dumps([job.local_tasks_dir for job in plan.jobs])
