@@ -113,6 +113,26 @@ def set_aside_files(job: Job) -> list[Path]:
     ]
 
 
+def set_aside_since(plan: Plan, since: float) -> list[Path]:
+    """The plan's result files set aside as corrupt since ``since`` (Unix time).
+
+    The rename is the file's last status change (``st_ctime``); its content, and so its
+    modification time, are the corrupt file's own.
+    """
+    from .runner import corrupt_path
+
+    found = []
+    for job in plan.jobs:
+        for path in job.result_files():
+            aside = corrupt_path(path)
+            try:
+                if aside.stat().st_ctime >= since - 1:
+                    found.append(aside)
+            except OSError:
+                continue
+    return found
+
+
 def _with_set_aside(job: Job, status: JobStatus) -> JobStatus:
     """A pending job whose results were set aside as corrupt says so, not "results missing"."""
     if status.state != "pending":
