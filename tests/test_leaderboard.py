@@ -485,3 +485,18 @@ def test_the_better_pin_is_named_as_the_caller_types_it(tmp_path, capsys, monkey
     shown = capsys.readouterr()
     assert "under --pin as-of-post, 4 are" in shown.out + shown.err
     assert "pin='as-of-post'" not in shown.out + shown.err
+
+
+def test_the_other_pins_count_keeps_the_first_folder_too(tmp_path):
+    """``on_conflict="first"`` holds for the extra load that counts complete models per pin."""
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    now = resolve_spec("RTEB(beta)")
+    new_tasks = sorted(set(now.task_names) - set(post.task_names))
+    root, other = tmp_path / "cache", tmp_path / "other"
+    for i in range(4):  # incomplete under both pins: the warning counts the "now" pin too
+        _write_benchmark(root, now, f"org/m{i}", skip={post.task_names[0]})
+    write_result(other, "org/m0", "r1", new_tasks[0], 0.123)  # a rerun that differs
+    kw = dict(results=[root, other], cache_dir=tmp_path / "c", workers=1)
+    with pytest.warns(IncompleteBenchmarkWarning, match="0 of 4"):
+        lb = load_leaderboard("RTEB(beta)", pin="as-of-post", on_conflict="first", **kw)
+    assert not lb.summary["complete"].any()

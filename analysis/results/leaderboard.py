@@ -213,6 +213,7 @@ def _warn_incomplete(
     wanted = [s for s in extra_specs if s.tasks]
     with warnings.catch_warnings():  # files of tasks the caller did not ask for
         warnings.simplefilter("ignore", ResultFileWarning)
+        warnings.simplefilter("ignore", ResultsConflictWarning)
         extra = iter(_load(wanted, [None] * len(wanted), **options) if wanted else [])
     specs = iter(extra_specs)
     for board, pin, others in pending:
@@ -325,6 +326,7 @@ def _load(
             engine=engine,
             results_revision=None,
             results_remote=None,
+            on_conflict=on_conflict,
             include_tasks=include_tasks,
             exclude_tasks=exclude_tasks,
         )
