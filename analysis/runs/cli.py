@@ -119,7 +119,7 @@ def _resume_command(argv: Sequence[str]) -> str:
 def _run_plan(args: argparse.Namespace) -> int:
     from analysis.runs.executors import ExecutorError, check_executor
     from analysis.runs.plan import PlanError, check_plan, read_plan
-    from analysis.runs.status import plan_status
+    from analysis.runs.status import jobs_to_run, plan_status
 
     try:
         check_executor(args.executor)
@@ -135,14 +135,14 @@ def _run_plan(args: argparse.Namespace) -> int:
     started = time.time()  # corrupt results are set aside from here on (plan_status, jobs)
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere
-    busy = [s for s in statuses if s.state == "running" or s.detail.startswith("queued")]
-    todo = [
-        plan.job(s.job_id)
-        for s in statuses
-        if s.state in ("failed", "interrupted", "pending") and s not in busy
-    ]
+    todo = jobs_to_run(plan, statuses)
+    busy = [s for s in statuses if s.state != "done" and plan.job(s.job_id) not in todo]
     done = sum(s.state == "done" for s in statuses)
     print(f"{len(todo)} job(s) to run; {done} done, {len(busy)} running or queued elsewhere.")
+    for s in statuses:
+        if s.held_by is not None:  # another process runs it: shown, and waited for
+            print(f"{s.job_id} ({', '.join(s.tasks)}): running elsewhere, {s.held_by}; "
+                  "its worker here waits for it")  # fmt: skip
     return _execute(plan, todo, args, options={}, show_progress=not args.quiet, since=started)
 
 

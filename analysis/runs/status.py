@@ -64,6 +64,10 @@ class JobStatus:
         slurm_id: ``<array>_<index>`` of the last SLURM submission, or None.
         error: The error of a failed job (SLURM's message or the exception).
         traceback: The traceback of a failed job, when one was recorded.
+        held_by: ``pid <pid> on <host>`` of another process that holds the lock of one
+            of the job's tasks, when no worker of the plan's last submission has started
+            it (a second ``run --plan`` on one plan). A run of the plan may still queue
+            the job: its worker waits behind that lock, then finds the result.
     """
 
     job_id: str
@@ -75,6 +79,7 @@ class JobStatus:
     slurm_id: str | None = None
     error: str | None = None
     traceback: str | None = None
+    held_by: str | None = None
 
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
@@ -154,7 +159,7 @@ def _status(
         executor = entry["executor"] if entry else None
         return JobStatus(**base, state="done", executor=executor, slurm_id=slurm_id)
     if entry is None:
-        elsewhere = _running_elsewhere(job, base, None)
+        elsewhere = _running_elsewhere(job, base, None, here="not submitted here")
         return elsewhere or JobStatus(**base, state="pending", detail="not submitted")
     executor = entry["executor"]
     if entry.get("error"):
@@ -163,7 +168,9 @@ def _status(
     if record is not None and record.get("started", 0) < entry["time"] - 1:
         record = None  # from an earlier attempt
     if record is None:  # not taken by the last submission: another process may run it
-        elsewhere = _running_elsewhere(job, base, executor)
+        queued_here = executor != "local" or _coordinator_alive(entry)
+        here = "queued here behind it" if queued_here else None
+        elsewhere = _running_elsewhere(job, base, executor, here=here)
         if elsewhere is not None:
             return elsewhere
     if executor == "slurm":
@@ -198,15 +205,50 @@ def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
     return None
 
 
-def _running_elsewhere(job: Job, base: dict[str, Any], executor: str | None) -> JobStatus | None:
-    """``running`` with the other process's pid and host, when one holds a task's lock."""
+def _running_elsewhere(
+    job: Job, base: dict[str, Any], executor: str | None, *, here: str | None = None
+) -> JobStatus | None:
+    """The job as another process runs it, when one holds a task's lock.
+
+    Args:
+        job: The job.
+        base: The status fields every state has.
+        executor: The last submission's executor, if any.
+        here: What this plan's own runs do with the job: None when nothing of them runs
+            any more (the job is then ``running``, elsewhere); else ``pending``, saying
+            this (``queued here behind it``: a worker waits behind the lock, then finds
+            the result; ``not submitted here``).
+    """
     held = lock_holder(job)
     if held is None:
         return None
     task, holder = held
-    where = f"running elsewhere: pid {holder.pid} on {holder.host}"
-    detail = where if len(job.tasks) == 1 else f"{where} ({task})"
-    return JobStatus(**base, state="running", detail=detail, executor=executor)
+    owner = f"pid {holder.pid} on {holder.host}"
+    where = f"running elsewhere: {owner}" + ("" if len(job.tasks) == 1 else f" ({task})")
+    state, detail = ("running", where) if here is None else ("pending", f"{where}; {here}")
+    return JobStatus(**base, state=state, detail=detail, executor=executor, held_by=owner)
+
+
+def _coordinator_alive(entry: dict[str, Any]) -> bool:
+    """Whether the process that made a local submission still runs (on this host)."""
+    return entry.get("host") == socket.gethostname() and pid_alive(
+        int(entry.get("pid", 0)), entry.get("pid_start")
+    )
+
+
+def jobs_to_run(plan: Plan, statuses: Sequence[JobStatus]) -> list[Job]:
+    """The jobs a run of the plan submits: unfinished, and not running or queued elsewhere.
+
+    A job another process holds the lock of (:attr:`JobStatus.held_by`) is submitted too:
+    its worker waits behind the lock and then finds the result, or runs it when the other
+    process stopped first.
+    """
+    return [
+        plan.job(s.job_id)
+        for s in statuses
+        if s.held_by is not None
+        or (s.state in ("failed", "interrupted", "pending") and not s.detail.startswith("queued"))
+    ]
 
 
 def _failed(
@@ -348,10 +390,9 @@ def _local_status(
 ) -> JobStatus:
     here = socket.gethostname()
     if record is None:
-        coordinator_alive = entry.get("host") == here and pid_alive(
-            int(entry.get("pid", 0)), entry.get("pid_start")
+        detail = (
+            "queued for a local worker" if _coordinator_alive(entry) else "not run (the run ended)"
         )
-        detail = "queued for a local worker" if coordinator_alive else "not run (the run ended)"
         return JobStatus(**base, state="pending", detail=detail, executor="local")
     if record.get("state") == "failed":
         return _failed(base, "local", None, record["error"], record.get("traceback"))
