@@ -5,7 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
-BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
+# messages name make's variables (RESULTS=...), not the command line's flags
+BATCH := STATIC_RTEB_SPELLING=make $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 
 .PHONY: setup docs figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
@@ -61,10 +62,10 @@ typecheck: setup  ## mypy on analysis/ (config in pyproject.toml)
 	$(VENV)/bin/mypy
 
 goldens: setup  ## rewrite tests/golden/ from the results (review the diff before committing)
-	$(PY) tools/regen_goldens.py $(if $(RESULTS),--results "$(RESULTS)")
+	STATIC_RTEB_SPELLING=make $(PY) tools/regen_goldens.py $(if $(RESULTS),--results "$(RESULTS)")
 
 bench: setup  ## loader speed, idle and beside 2 CPU-bound processes: benchmarks/results/loader.md
-	$(PY) benchmarks/bench_loader.py --busy 0 2 $(if $(RESULTS),--results "$(RESULTS)")
+	STATIC_RTEB_SPELLING=make $(PY) benchmarks/bench_loader.py --busy 0 2 $(if $(RESULTS),--results "$(RESULTS)")
 
 LAB_ARGS ?=
 lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RESULTS=... is passed to them

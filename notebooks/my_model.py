@@ -61,7 +61,7 @@ from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboard
 from analysis.runs.distill import distill_model
 from analysis.runs.models import model_source
-from analysis.runs.runner import ModelSpec, resolve_tasks, run_evaluation
+from analysis.runs.runner import ModelSpec, resolve_tasks, run_evaluation, set_aside_note
 from analysis.stats import adjust_pvalues, paired_bootstrap, rank_intervals
 
 nb = setup("my_model.py")
@@ -83,6 +83,8 @@ nb.md(f"Model `{model}` ({'local folder' if Path(source).is_dir() else 'hub id'}
 # %%
 summary = run_evaluation([ModelSpec(source, name=model_name or None)], task_names, results_dir=runs, local_tasks_dir=local_tasks)
 nb.show(summary, floatfmt=".4f")
+if summary.attrs.get("set_aside"):  # unreadable result files, moved aside and run again
+    nb.md(f"**Note:** {set_aside_note(summary.attrs['set_aside'])}.")
 failed = summary[~summary["status"].isin(["ran", "cached"])]
 if len(failed):
     raise RuntimeError(

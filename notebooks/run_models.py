@@ -58,7 +58,7 @@ from analysis.results.placement import compare_with_leaderboard
 from analysis.runs.executors import check_executor, make_executor
 from analysis.runs.models import model_source
 from analysis.runs.plan import check_plan, make_plan, read_plan, write_plan
-from analysis.runs.status import plan_status, result_rows, state_counts, status_table
+from analysis.runs.status import jobs_to_run, plan_status, result_rows, state_counts, status_table
 
 logging.basicConfig(level=logging.WARNING)
 NOTEBOOK = "run_models.py"
@@ -86,7 +86,7 @@ display(Markdown(f"Plan `{run_plan.path}`: {len(run_plan.jobs)} jobs, results in
 # keeps running (`static-rteb status --plan ...` follows it, `scancel <array id>` stops it).
 
 # %%
-todo = [run_plan.job(s.job_id) for s in plan_status(run_plan) if s.state in ("pending", "failed", "interrupted") and not s.detail.startswith("queued")]
+todo = jobs_to_run(run_plan, plan_status(run_plan))  # unfinished, not running or queued elsewhere
 if todo:
     make_executor(executor, {"workers": workers or None}).submit(run_plan, todo, batch_size=batch_size).wait()
 statuses = plan_status(run_plan)

@@ -98,3 +98,8 @@ def test_parser_constants_match_the_code_they_describe() -> None:
     assert options.OVERWRITE_STRATEGIES == runner.OVERWRITE_STRATEGIES
     assert options.EXECUTORS == EXECUTORS
     assert build_cli.PCA_DIMS == distill.PCA_DIMS
+    from typing import get_args
+
+    from analysis.results.leaderboard import OnConflict
+
+    assert set(options.ON_CONFLICT) == set(get_args(OnConflict))

@@ -9,6 +9,7 @@ files for two tasks, written by the test. The printed numbers are checked agains
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -110,8 +111,15 @@ def test_estimate_merges_the_snapshot_with_own_runs(shared_results, tmp_path, ca
     )
     assert f"scores from {display_path(own)}" in out  # as shown: relative beside the repo
     assert "note: Kept the first folder's result" in out and rerun.replace("/", "__") in out
+    assert f"kept {display_path(shared_results)}/remote/results/" in out  # which one it kept
     assert cli.main([*args, "--on-conflict", "error"]) == 2
-    assert "different results in two results folders" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "different results in two results folders" in err
+    assert "pass --on-conflict first" in err and "on_conflict=" not in err  # as typed
+    # again, now from the parse cache, with the folders in make's colon form: the same note
+    joined = ["--results", f"{shared_results}{os.pathsep}{own}"]
+    assert cli.main([args[0], *joined, *args[4:]]) == 0
+    assert "note: Kept the first folder's result" in capsys.readouterr().out
 
 
 def test_estimate_refuses_an_unknown_model(folder, capsys):

@@ -60,8 +60,9 @@ def test_several_folders_as_list_string_or_object(tmp_path):
     assert ResultsFolders.resolve(f"{a}{os.pathsep}{b}") == by_list
     assert ResultsFolders.resolve(by_list) is by_list
     assert len(by_list) == 2 and list(by_list) == [a, b]
-    with pytest.raises(ValueError, match="same folder twice"):
-        ResultsFolders.resolve([a, tmp_path / "." / "a"])
+    # the same folder twice (e.g. RESULTS=cache:data/runs plus a notebook's own data/runs)
+    assert ResultsFolders.resolve([a, b, tmp_path / "." / "a"]).folders == (a, b)
+    assert ResultsFolders.resolve(f"{a}{os.pathsep}{b}{os.pathsep}{b}").folders == (a, b)
     with pytest.raises(TypeError, match="folder paths"):
         ResultsFolders.resolve([a, 3])  # type: ignore[list-item]
 
@@ -319,3 +320,62 @@ def test_model_groups_unknown_only_for_a_model_mteb_does_not_know(monkeypatch):
     monkeypatch.setattr(groups_module, "registered_meta", broken)
     with pytest.raises(RuntimeError, match="registry broken"):
         model_groups(["minishlab/potion-base-8M"])
+
+
+def test_a_missing_folder_suggests_the_option_as_it_was_typed(tmp_path, monkeypatch, capsys):
+    from analysis.cli import main
+    from analysis.core.errors import SPELLING_ENV, spoken_as
+
+    monkeypatch.delenv(SPELLING_ENV, raising=False)
+    with spoken_as("cli"), pytest.raises(ResultsNotFoundError) as err:
+        ResultsFolders.resolve(tmp_path / "absent")
+    cli = str(err.value)
+    assert "point --results at" in cli and "`--results " in cli
+    assert "results=" not in cli and "RESULTS=" not in cli and "results_dir" not in cli
+    with spoken_as("make"), pytest.raises(ResultsNotFoundError) as err:
+        ResultsFolders.resolve(tmp_path / "absent")
+    made = str(err.value)
+    assert "make figures RESULTS=" in made and "--results" not in made and "results=" not in made
+    with pytest.raises(ResultsNotFoundError) as err:  # Python: the keyword
+        ResultsFolders.resolve(tmp_path / "absent")
+    assert "results='" in str(err.value) and "--results" not in str(err.value)
+    # the command line: the flag the user typed, through the real command
+    argv = ["estimate", "--results", str(tmp_path / "absent"), "-m", "a/b", "-b", "RTEB(beta)"]
+    assert main(argv) == 2
+    shown = capsys.readouterr().err
+    assert "does not exist" in shown and "point --results at" in shown and "results=" not in shown
+
+
+def test_the_make_form_from_notebooks_reads_each_folder_once(monkeypatch):
+    """``RESULTS=../shared/mteb-cache:data/runs`` in a notebook that adds its own ``data/runs``."""
+    from analysis.core.paths import from_root
+
+    name = "build/test-folder-notebooks"
+    inside = _results(repo_root() / name, "org/x")
+    try:
+        monkeypatch.chdir(repo_root() / "notebooks")  # papermill's working folder
+        folders = ResultsFolders.resolve([f"{name}{os.pathsep}{name}", from_root(name)])
+        assert folders.folders == (inside,)
+        if SHARED_RESULTS.is_dir():
+            shared = display_path(SHARED_RESULTS)  # ../shared/mteb-cache, beside the root
+            both = ResultsFolders.resolve(f"{shared}{os.pathsep}{name}").display()
+            assert both == f"{shared} + {name}"
+    finally:
+        shutil.rmtree(inside)
+
+
+def test_a_notebooks_own_runs_folder_may_not_exist_yet(tmp_path):
+    """``RESULTS=../shared/mteb-cache:data/runs`` for my_model before its first run."""
+    from analysis.notebook import resolve_results
+
+    cache = _results(tmp_path / "cache", "org/x")
+    runs = tmp_path / "runs"
+    joined = f"{cache}{os.pathsep}{runs}"
+    with pytest.raises(ResultsNotFoundError, match="does not exist"):
+        ResultsFolders.resolve(joined)  # any other folder must exist
+    assert ResultsFolders.resolve(joined, own_runs=runs).folders == (cache,)
+    assert resolve_results(joined, runs).folders == (cache,)
+    _results(runs, "local/m")
+    assert resolve_results(joined, runs).folders == (cache, runs)
+    with pytest.raises(ResultsNotFoundError, match="does not exist"):
+        ResultsFolders.resolve(tmp_path / "absent", own_runs=tmp_path / "absent")  # alone

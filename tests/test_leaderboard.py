@@ -386,6 +386,7 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
     with pytest.raises(ResultsConflictError) as err:
         load([tiny, other], tmp_path)
     message = str(err.value)
+    assert "pass on_conflict='first'" in message  # the remedy, as Python spells it
     for name in ("STSBenchmark", "EnglishFinance1Retrieval"):
         assert f"{shown(tiny)}/remote/results/org__A/r1/{name}.json" in message
         assert f"{shown(other)}/remote/results/org__A/r1/{name}.json" in message
@@ -399,6 +400,14 @@ def test_different_results_in_two_folders_are_an_error_naming_both(tiny, tmp_pat
             on_conflict="first",
         )
     assert all(len(str(w.message)) < 1000 for w in caught)
+    kept = f"kept {shown(tiny)}/remote/results/org__A/r1/STSBenchmark.json, not {shown(other)}/"
+    assert kept in str(caught[0].message)  # which result was kept
+    with pytest.warns(ResultsConflictWarning) as again:  # from the cache: the same note
+        load_leaderboard(
+            tasks=TASKS, results=[tiny, other], workers=1, cache_dir=tmp_path / "c2",
+            on_conflict="first",
+        )  # fmt: skip
+    assert [str(w.message) for w in again] == [str(w.message) for w in caught]
     single, _ = load(tiny, tmp_path)
     kept = merged.scores.query("model == 'org/A'").drop(columns="source").reset_index(drop=True)
     pd.testing.assert_frame_equal(
@@ -451,3 +460,43 @@ def test_rteb_now_warns_naming_the_post_pin(shared_results, tmp_path):
     # the stats room's own Borda count over the complete models' tasks x models table
     borda = rank_intervals(lb.wide(), aggregate="borda", n_resamples=99, rng=0).table["rank"]
     assert ranks.dropna().astype(int).to_dict() == borda.astype(int).to_dict()
+
+
+def test_the_better_pin_is_named_as_the_caller_types_it(tmp_path, capsys, monkeypatch):
+    from analysis.cli import main
+    from analysis.core.errors import SPELLING_ENV, spoken_as
+    from analysis.results.summary import completeness_message
+
+    monkeypatch.delenv(SPELLING_ENV, raising=False)
+    args = ("RTEB(beta)", "now", 0, 4, {"as-of-post": 4})
+    assert "(pin='now')" in completeness_message(*args)
+    with spoken_as("cli"):
+        cli = completeness_message(*args)
+    assert cli is not None and "(--pin now)" in cli and "under --pin as-of-post, 4 are" in cli
+    assert "pin=" not in cli
+    # through the command line: estimate's note on RTEB(beta)
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    root = tmp_path / "cache"
+    for i in range(4):
+        _write_benchmark(root, post, f"org/m{i}")
+    argv = ["estimate", "--results", str(root), "-m", "org/m0", "-b", "RTEB(beta)"]
+    argv += ["--cache-dir", str(tmp_path / "c")]
+    main(argv)
+    shown = capsys.readouterr()
+    assert "under --pin as-of-post, 4 are" in shown.out + shown.err
+    assert "pin='as-of-post'" not in shown.out + shown.err
+
+
+def test_the_other_pins_count_keeps_the_first_folder_too(tmp_path):
+    """``on_conflict="first"`` holds for the extra load that counts complete models per pin."""
+    post = resolve_spec("RTEB(beta)", pin="as-of-post")
+    now = resolve_spec("RTEB(beta)")
+    new_tasks = sorted(set(now.task_names) - set(post.task_names))
+    root, other = tmp_path / "cache", tmp_path / "other"
+    for i in range(4):  # incomplete under both pins: the warning counts the "now" pin too
+        _write_benchmark(root, now, f"org/m{i}", skip={post.task_names[0]})
+    write_result(other, "org/m0", "r1", new_tasks[0], 0.123)  # a rerun that differs
+    kw = dict(results=[root, other], cache_dir=tmp_path / "c", workers=1)
+    with pytest.warns(IncompleteBenchmarkWarning, match="0 of 4"):
+        lb = load_leaderboard("RTEB(beta)", pin="as-of-post", on_conflict="first", **kw)
+    assert not lb.summary["complete"].any()

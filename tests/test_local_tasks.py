@@ -237,3 +237,15 @@ def test_shared_tasks_load_with_mteb_counts() -> None:
     banking = load_local_task(SHARED_TASKS / "Banking77Classification")
     banking.load_data()
     assert (banking.dataset["train"].num_rows, banking.dataset["test"].num_rows) == (10003, 3080)
+
+
+def test_a_mistyped_local_tasks_folder_is_named_as_typed_with_its_close_match(tmp_path):
+    """``--local-tasks ../shared/taskz``: the link's spelling, and the folder meant."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "tasks").symlink_to(tmp_path / "real", target_is_directory=True)
+    typed = tmp_path / "taskz"
+    with pytest.raises(LocalTaskError) as err:
+        discover_local_tasks(typed)
+    message = str(err.value)
+    assert message.startswith(f"{typed}: local tasks folder does not exist.")
+    assert "close name: 'tasks'" in message and "real" not in message.split("exist.")[1]

@@ -340,3 +340,36 @@ def test_runs_room_exits_only_at_entry_points_and_hides_no_failure() -> None:
                 if not (reraises or passes_on) and "#" not in lines[node.lineno - 1]:
                     offenders.append(f"{where}: broad except that neither re-raises nor says why")
     assert not offenders, "\n".join(offenders)
+
+
+def test_the_local_tasks_folder_is_kept_as_typed(models: list[Path], tmp_path: Path) -> None:
+    """``--local-tasks ../shared/taskz`` (a link): the plan names the link, not its target."""
+    link = tmp_path / "taskz"
+    link.symlink_to(FIXTURES, target_is_directory=True)
+    plan = make_plan(models[:1], TASKS[:1], results_dir=tmp_path / "runs", local_tasks_dir=link)
+    assert {job.local_tasks_dir for job in plan.jobs} == {str(link)}
+    assert str(FIXTURES.resolve()) not in json.dumps([job.local_tasks_dir for job in plan.jobs])
+
+
+@pytest.mark.slow
+def test_a_plan_run_notes_the_corrupt_result_it_set_aside(
+    models: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from analysis.core.paths import display_path
+
+    plan = write_plan(
+        make_plan(models[:1], TASKS[:1], results_dir=tmp_path / "runs", local_tasks_dir=FIXTURES),
+        tmp_path / "plan.jsonl",
+    )
+    run = ["run", "--plan", plan.path, "--workers", "1", "--quiet"]
+    assert cli.main(run) == 0
+    assert "corrupt" not in capsys.readouterr().out
+    (result,) = plan.jobs[0].result_files()
+    result.write_text('{"dataset_revision": "d66bd1f7", "task_na')  # cut by a crash elsewhere
+    assert cli.main(run) == 0
+    aside = result.with_name(result.name + ".corrupt")
+    out = capsys.readouterr().out
+    assert f"note: 1 corrupt result set aside (its task ran again): {display_path(aside)}" in out
+    assert job_complete(plan.jobs[0])
+    assert cli.main(run) == 0  # an old one is not news
+    assert "corrupt" not in capsys.readouterr().out

@@ -193,16 +193,36 @@ def test_interrupted_write_leaves_no_truncated_result(
 
 
 def test_corrupt_result_from_elsewhere_is_moved_aside(
-    static_model_dir: Path, tmp_path: Path
+    static_model_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from analysis.core.paths import display_path
+    from analysis.runs.plan import make_plan
+    from analysis.runs.status import plan_status
+
     meta = load_model(static_model_dir).mteb_model_meta
     target = result_path(tmp_path, meta, FIXTURE_NAMES[0])
+    aside = target.with_name(target.name + ".corrupt")
     target.parent.mkdir(parents=True)
-    target.write_text('{"dataset_revision": "d66bd1f7", "task_na')
+    broken = '{"dataset_revision": "d66bd1f7", "task_na'
+    target.write_text(broken)
+    # status, before anything runs again: set aside, not "results missing"
+    plan = make_plan([static_model_dir], FIXTURE_NAMES[:1], results_dir=tmp_path,
+                     local_tasks_dir=FIXTURES)  # fmt: skip
+    (status,) = plan_status(plan)
+    assert status.state == "pending"
+    assert status.detail.startswith(f"1 corrupt result set aside: {display_path(aside)}")
+    target.write_text(broken)
     summary = _run(static_model_dir, FIXTURE_NAMES[:1], tmp_path)
     assert list(summary["status"]) == ["ran"]
-    assert target.with_name(target.name + ".corrupt").is_file()
+    assert aside.is_file() and summary.attrs["set_aside"] == [str(aside)]
     TaskResult.from_disk(target)
+    assert plan_status(plan)[0].state == "done"
+    # the command line says so in its own output, in one line
+    target.write_text(broken)
+    argv = ["-m", str(static_model_dir), "-t", FIXTURE_NAMES[0], "--local-tasks", str(FIXTURES)]
+    assert static_rteb(["run", *argv, "--results", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"note: 1 corrupt result set aside (its task ran again): {display_path(aside)}" in out
 
 
 CHILD = """

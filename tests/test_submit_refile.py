@@ -102,7 +102,7 @@ def test_hub_named_run_keeps_its_name_and_revision(tmp_path):
 def test_runs_of_two_models_or_two_results_for_a_task_are_refused(tmp_path):
     run_folder(tmp_path / "a", "local/one", "local-1")
     run_folder(tmp_path / "b", "local/two", "local-2")
-    with pytest.raises(LeaderboardSubmitError, match="different models or revisions"):
+    with pytest.raises(LeaderboardSubmitError, match="several models or revisions"):
         plan([tmp_path / "a", tmp_path / "b"], revision=SHA)
     run_folder(tmp_path / "c", "local/one", "local-1", score=0.7)
     with pytest.raises(LeaderboardSubmitError, match="two different results for STSBenchmark"):
@@ -142,3 +142,36 @@ def test_model_dir_of_another_model_is_refused(tmp_path):
     (other / "config.json").write_text(json.dumps({"model_type": "model2vec", "hidden_dim": 4}))
     with pytest.raises(LeaderboardSubmitError, match="hashes to"):
         refile.check_model_dir(runs, other)
+
+
+def test_a_folder_of_several_models_gives_the_named_or_the_local_one(tmp_path):
+    """``submit --results data/runs`` once a second model has been run there."""
+    runs = tmp_path / "runs"
+    local = run_folder(runs, "local/mine", "local-1")
+    run_folder(runs, "org/a", SHA, score=0.7)  # a rerun of a leaderboard model
+    taken = plan([runs], model="my-org/mine", revision=REGISTERED)
+    assert [run.path for run in taken.runs] == [local]
+    assert "took the one local model's runs, local/mine @ local-1" in taken.notes[0]
+    assert "left org/a @ " + SHA in taken.notes[0]
+    named = plan([runs], model="org/a")
+    assert {run.name for run in named.runs} == {"org/a"} and named.revision == SHA
+    assert "took the runs filed under --model" in named.notes[0]
+    run_folder(runs, "local/other", "local-2")  # two local models: which one is not clear
+    with pytest.raises(LeaderboardSubmitError) as err:
+        plan([runs], model="my-org/mine", revision=REGISTERED)
+    message = str(err.value)
+    assert "several models or revisions" in message and "2 are local models" in message
+    for folder in ("local__mine/local-1", "local__other/local-2", f"org__a/{SHA}"):
+        assert f"--results {runs / 'results' / folder}" in message  # the folders to pass
+
+
+def test_an_unknown_model_is_refused_after_the_several_models_problem(tmp_path):
+    from analysis.runs.submit import submission
+
+    runs = tmp_path / "runs"
+    run_folder(runs, "local/mine", "local-1")
+    run_folder(runs, "local/other", "local-2")
+    with pytest.raises(LeaderboardSubmitError) as err:  # not "mteb does not know the model"
+        submission._prepare([runs], "my-org/not-registered", tmp_path, None, None, None)
+    assert "several models or revisions" in str(err.value)
+    assert "does not know the model" not in str(err.value)

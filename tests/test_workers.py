@@ -22,7 +22,7 @@ from analysis.runs.executors import (
     write_record,
 )
 from analysis.runs.plan import Job, Plan, write_plan
-from analysis.runs.status import plan_status
+from analysis.runs.status import jobs_to_run, plan_status
 
 FORK = multiprocessing.get_context("fork")
 
@@ -189,3 +189,59 @@ def test_submissions_from_before_worker_arrays_still_read(tmp_path: Path) -> Non
     first, second = plan_status(plan, queue=queue)
     assert (first.state, first.slurm_id) == ("running", "5_0")
     assert (second.state, second.detail) == ("pending", "queued in SLURM (Priority)")
+
+
+def _hold_lock(path: str, held: object, release: object) -> None:
+    from analysis.runs.locks import FileLock
+
+    with FileLock(path):
+        held.set()  # type: ignore[attr-defined]
+        release.wait(30)  # type: ignore[attr-defined]
+
+
+def test_jobs_another_process_runs_are_running_elsewhere_not_queued(tmp_path: Path) -> None:
+    """A second ``run --plan`` on one plan: the first process's jobs run elsewhere."""
+    import signal
+    import socket
+
+    from analysis.runs.locks import LOCKS
+
+    plan = _plan(tmp_path, 2)
+    first = plan.jobs[0]
+    lock = tmp_path / LOCKS / "local__m" / "local-0" / f"{first.tasks[0]}.lock"
+    held, release = FORK.Event(), FORK.Event()
+    holder = FORK.Process(target=_hold_lock, args=(str(lock), held, release))
+    holder.start()
+    try:
+        assert held.wait(30)
+        owner = f"pid {holder.pid} on {socket.gethostname()}"
+        assert plan_status(plan)[0].detail == f"running elsewhere: {owner}; not submitted here"
+        # the second process submitted both jobs after the first had started this one
+        write_record(first, state="running", started=time.time() - 60, pid=holder.pid)
+        second = FORK.Process(target=time.sleep, args=(60,))  # the second process
+        second.start()
+        log_submission(
+            plan,
+            {
+                "executor": "local",
+                "token": "second",
+                "jobs": {job.job_id: None for job in plan.jobs},
+                "host": socket.gethostname(),
+                "pid": second.pid,
+            },
+        )
+        elsewhere, queued = plan_status(plan)
+        assert (elsewhere.state, elsewhere.held_by) == ("pending", owner)
+        assert elsewhere.detail == f"running elsewhere: {owner}; queued here behind it"
+        assert (queued.state, queued.detail) == ("pending", "queued for a local worker")
+        # a run of the plan still queues it: its worker waits behind the lock
+        assert jobs_to_run(plan, plan_status(plan)) == [first]
+        # the second process ended: the job runs elsewhere, and only there
+        os.kill(second.pid, signal.SIGKILL)
+        second.join(30)
+        (gone,) = [s for s in plan_status(plan) if s.job_id == first.job_id]
+        assert (gone.state, gone.detail) == ("running", f"running elsewhere: {owner}")
+    finally:
+        release.set()
+        holder.join(30)
+    assert plan_status(plan)[0].detail == "not run (the run ended)"  # both are gone

@@ -17,6 +17,9 @@ The tree is built in :mod:`analysis.cli.build_cli`, the options several commands
 :mod:`analysis.cli.options`; every ``--help`` imports neither mteb nor torch. The entry
 points: the ``static-rteb`` console script (:func:`console`) and ``python -m analysis.cli``,
 the same command without the script on the ``PATH``.
+
+Inside a command, messages name options as flags (``--pin as-of-post``), or as ``make``
+variables under a ``make`` target (:func:`analysis.core.errors.spell`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import difflib
 import sys
 from collections.abc import Sequence
 
+from ..core.errors import spelling, spoken_as
 from . import build_cli
 from .build_cli import command_names
 
@@ -57,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"static-rteb: {unknown_command(args[0], commands)}", file=sys.stderr)
         return 2
     parsed = parser.parse_args(args)
-    return int(parsed.func(parsed, args[1:]) or 0)
+    with spoken_as("make" if spelling() == "make" else "cli"):  # messages name the flags
+        return int(parsed.func(parsed, args[1:]) or 0)
 
 
 def unknown_command(typed: str, commands: Sequence[str]) -> str:

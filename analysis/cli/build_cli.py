@@ -20,6 +20,7 @@ from .options import (
     OVERWRITE_STRATEGIES,
     add_executor_options,
     add_model_options,
+    add_on_conflict,
     add_quiet,
     add_results,
     add_verbose,
@@ -276,14 +277,7 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--confidence-level", type=float, default=0.95)
     parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
-    parser.add_argument(
-        "--on-conflict",
-        choices=("first", "error"),
-        default="first",
-        help="two folders with different results for one (model, revision, task), such as "
-        "your rerun of a leaderboard model: keep the first folder's (default, with a note) "
-        "or refuse",
-    )
+    add_on_conflict(parser)
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
 
 

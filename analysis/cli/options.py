@@ -1,7 +1,7 @@
 """Options that several ``static-rteb`` commands share, each defined once.
 
-``--results``, ``--verbose``, ``--quiet``, ``--local-tasks``, the model and task options
-(``run``, ``plan``) and the executor options (``run``, ``status``), with the value types
+``--results``, ``--on-conflict``, ``--verbose``, ``--quiet``, ``--local-tasks``, the model and task
+options (``run``, ``plan``) and the executor options (``run``, ``status``), with the value types
 they check. Imports nothing heavy: every ``--help`` is built from here and
 :mod:`analysis.cli.build_cli` alone.
 """
@@ -18,6 +18,8 @@ from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 #: ``run --overwrite`` choices; equal to ``analysis.runs.runner.OVERWRITE_STRATEGIES``
 #: (tested; not imported from there, so that ``--help`` does not import mteb).
 OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
+#: ``--on-conflict`` choices; those of ``load_leaderboard(on_conflict=...)`` (tested).
+ON_CONFLICT = ("first", "error")
 #: ``--executor`` names; equal to ``analysis.runs.executors.EXECUTORS`` (tested).
 EXECUTORS = ("local", "slurm")
 
@@ -63,6 +65,23 @@ def add_results(
         default=default,
         metavar="FOLDER",
         help=help,
+    )
+
+
+def add_on_conflict(parser: argparse.ArgumentParser, *, default: str = "first") -> None:
+    """``--on-conflict {first,error}``: how merged ``--results`` folders settle a clash.
+
+    The flag of ``load_leaderboard(on_conflict=...)``; a command that reads several
+    results folders into one leaderboard takes it.
+    """
+    parser.add_argument(
+        "--on-conflict",
+        choices=ON_CONFLICT,
+        default=default,
+        help="two folders with different results for one (model, revision, task), such as "
+        "your rerun of a leaderboard model: keep the first folder's (with a note naming the "
+        "file kept) or refuse"
+        + (" (default: first)" if default == "first" else f" (default: {default})"),
     )
 
 
@@ -207,10 +226,12 @@ __all__ = [
     "DEFAULT_RUNS",
     "DEPRECATED_OPTIONS",
     "EXECUTORS",
+    "ON_CONFLICT",
     "OVERWRITE_STRATEGIES",
     "add_executor_options",
     "add_local_tasks",
     "add_model_options",
+    "add_on_conflict",
     "add_quiet",
     "add_results",
     "add_verbose",

@@ -9,13 +9,22 @@ Every "unknown name" error in the package is an :class:`UnknownNameError` (both 
 ``ValueError`` and a ``KeyError``) whose message lists the closest valid names, built by
 :func:`close_names`. Model folder names follow mteb's results layout
 (:func:`model_folder_name`).
+
+A message that names an option names it the way the user typed the call
+(:func:`spell`): a keyword in Python (``pin='as-of-post'``), a flag on the command line
+(``--pin as-of-post``), a variable for ``make`` (``RESULTS=...``). The command line says
+which with :func:`spoken_as`; ``make`` sets ``$STATIC_RTEB_SPELLING``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
-from collections.abc import Iterable, Sequence
-from typing import Any
+import os
+import shlex
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Literal
 
 
 class AnalysisError(Exception):
@@ -306,6 +315,76 @@ def check_names(
     return requested
 
 
+# --------------------------------------------------------------------------- spelling
+
+#: How a call was typed: a Python call, a command line, or a ``make`` target.
+Spelling = Literal["python", "cli", "make"]
+SPELLINGS: tuple[Spelling, ...] = ("python", "cli", "make")
+#: The environment variable a caller sets to the spelling of what it runs (the Makefile: make).
+SPELLING_ENV = "STATIC_RTEB_SPELLING"
+#: The ``make`` variable of each keyword that has one; other keywords are spelled as in Python
+#: (``make`` passes them through a notebook's parameters or a profile, not a variable).
+MAKE_VARIABLES: dict[str, str] = {"results": "RESULTS"}
+_SPELLING: contextvars.ContextVar[Spelling | None] = contextvars.ContextVar(
+    "static_rteb_spelling", default=None
+)
+
+
+def spelling() -> Spelling:
+    """How the current call was typed: set by :func:`spoken_as`, else ``$STATIC_RTEB_SPELLING``.
+
+    Returns:
+        ``"cli"`` inside a ``static-rteb`` command, ``"make"`` under a ``make`` target,
+        else ``"python"``.
+    """
+    chosen = _SPELLING.get()
+    if chosen is not None:
+        return chosen
+    env = os.environ.get(SPELLING_ENV, "").strip().lower()
+    return env if env in ("cli", "make") else "python"  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def spoken_as(how: Spelling) -> Iterator[None]:
+    """Messages raised or warned inside the block name options as ``how`` spells them.
+
+    Args:
+        how: ``"python"``, ``"cli"`` or ``"make"``.
+
+    Raises:
+        ValueError: another spelling.
+    """
+    if how not in SPELLINGS:
+        raise ValueError(f"`how` must be one of {SPELLINGS}, got {how!r}")
+    token = _SPELLING.set(how)
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
+
+
+def spell(keyword: str, value: Any = None, *, how: Spelling | None = None) -> str:
+    """An option as the user types it: ``pin='as-of-post'``, ``--pin as-of-post`` or ``RESULTS=x``.
+
+    Args:
+        keyword: The Python keyword (``on_conflict``); the flag is ``--on-conflict``.
+        value: The value to show; None shows the bare name (``pin=``, ``--pin``, ``PIN=``).
+        how: The spelling (default: :func:`spelling`).
+
+    Returns:
+        The option in the caller's form. Under ``make``, a keyword without a variable in
+        :data:`MAKE_VARIABLES` is spelled as in Python.
+    """
+    how = how or spelling()
+    if how == "make" and keyword in MAKE_VARIABLES:
+        name = MAKE_VARIABLES[keyword]
+        return f"{name}=" if value is None else f"{name}={shlex.quote(str(value))}"
+    if how == "cli":
+        flag = "--" + keyword.replace("_", "-")
+        return flag if value is None else f"{flag} {shlex.quote(str(value))}"
+    return f"{keyword}=" if value is None else f"{keyword}={value!r}"
+
+
 def model_folder_name(name: str) -> str:
     """The folder mteb files a model's results under: ``org/name`` -> ``org__name``.
 
@@ -320,6 +399,9 @@ def model_name_from_folder(folder: str) -> str:
 
 
 __all__: Sequence[str] = [
+    "MAKE_VARIABLES",
+    "SPELLINGS",
+    "SPELLING_ENV",
     "AnalysisError",
     "AnalysisWarning",
     "BatchError",
@@ -345,6 +427,7 @@ __all__: Sequence[str] = [
     "ResultsNotFoundError",
     "ResultsRevisionError",
     "RunInterrupted",
+    "Spelling",
     "SubmissionError",
     "UnknownModelError",
     "UnknownNameError",
@@ -354,4 +437,7 @@ __all__: Sequence[str] = [
     "close_names",
     "model_folder_name",
     "model_name_from_folder",
+    "spell",
+    "spelling",
+    "spoken_as",
 ]

@@ -77,22 +77,32 @@ def _inline_figures(shell: Any | None) -> None:
 # --------------------------------------------------------------------------- results folder
 
 
-def resolve_results(results_dir: str | Path | Sequence[str | Path] | None) -> ResultsFolders:
+def resolve_results(
+    results_dir: str | Path | Sequence[str | Path] | None, runs_dir: str | Path | None = None
+) -> ResultsFolders:
     """The results folder(s) a notebook reads: parameter > ``$STATIC_RTEB_RESULTS`` > mteb default.
 
     See :meth:`analysis.results.folder.ResultsFolders.resolve`, the one owner of this
     question (mteb's default cache is downloaded there when it is empty and
     ``HF_HUB_OFFLINE`` is not set; offline, the error says exactly what to type).
 
+    Args:
+        results_dir: The notebook's ``results_dir`` parameter (folders, or empty).
+        runs_dir: The notebook's own runs folder (relative to the repository root), if it
+            has one: left out of the results while it holds none (the notebook runs into
+            it and merges it itself; ``RESULTS=../shared/mteb-cache:data/runs`` before the
+            first run).
+
     Raises:
         ResultsNotFoundError: A given folder holds no results, or none was given while
             offline and mteb's default cache is empty.
     """
-    return ResultsFolders.resolve(results_dir or None)
+    own = from_root(runs_dir) if runs_dir else None
+    return ResultsFolders.resolve(results_dir or None, own_runs=own)
 
 
 def _results_source(
-    results_dir: str | Sequence[str] | None,
+    results_dir: str | Sequence[str] | None, runs_dir: str | None = None
 ) -> tuple[ResultsFolders, Callable[[], dict[str, Any]]]:
     """THE one place the notebook context asks where its results come from.
 
@@ -100,7 +110,7 @@ def _results_source(
         What the loaders take as ``results=``, and a function giving the table headers'
         results entries (folders, fingerprint, file count), computed once on first use.
     """
-    folders = resolve_results(results_dir)
+    folders = resolve_results(results_dir, runs_dir)
     return folders, functools.cache(folders.provenance)
 
 
@@ -329,7 +339,9 @@ def setup(
     pd.set_option("display.precision", 3)
     pd.set_option("display.max_columns", 30)
     results, provenance = (
-        _results_source(params.get("results_dir") or None) if resolve else (None, _no_results)
+        _results_source(params.get("results_dir") or None, params.get("runs_dir") or None)
+        if resolve
+        else (None, _no_results)
     )
     out = from_root(output_dir or params.get("output_dir") or "figures")
     out.mkdir(parents=True, exist_ok=True)

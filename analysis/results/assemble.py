@@ -5,14 +5,14 @@
   benchmark's ``scores`` and ``missing`` frames, with a row for every expected (model,
   task) that has no score ("no result file", or "unreadable: <error>");
 * :func:`check_conflicts`: the same (model, revision, task) with different results in
-  two folders is an error naming both files;
+  two folders is an error naming both files and the remedy (``on_conflict="first"``),
+  or, with that, a note naming the file kept (:func:`kept_first_message`);
 * :func:`labelled`: each row's ``source`` as its folder was given (``../shared/mteb-cache``).
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,13 +21,13 @@ import pandas as pd
 
 from ..core.errors import (
     ResultsConflictError,
-    ResultsConflictWarning,
     check_names,
     model_folder_name,
     model_name_from_folder,
+    spell,
 )
 from .folder import Inventory, ResultsFolders
-from .parse_cache import Entry
+from .parse_cache import KEPT_FIRST, Entry
 from .parsing import MISSING_COLUMNS, Engine, FileRef, Parsed, parse_all
 from .specs import BenchmarkSpec
 
@@ -111,41 +111,61 @@ def fill_never_loaded(
     return pd.concat([missing, added], ignore_index=True)
 
 
-def check_conflicts(parsed: Parsed, folders: ResultsFolders, on_conflict: str = "error") -> None:
+def check_conflicts(
+    parsed: Parsed, folders: ResultsFolders, on_conflict: str = "error"
+) -> list[tuple[str, str]]:
     """Raise :class:`ResultsConflictError` naming every clash between two folders.
 
     With ``on_conflict="first"`` the first folder's result was kept (the parser keeps it
-    either way) and a short :class:`ResultsConflictWarning` names the clashes instead.
+    either way) and the clashes are returned instead, for :func:`kept_first_message`.
 
     Clashes within a worker are found while reading (both files named); one model
     identity filed under two model folder names can meet only here, in the frames.
+
+    Returns:
+        ``(task, "kept <first>, not <second> (why)")`` per clash (none unless ``"first"``).
     """
-    shown = [
-        f"{shown_path(a, folders)} and {shown_path(b, folders)} ({why})"
+    # (task, what, the first folder's file, the other's, why)
+    found = [
+        (Path(a).stem, "", shown_path(a, folders), shown_path(b, folders), f" ({why})")
         for a, b, why in parsed.conflicts
     ]
     for frame in parsed.scores:
         rows = frame.drop_duplicates(["model", "revision", "task", "source"])
         clash = rows[rows.duplicated(["model", "revision", "task"], keep=False)]
         for (model, revision, task), group in clash.groupby(["model", "revision", "task"]):
-            labels = " and ".join(folders.label(int(s)) for s in group["source"])
-            shown.append(f"{model} {revision} {task} in {labels}")
-    if shown and on_conflict == "first":
-        listed = "; ".join(sorted(set(shown))[:3])
-        more = f" (and {len(set(shown)) - 3} more)" if len(set(shown)) > 3 else ""
-        warnings.warn(
-            f"Kept the first folder's result where merged folders differ: {listed}{more}.",
-            ResultsConflictWarning,
-            stacklevel=5,
-        )
-    elif shown:
-        listed = "; ".join(sorted(set(shown))[:10])
-        more = f" (and {len(set(shown)) - 10} more)" if len(set(shown)) > 10 else ""
+            first, *others = [folders.label(int(s)) for s in sorted(group["source"])]
+            found.append(
+                (str(task), f"{model} {revision} {task} in ", first, " and ".join(others), "")
+            )
+    if found and on_conflict != "first":
+        shown = sorted({f"{what}{a} and {b}{why}" for _, what, a, b, why in found})
+        listed = "; ".join(shown[:10])
+        more = f" (and {len(shown) - 10} more)" if len(shown) > 10 else ""
         raise ResultsConflictError(
             f"The same (model, revision, task) has different results in two results folders: "
-            f"{listed}{more}. Remove or rename one of each pair, or load the folders "
-            "separately; identical results (same main scores) are merged silently."
+            f"{listed}{more}. To keep the first folder's result (e.g. your own rerun of a "
+            f"leaderboard model beside the published one), pass {spell('on_conflict', 'first')}; "
+            "else remove or rename one of each pair, or load the folders separately. Identical "
+            "results (same main scores) are merged silently."
         )
+    return sorted({(task, f"{what}kept {a}, not {b}{why}") for task, what, a, b, why in found})
+
+
+def kept_first_message(clashes: Sequence[str], folders: ResultsFolders) -> str:
+    """The note for clashes settled by ``on_conflict="first"``: which result was kept.
+
+    Args:
+        clashes: ``"kept <file>, not <file> (why)"`` texts from :func:`check_conflicts`.
+        folders: the merged folders, in order.
+    """
+    shown = sorted(set(clashes))
+    listed = "; ".join(shown[:3])
+    more = f" (and {len(shown) - 3} more)" if len(shown) > 3 else ""
+    return (
+        f"Kept the first folder's result where the merged folders ({folders.display()}) differ "
+        f"on {len(shown)} (model, revision, task): {listed}{more}."
+    )
 
 
 def shown_path(path: str, folders: ResultsFolders) -> str:
@@ -174,7 +194,7 @@ def parse_frames(
         for task in spec.tasks:
             task.to_mteb()
     parsed = parse_all(files, specs, n_workers, engine)
-    check_conflicts(parsed, folders, on_conflict)
+    clashes = check_conflicts(parsed, folders, on_conflict)
     entries = []
     for j, spec in enumerate(specs):
         stems = {*spec.task_names, "model_meta"}
@@ -187,7 +207,8 @@ def parse_frames(
         missing = fill_never_loaded(parsed.missing[j], scores, spec, models, parsed.unreadable)
         missing = missing.sort_values(["model", "task"], ignore_index=True)
         missing["revision"] = missing["revision"].astype("string")
-        entries.append((_typed(scores), _typed(missing), sorted(own)))
+        kept = [(KEPT_FIRST, task, text) for task, text in clashes if task in stems]
+        entries.append((_typed(scores), _typed(missing), sorted(own) + kept))
     return entries
 
 

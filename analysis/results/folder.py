@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ResultsNotFoundError, ResultsRevisionError
+from ..core.errors import ResultsNotFoundError, ResultsRevisionError, spell, spelling
 from ..core.paths import RESULTS_ENV, display_path, repo_root
 
 #: The MTEB results repository (mteb's default remote).
@@ -182,13 +182,32 @@ def suggested_results() -> str:
 
 
 def _hint() -> str:
+    """What to type instead, in the caller's form (:func:`analysis.core.errors.spelling`).
+
+    On the command line the flag (``--results``), under ``make`` the variable
+    (``RESULTS=``), in Python the keyword and a notebook's parameter.
+    """
     folder = suggested_results()
+    how = spelling()
+    if how == "cli":
+        return (
+            "Online: leave --results out and mteb downloads the results repository "
+            "(mteb.ResultCache().download_from_remote(), needs git). Offline: point --results "
+            f"at a local copy of a ResultCache folder, e.g. `{spell('results', folder)}`."
+        )
+    if how == "make":
+        return (
+            "Online: leave RESULTS empty and mteb downloads the results repository "
+            "(mteb.ResultCache().download_from_remote(), needs git). Offline: point RESULTS "
+            f"at a local copy of a ResultCache folder, e.g. `make figures RESULTS={folder}` "
+            f"or `make lab RESULTS={folder}`."
+        )
     return (
         "Online: leave the results option empty and mteb downloads the results repository "
         "(mteb.ResultCache().download_from_remote(), needs git). Offline: point it at a local "
-        f"copy of a ResultCache folder, e.g. load_leaderboard(..., results={folder!r}), "
-        f"`make figures RESULTS={folder}` or `make lab RESULTS={folder}`, or "
-        f'results_dir = "{folder}" in a notebook\'s parameters cell.'
+        f"copy of a ResultCache folder, e.g. load_leaderboard(..., results={folder!r}), or "
+        f'results_dir = "{folder}" in a notebook\'s parameters cell (or start JupyterLab with '
+        f"`make lab RESULTS={folder}`)."
     )
 
 
@@ -413,6 +432,7 @@ class ResultsFolders:
         download: bool | None = None,
         revision: str | None = None,
         remote: str | None = None,
+        own_runs: str | Path | None = None,
     ) -> ResultsFolders:
         """The results folders to read.
 
@@ -420,13 +440,18 @@ class ResultsFolders:
             results: a folder, several (a list, or one string with ``os.pathsep``), or a
                 ready :class:`ResultsFolders`. None or ``""``: ``$STATIC_RTEB_RESULTS``,
                 else mteb's default cache. A relative path is taken from the current
-                folder, else from the repository root.
+                folder, else from the repository root (notebooks run from ``notebooks/``).
+                A folder named twice is read once, in its first place.
             download: True: clone, pin or update the first folder's ``remote/`` (network
                 unless ``remote`` is a file:// URL). None: only mteb's default cache, and
                 only when it is empty or not at ``revision``. False: never.
             revision: a commit (full SHA), tag or branch of the results repository that
                 the first folder must be at; fetched and checked out when allowed.
             remote: the results repository URL (default mteb's, :data:`DEFAULT_REMOTE`).
+            own_runs: a folder that may not hold results yet: a notebook's own runs folder
+                (``runs_dir``), which it runs into and merges itself. Named among
+                ``results`` (``RESULTS=../shared/mteb-cache:data/runs`` before the first
+                run), it is left out while it holds no results.
 
         Returns:
             The checked folders.
@@ -435,7 +460,6 @@ class ResultsFolders:
             ResultsNotFoundError: a folder is missing or holds no results; offline with
                 nothing given; a download failed. The message says what to type.
             ResultsRevisionError: the folder is not at ``revision`` and may not be changed.
-            ValueError: the same folder is named twice.
         """
         if isinstance(results, ResultsFolders):
             if download or (revision and revision != results.revision):
@@ -448,18 +472,18 @@ class ResultsFolders:
             entries = _split(os.environ.get(RESULTS_ENV) or None)
         implicit = not entries
         folders = [_absolute(e) for e in entries] if entries else [default_cache_folder()]
+        if own_runs is not None:
+            own = os.path.realpath(Path(own_runs).expanduser())
+            kept = [f for f in folders if os.path.realpath(f) != own or result_roots(f)]
+            folders = kept or folders  # nothing else named: the error says what is missing
         _prepare(folders[0], download=download, revision=revision, remote=remote, implicit=implicit)
         seen: dict[str, Path] = {}
         for folder in folders:
             _check(folder)
-            real = os.path.realpath(folder)
-            if real in seen:
-                raise ValueError(
-                    f"`results` names the same folder twice: {display_path(seen[real])} and "
-                    f"{display_path(folder)}"
-                )
-            seen[real] = folder
-        return cls(tuple(folders), revision)
+            # the same folder named twice (``RESULTS=../shared/mteb-cache:data/runs`` and a
+            # notebook adding its own ``data/runs``) is read once, where it was first named
+            seen.setdefault(os.path.realpath(folder), folder)
+        return cls(tuple(seen.values()), revision)
 
     def __iter__(self) -> Iterator[Path]:
         """The folders, in order."""

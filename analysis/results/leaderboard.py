@@ -40,6 +40,7 @@ from ..core.errors import (
     IncompleteBenchmarkWarning,
     ResultFileWarning,
     ResultsConflictError,
+    ResultsConflictWarning,
     ResultsNotFoundError,
     UnknownNameError,
     UnknownTaskError,
@@ -48,6 +49,7 @@ from ..core.errors import (
 from . import assemble
 from .folder import ResultsFolders
 from .parse_cache import (
+    KEPT_FIRST,
     LOADER_VERSION,
     Entry,
     cache_key,
@@ -211,6 +213,7 @@ def _warn_incomplete(
     wanted = [s for s in extra_specs if s.tasks]
     with warnings.catch_warnings():  # files of tasks the caller did not ask for
         warnings.simplefilter("ignore", ResultFileWarning)
+        warnings.simplefilter("ignore", ResultsConflictWarning)
         extra = iter(_load(wanted, [None] * len(wanted), **options) if wanted else [])
     specs = iter(extra_specs)
     for board, pin, others in pending:
@@ -280,7 +283,13 @@ def _load(
     results_info = folders.provenance(inventories)
     out: list[Leaderboard] = []
     for i, spec in enumerate(specs):
-        scores, missing, problems = loaded[i]
+        scores, missing, noted = loaded[i]
+        problems = [p for p in noted if p[0] != KEPT_FIRST]
+        kept = [message for source, _, message in noted if source == KEPT_FIRST]
+        if kept:  # also on a cache hit: the entry keeps which result it kept
+            warnings.warn(
+                assemble.kept_first_message(kept, folders), ResultsConflictWarning, stacklevel=3
+            )
         for source, rel, message in problems:
             warnings.warn(
                 f"Skipped unreadable result file {folders.label(source)}/{rel}: {message}",
@@ -317,6 +326,7 @@ def _load(
             engine=engine,
             results_revision=None,
             results_remote=None,
+            on_conflict=on_conflict,
             include_tasks=include_tasks,
             exclude_tasks=exclude_tasks,
         )

@@ -22,9 +22,14 @@ import pyarrow as pa
 from ..core.io import atomic_write_parquet, atomic_write_text
 from .specs import BenchmarkSpec
 
-#: Bump when the cached frames change meaning (3: ``source`` column, unreadable rows).
-LOADER_VERSION = 3
-#: A cached entry: scores, missing, and the problems ``(folder index, relative path, message)``.
+#: Bump when the cached frames change meaning (3: ``source`` column, unreadable rows; 4:
+#: the clashes settled by ``on_conflict="first"`` are kept with the entry).
+LOADER_VERSION = 4
+#: The folder index of a "problem" that is a clash settled by keeping the first folder's
+#: result (``on_conflict="first"``): its path is the task, its message names both files.
+KEPT_FIRST = -1
+#: A cached entry: scores, missing, and the problems ``(folder index, relative path, message)``
+#: (:data:`KEPT_FIRST` entries: ``(KEPT_FIRST, task, clash)``).
 Entry = tuple[pd.DataFrame, pd.DataFrame, list[tuple[int, str, str]]]
 logger = logging.getLogger(__name__)
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..core.errors import spell
 from .specs import BenchmarkSpec
 
 #: Loading warns when fewer than this share of the models are complete.
@@ -167,17 +168,19 @@ def completeness_message(
 
     Returns:
         A short message naming the pin under which most models are complete, or None
-        when at least a quarter are complete.
+        when at least a quarter are complete. The pins are spelled as the caller types
+        them (:func:`analysis.core.errors.spell`): ``pin='as-of-post'`` in Python,
+        ``--pin as-of-post`` on the command line.
     """
     if not n_models or n_complete >= COMPLETE_SHARE_WARNING * n_models:
         return None
     better = {p: n for p, n in others.items() if n > n_complete}
     if better:
         best = max(better, key=lambda p: better[p])
-        where = f"under pin={best!r}, {better[best]} are"
+        where = f"under {spell('pin', best)}, {better[best]} are"
     else:
         where = "no other pin has more"
     return (
-        f"{name} (pin={pin!r}): only {n_complete} of {n_models} models are complete; {where}. "
-        "Means and rank_complete cover complete models only."
+        f"{name} ({spell('pin', pin)}): only {n_complete} of {n_models} models are complete; "
+        f"{where}. Means and rank_complete cover complete models only."
     )

@@ -27,6 +27,7 @@ import argparse
 import logging
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +119,7 @@ def _resume_command(argv: Sequence[str]) -> str:
 def _run_plan(args: argparse.Namespace) -> int:
     from analysis.runs.executors import ExecutorError, check_executor
     from analysis.runs.plan import PlanError, check_plan, read_plan
-    from analysis.runs.status import plan_status
+    from analysis.runs.status import jobs_to_run, plan_status
 
     try:
         check_executor(args.executor)
@@ -131,17 +132,18 @@ def _run_plan(args: argparse.Namespace) -> int:
         from analysis.runs.executors.local import start_fork_server
 
         start_fork_server()  # its imports overlap with plan_status's
+    started = time.time()  # corrupt results are set aside from here on (plan_status, jobs)
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere
-    busy = [s for s in statuses if s.state == "running" or s.detail.startswith("queued")]
-    todo = [
-        plan.job(s.job_id)
-        for s in statuses
-        if s.state in ("failed", "interrupted", "pending") and s not in busy
-    ]
+    todo = jobs_to_run(plan, statuses)
+    busy = [s for s in statuses if s.state != "done" and plan.job(s.job_id) not in todo]
     done = sum(s.state == "done" for s in statuses)
     print(f"{len(todo)} job(s) to run; {done} done, {len(busy)} running or queued elsewhere.")
-    return _execute(plan, todo, args, options={}, show_progress=not args.quiet)
+    for s in statuses:
+        if s.held_by is not None:  # another process runs it: shown, and waited for
+            print(f"{s.job_id} ({', '.join(s.tasks)}): running elsewhere, {s.held_by}; "
+                  "its worker here waits for it")  # fmt: skip
+    return _execute(plan, todo, args, options={}, show_progress=not args.quiet, since=started)
 
 
 def _execute(
@@ -151,14 +153,19 @@ def _execute(
     *,
     options: dict[str, Any],
     show_progress: bool,
+    since: float | None = None,
 ) -> int:
-    """Run ``jobs`` with ``args.executor``; ``options`` are defaults from an earlier submission."""
+    """Run ``jobs`` with ``args.executor``; ``options`` are defaults from an earlier submission.
+
+    ``since``: when the command started (the report notes corrupt results set aside since).
+    """
     import dataclasses
 
     from analysis.runs.executors import Submission, SubmissionError, make_executor
 
+    started = since if since is not None else time.time()
     if not jobs:
-        return _report(plan, quiet=True)
+        return _report(plan, quiet=True, since=started)
     batch_size = getattr(args, "batch_size", None) or options.get("batch_size", 32)
     given = {
         "workers": args.workers,
@@ -184,14 +191,19 @@ def _execute(
     if isinstance(submitted, Submission):  # name the plan as it was typed when interrupted
         submitted = dataclasses.replace(submitted, plan_path=args.plan)
     submitted.wait(show_progress=show_progress)
-    return _report(plan, quiet=not show_progress)
+    return _report(plan, quiet=not show_progress, since=started)
 
 
-def _report(plan: Plan, *, quiet: bool) -> int:
-    from analysis.runs.status import plan_status
+def _report(plan: Plan, *, quiet: bool, since: float | None = None) -> int:
+    """Print the plan's status; ``since``: also note the corrupt results set aside since then."""
+    from analysis.runs.runner import set_aside_note
+    from analysis.runs.status import plan_status, set_aside_since
 
     statuses = plan_status(plan)
     _print_status(statuses, tracebacks=not quiet, plan_label=plan.path or "PLAN.jsonl")
+    note = set_aside_note(set_aside_since(plan, since)) if since is not None else None
+    if note:
+        print(f"note: {note}")
     return 1 if any(s.state == "failed" for s in statuses) else 0
 
 
@@ -319,8 +331,13 @@ def _print_status(statuses: Sequence[JobStatus], *, tracebacks: bool, plan_label
 def _print_summary(summary: pd.DataFrame) -> None:
     import pandas as pd
 
+    from analysis.runs.runner import set_aside_note
+
     with pd.option_context("display.max_colwidth", 80, "display.width", 200):
         print(summary.to_string(index=False))
+    note = set_aside_note(summary.attrs.get("set_aside", []))
+    if note:
+        print(f"note: {note}")
     failed = summary[summary["status"] == "failed"]
     if not failed.empty:
         print(f"\n{len(failed)} evaluation(s) failed; see the error column.", file=sys.stderr)

@@ -58,7 +58,7 @@ from mteb.abstasks.clustering import AbsTaskClustering
 from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
 
 from ..core import compat
-from ..core.errors import LocalTaskError
+from ..core.errors import LocalTaskError, close_names
 
 TASK_FILE = "task.json"
 
@@ -148,9 +148,13 @@ def discover_local_tasks(root: str | Path) -> dict[str, Path]:
     Raises:
         LocalTaskError: If ``root`` does not exist or two folders name the same task.
     """
-    root = Path(root)
+    root = Path(root)  # shown as typed: a symlink is never resolved in a message
     if not root.is_dir():
-        raise LocalTaskError(f"{root}: local tasks folder does not exist.")
+        parent = root.parent
+        beside = [p.name for p in parent.iterdir() if p.is_dir()] if parent.is_dir() else []
+        close = close_names(root.name, beside, n=3)
+        hint = f" Folders beside it with a close name: {close}." if beside and "'" in close else ""
+        raise LocalTaskError(f"{root}: local tasks folder does not exist.{hint}")
     found: dict[str, Path] = {}
     for path in sorted(root.rglob(TASK_FILE)):
         spec = read_spec(path.parent)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -45,7 +46,8 @@ class Job:
         name_override: The ``--name`` given for a local folder, or None.
         tasks: mteb task names, in run order.
         results_dir: Absolute results folder.
-        local_tasks_dir: Absolute folder of local task folders, or None.
+        local_tasks_dir: Absolute folder of local task folders (symlinks kept as typed), or
+            None.
         public_only: Skip private tasks.
         done: Whether every task's result was complete when the plan was written.
     """
@@ -156,7 +158,8 @@ def make_plan(
         raise ValueError(f"{len(names)} names for {len(models)} models; give one per model.")
     names += [None] * (len(models) - len(names))
     results = str(Path(results_dir).expanduser().resolve())
-    local = str(Path(local_tasks_dir).expanduser().resolve()) if local_tasks_dir else None
+    # absolute, so that workers anywhere find it, but as typed: a symlink is kept, not resolved
+    local = os.path.abspath(Path(local_tasks_dir).expanduser()) if local_tasks_dir else None
     task_objects = resolve_tasks(tasks, local)
     if public_only:
         task_objects = [task for task in task_objects if task.metadata.is_public]

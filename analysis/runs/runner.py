@@ -48,6 +48,7 @@ from ..core import compat
 from ..core.errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
+from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import FileLock, lock_path, pid_alive, task_lock
 from .models import load_model
@@ -61,6 +62,8 @@ logger = logging.getLogger(__name__)
 Overwrite = Literal["only-missing", "always", "never"]
 OVERWRITE_STRATEGIES: tuple[str, ...] = ("only-missing", "always", "never")
 SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
+#: Appended to a result file that does not parse when it is moved aside.
+CORRUPT_SUFFIX = ".corrupt"
 STAGING = ".staging"
 PREDICTIONS = "predictions"
 #: Staging folders of other hosts older than this (seconds) belong to dead runs.
@@ -185,6 +188,29 @@ def _model_result_folder(root: Path, meta: ModelMeta) -> Path:
     return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
 
 
+def corrupt_path(path: Path) -> Path:
+    """Where :func:`read_valid_result` sets an unreadable result file aside: ``*.json.corrupt``."""
+    return path.with_name(path.name + CORRUPT_SUFFIX)
+
+
+def set_aside_note(paths: Sequence[str | Path], *, ran_again: bool = True) -> str | None:
+    """The one-line note for result files set aside as corrupt (None when there are none).
+
+    Args:
+        paths: The ``*.json.corrupt`` files.
+        ran_again: Whether their tasks were run again (a run), or are still to run (status).
+
+    Returns:
+        e.g. ``1 corrupt result set aside (its task ran again): data/runs/.../X.json.corrupt``.
+    """
+    if not paths:
+        return None
+    one = len(paths) == 1
+    what = "1 corrupt result" if one else f"{len(paths)} corrupt results"
+    again = f" ({'its task' if one else 'their tasks'} ran again)" if ran_again else ""
+    return f"{what} set aside{again}: {', '.join(display_path(p) for p in paths)}"
+
+
 def read_valid_result(path: Path) -> TaskResult | None:
     """Read a result file; a file that does not parse is moved aside to ``*.corrupt``.
 
@@ -202,7 +228,7 @@ def read_valid_result(path: Path) -> TaskResult | None:
         # truncated JSON (JSONDecodeError), schema errors (pydantic's ValidationError is a
         # ValueError), missing or mistyped fields: the file is not a usable result.
         # OSError (permissions, a vanished disk) is not this and propagates.
-        aside = path.with_name(path.name + ".corrupt")
+        aside = corrupt_path(path)
         os.replace(path, aside)
         logger.warning(
             "%s was unreadable (%s); moved to %s, the task runs again.", path, err, aside
@@ -247,7 +273,9 @@ def run_evaluation(
     Returns:
         One row per (model, task): model, revision, task, status (``ran``, ``cached``,
         ``skipped`` or ``failed``), main_score and error. Failures are also logged at the end;
-        ``summary.attrs["tracebacks"]`` maps ``(model, task)`` of each failure to its traceback.
+        ``summary.attrs["tracebacks"]`` maps ``(model, task)`` of each failure to its traceback;
+        ``summary.attrs["set_aside"]`` lists the corrupt result files moved aside (and run
+        again), for :func:`set_aside_note`.
 
     Raises:
         ValueError: If ``overwrite`` or ``batch_size`` is invalid.
@@ -293,6 +321,7 @@ def run_evaluation(
     summary.attrs["tracebacks"] = {
         (row["model"], row["task"]): row["traceback"] for row in rows if row.get("traceback")
     }
+    summary.attrs["set_aside"] = [str(row["set_aside"]) for row in rows if row.get("set_aside")]
     _report_failures(summary)
     return summary
 
@@ -363,7 +392,10 @@ def _run_one(
     if public_only and not task.metadata.is_public:
         return row("skipped", error="private task skipped (public_only=True)")
     with task_lock(results_dir, meta, name):
-        existing = read_valid_result(result_path(results_dir, meta, name))
+        path = result_path(results_dir, meta, name)
+        had = path.is_file()
+        existing = read_valid_result(path)
+        aside = {"set_aside": str(corrupt_path(path))} if had and existing is None else {}
         if existing is not None and overwrite != "always":
             if overwrite == "never" or not existing.get_missing_evaluations(task):
                 return row("cached", _main_score(existing, task))
@@ -380,11 +412,12 @@ def _run_one(
                 save_predictions=save_predictions,
                 show_progress=show_progress,
             )
-            return row("ran", _main_score(result, task))
+            return {**row("ran", _main_score(result, task)), **aside}
         except Exception as err:  # the row reports it (error + traceback); other tasks go on
             trace = traceback.format_exc()
             logger.debug("Task %s failed for %s:\n%s", name, meta.name, trace)
-            return {**row("failed", error=f"{type(err).__name__}: {err}"), "traceback": trace}
+            failed = row("failed", error=f"{type(err).__name__}: {err}")
+            return {**failed, "traceback": trace, **aside}
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 

@@ -15,6 +15,9 @@
   worker's log; so is a job that no worker took when a worker died with an error;
 * for the local executor, the worker's pid: a record ``running`` whose process is gone
   is **failed**;
+* the task locks (``<results>/.locks/...``): a job that the last submission has not
+  started but whose task lock a live process holds (a second ``run --plan`` on the same
+  plan, or ``run -m -t``) is **running elsewhere**, with that process's pid and host;
 * a record ``interrupted`` (Ctrl-C, SIGTERM, a kernel interrupt: the job stopped
   cleanly, with no partial file) is **interrupted**, never failed; running the plan
   again runs it.
@@ -22,8 +25,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle as pickle_module
 import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +37,11 @@ from typing import Any
 import pandas as pd
 
 from ..core import compat
+from ..core.errors import model_folder_name
 from .executors.records import read_record
 from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
 from .executors.submissions import read_submissions
-from .locks import pid_alive
+from .locks import LOCKS, STALE_AFTER, LockInfo, pid_alive, read_lock
 from .plan import Job, Plan, job_complete
 
 STATES = ("done", "running", "failed", "interrupted", "pending")
@@ -58,6 +64,10 @@ class JobStatus:
         slurm_id: ``<array>_<index>`` of the last SLURM submission, or None.
         error: The error of a failed job (SLURM's message or the exception).
         traceback: The traceback of a failed job, when one was recorded.
+        held_by: ``pid <pid> on <host>`` of another process that holds the lock of one
+            of the job's tasks, when no worker of the plan's last submission has started
+            it (a second ``run --plan`` on one plan). A run of the plan may still queue
+            the job: its worker waits behind that lock, then finds the result.
     """
 
     job_id: str
@@ -69,6 +79,7 @@ class JobStatus:
     slurm_id: str | None = None
     error: str | None = None
     traceback: str | None = None
+    held_by: str | None = None
 
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
@@ -88,7 +99,55 @@ def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) 
             last[job_id] = entry
     if queue is None:
         queue = slurm_queue() if any(e["executor"] == "slurm" for e in last.values()) else {}
-    return [_status(plan, job, last.get(job.job_id), queue) for job in plan.jobs]
+    return [
+        _with_set_aside(job, _status(plan, job, last.get(job.job_id), queue)) for job in plan.jobs
+    ]
+
+
+def set_aside_files(job: Job) -> list[Path]:
+    """The job's corrupt result files that were moved aside (``<Task>.json.corrupt``).
+
+    Only those whose task has no result file again: a task run again since is not news.
+    """
+    from .runner import corrupt_path
+
+    return [
+        corrupt_path(path)
+        for path in job.result_files()
+        if not path.is_file() and corrupt_path(path).is_file()
+    ]
+
+
+def set_aside_since(plan: Plan, since: float) -> list[Path]:
+    """The plan's result files set aside as corrupt since ``since`` (Unix time).
+
+    The rename is the file's last status change (``st_ctime``); its content, and so its
+    modification time, are the corrupt file's own.
+    """
+    from .runner import corrupt_path
+
+    found = []
+    for job in plan.jobs:
+        for path in job.result_files():
+            aside = corrupt_path(path)
+            try:
+                if aside.stat().st_ctime >= since - 1:
+                    found.append(aside)
+            except OSError:
+                continue
+    return found
+
+
+def _with_set_aside(job: Job, status: JobStatus) -> JobStatus:
+    """A pending job whose results were set aside as corrupt says so, not "results missing"."""
+    if status.state != "pending":
+        return status
+    from .runner import set_aside_note
+
+    note = set_aside_note(set_aside_files(job), ran_again=False)
+    if note is None:
+        return status
+    return dataclasses.replace(status, detail=f"{note}; run again")
 
 
 def _status(
@@ -100,16 +159,96 @@ def _status(
         executor = entry["executor"] if entry else None
         return JobStatus(**base, state="done", executor=executor, slurm_id=slurm_id)
     if entry is None:
-        return JobStatus(**base, state="pending", detail="not submitted")
+        elsewhere = _running_elsewhere(job, base, None, here="not submitted here")
+        return elsewhere or JobStatus(**base, state="pending", detail="not submitted")
     executor = entry["executor"]
     if entry.get("error"):
         return _failed(base, executor, None, entry["error"], None, prefix="submission rejected")
     record = read_record(plan, job.job_id)
     if record is not None and record.get("started", 0) < entry["time"] - 1:
         record = None  # from an earlier attempt
+    if record is None:  # not taken by the last submission: another process may run it
+        queued_here = executor != "local" or _coordinator_alive(entry)
+        here = "queued here behind it" if queued_here else None
+        elsewhere = _running_elsewhere(job, base, executor, here=here)
+        if elsewhere is not None:
+            return elsewhere
     if executor == "slurm":
         return _slurm_status(plan, base, entry, record, queue)
     return _local_status(base, entry, record)
+
+
+def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
+    """A live process holding the lock of one of the job's tasks: ``(task, holder)``.
+
+    Another process on the plan (a second ``run --plan``, or ``run -m -t`` on the same
+    model and task) takes each task's lock (:mod:`analysis.runs.locks`) while it runs it.
+    A holder on this host counts while its process lives; one on another host while its
+    heartbeat keeps the file fresh.
+    """
+    folder = Path(job.results_dir) / LOCKS / model_folder_name(job.name) / job.revision
+    here = socket.gethostname()
+    for task in job.tasks:
+        path = folder / f"{task}.lock"
+        holder = read_lock(path)
+        if holder is None:
+            continue
+        if holder.host == here:
+            alive = pid_alive(holder.pid, holder.pid_start)
+        else:
+            try:
+                alive = time.time() - path.stat().st_mtime < STALE_AFTER
+            except OSError:
+                alive = False
+        if alive:
+            return task, holder
+    return None
+
+
+def _running_elsewhere(
+    job: Job, base: dict[str, Any], executor: str | None, *, here: str | None = None
+) -> JobStatus | None:
+    """The job as another process runs it, when one holds a task's lock.
+
+    Args:
+        job: The job.
+        base: The status fields every state has.
+        executor: The last submission's executor, if any.
+        here: What this plan's own runs do with the job: None when nothing of them runs
+            any more (the job is then ``running``, elsewhere); else ``pending``, saying
+            this (``queued here behind it``: a worker waits behind the lock, then finds
+            the result; ``not submitted here``).
+    """
+    held = lock_holder(job)
+    if held is None:
+        return None
+    task, holder = held
+    owner = f"pid {holder.pid} on {holder.host}"
+    where = f"running elsewhere: {owner}" + ("" if len(job.tasks) == 1 else f" ({task})")
+    state, detail = ("running", where) if here is None else ("pending", f"{where}; {here}")
+    return JobStatus(**base, state=state, detail=detail, executor=executor, held_by=owner)
+
+
+def _coordinator_alive(entry: dict[str, Any]) -> bool:
+    """Whether the process that made a local submission still runs (on this host)."""
+    return entry.get("host") == socket.gethostname() and pid_alive(
+        int(entry.get("pid", 0)), entry.get("pid_start")
+    )
+
+
+def jobs_to_run(plan: Plan, statuses: Sequence[JobStatus]) -> list[Job]:
+    """The jobs a run of the plan submits: unfinished, and not running or queued elsewhere.
+
+    A job another process holds the lock of (:attr:`JobStatus.held_by`) is submitted too:
+    its worker waits behind the lock and then finds the result, or runs it when the other
+    process stopped first.
+    """
+    return [
+        plan.job(s.job_id)
+        for s in statuses
+        if s.held_by is not None
+        or (s.state in ("failed", "interrupted", "pending") and not s.detail.startswith("queued"))
+    ]
 
 
 def _failed(
@@ -251,10 +390,9 @@ def _local_status(
 ) -> JobStatus:
     here = socket.gethostname()
     if record is None:
-        coordinator_alive = entry.get("host") == here and pid_alive(
-            int(entry.get("pid", 0)), entry.get("pid_start")
+        detail = (
+            "queued for a local worker" if _coordinator_alive(entry) else "not run (the run ended)"
         )
-        detail = "queued for a local worker" if coordinator_alive else "not run (the run ended)"
         return JobStatus(**base, state="pending", detail=detail, executor="local")
     if record.get("state") == "failed":
         return _failed(base, "local", None, record["error"], record.get("traceback"))

@@ -12,6 +12,7 @@ untouched.
 from __future__ import annotations
 
 import filecmp
+import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from urllib.parse import unquote, urlparse
 from ...core import compat
 from ...core.errors import LeaderboardSubmitError, model_folder_name
 from ...core.io import atomic_write_text
+from ...core.paths import display_path
 from ..models import LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
 from .checks import is_sha1
 
@@ -67,16 +69,18 @@ class RunFolder:
 
 def find_run_folders(folder: str | Path) -> list[Path]:
     """The revision folders (holding ``model_meta.json``) at or below ``folder``."""
-    folder = Path(folder).expanduser().resolve()
+    folder = Path(os.path.abspath(Path(folder).expanduser()))  # symlinks kept, as typed
     if not folder.is_dir():
-        raise LeaderboardSubmitError(f"--results {folder} does not exist or is not a folder.")
+        raise LeaderboardSubmitError(
+            f"--results {display_path(folder)} does not exist or is not a folder."
+        )
     if (folder / META).is_file():
         return [folder]
     found = sorted(p.parent for p in folder.rglob(META) if "predictions" not in p.parts)
     if not found:
         raise LeaderboardSubmitError(
-            f"--results {folder} holds no run: no model_meta.json at or below it. Pass the "
-            "revision folder of a run, e.g. data/runs/results/<org>__<model>/<revision>."
+            f"--results {display_path(folder)} holds no run: no model_meta.json at or below it. "
+            "Pass the revision folder of a run, e.g. data/runs/results/<org>__<model>/<revision>."
         )
     return found
 
@@ -87,7 +91,7 @@ def read_run(folder: str | Path) -> RunFolder:
     Raises:
         LeaderboardSubmitError: The folder has no result file, or mteb reads no identity.
     """
-    folder = Path(folder).resolve()
+    folder = Path(os.path.abspath(folder))
     try:
         name, revision, _, meta = compat.model_name_and_revision_from_folder(folder)
     except ValueError as err:
@@ -157,6 +161,62 @@ def read_runs(folders: Sequence[str | Path]) -> list[RunFolder]:
     return [read_run(run) for folder in folders for run in find_run_folders(folder)]
 
 
+def select_runs(runs: Sequence[RunFolder], model: str) -> tuple[list[RunFolder], list[str]]:
+    """The runs of one model revision from folders that may hold several (``data/runs``).
+
+    Taken, in this order: the runs filed under ``model`` itself (a rerun of a hub model),
+    else the runs of the one local model (``local/<folder>``, re-filed under ``model``).
+
+    Args:
+        runs: The runs (:func:`read_runs` of ``--results``).
+        model: The hub id to file under (``--model``).
+
+    Returns:
+        The runs of one (name, revision), and a note naming what was taken and left when
+        ``runs`` held several.
+
+    Raises:
+        LeaderboardSubmitError: No run; or several models or revisions and none of them
+            is ``model`` or the one local model; the message lists each one's folder.
+    """
+    if not runs:
+        raise LeaderboardSubmitError("no run folder given (--results).")
+    by_identity: dict[tuple[str, str], list[RunFolder]] = {}
+    for run in runs:
+        by_identity.setdefault((run.name, run.revision), []).append(run)
+    if len(by_identity) == 1:
+        return list(runs), []
+    named = [key for key in by_identity if key[0] == model]
+    local = [key for key in by_identity if by_identity[key][0].is_local]
+    pick = named if named else local
+    if len(pick) == 1:
+        (key,) = pick
+        left = ", ".join(f"{n} @ {r}" for n, r in sorted(by_identity) if (n, r) != key)
+        how = "the runs filed under --model" if named else "the one local model's runs"
+        return by_identity[key], [
+            f"--results holds several models; took {how}, {key[0]} @ {key[1]} "
+            f"({_folders(by_identity[key])}), and left {left}"
+        ]
+    listed = "\n".join(
+        f"  {n} @ {r}: --results {_folders(by_identity[(n, r)])}" for n, r in sorted(by_identity)
+    )
+    why = (
+        f"several revisions of {model}"
+        if named
+        else f"none is filed under {model!r}"
+        + (f" and {len(local)} are local models" if len(local) > 1 else "")
+    )
+    raise LeaderboardSubmitError(
+        f"--results holds runs of several models or revisions ({why}); submit one model "
+        f"revision at a time: pass the folder of the one to submit:\n{listed}"
+    )
+
+
+def _folders(runs: Sequence[RunFolder]) -> str:
+    """The runs' folders as the user would type them (relative to the repository)."""
+    return " ".join(display_path(run.path) for run in runs)
+
+
 def plan_runs(
     runs: Sequence[RunFolder],
     model: str,
@@ -179,27 +239,21 @@ def plan_runs(
         The :class:`Submission` (``revision`` is None when nothing determines it).
 
     Raises:
-        LeaderboardSubmitError: Runs of different models, a run filed under another hub
-            name or revision, two different results for one task, a bad name or revision.
+        LeaderboardSubmitError: Runs of several models of which none is ``model`` or the
+            one local model (:func:`select_runs`), a run filed under another hub name or
+            revision, two different results for one task, a bad name or revision.
     """
     name = check_model_name(model)
-    runs = tuple(runs)
-    if not runs:
-        raise LeaderboardSubmitError("no run folder given (--results).")
-    identities = {(run.name, run.revision) for run in runs}
-    if len(identities) > 1:
-        listed = "; ".join(f"{n} @ {r}" for n, r in sorted(identities))
-        raise LeaderboardSubmitError(
-            f"--results hold runs of different models or revisions ({listed}); submit one "
-            "model revision at a time."
-        )
-    ((source_name, source_revision),) = identities
+    chosen_runs, picked = select_runs(runs, name)
+    runs = tuple(chosen_runs)
+    ((source_name, source_revision),) = {(run.name, run.revision) for run in runs}
     if source_name != name and not runs[0].is_local:
         raise LeaderboardSubmitError(
             f"these results are filed under {source_name!r}, not {name!r}: only runs of a local "
             f"folder are re-filed under another name. Pass --model {source_name}."
         )
     chosen, notes = _revision(source_revision, revision, registered_revision, folder_revision)
+    notes = [*picked, *notes]
     check_model_dir(runs)
     tasks = _tasks(runs)
     if (source_name, source_revision) != (name, chosen):

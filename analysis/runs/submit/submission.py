@@ -23,6 +23,7 @@ copying (merging into existing result files), commit and pull request are mteb's
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -159,7 +160,8 @@ def _prepare(
     """Read the runs, refuse an unknown model, decide name and revision, build the metadata."""
     model = refile.check_model_name(model)
     out_dir = Path(out) if out is not None else DEFAULT_OUT / model_folder_name(model)
-    runs = refile.read_runs(results)
+    # the model's runs first: an unknown model's refusal must not hide several models
+    runs, picked = refile.select_runs(refile.read_runs(results), model)
     folder = _model_dir(model_dir, runs)
     facts = derive(folder) if folder is not None else None
     if model not in registered_names():
@@ -171,6 +173,7 @@ def _prepare(
         registered_revision=registered_revision(model),
         folder_revision=facts.value("revision") if facts is not None else None,
     )
+    plan = dataclasses.replace(plan, notes=(*picked, *plan.notes))
     if plan.revision is None:
         raise LeaderboardSubmitError(f"no revision known for {model}: pass --revision SHA.")
     _require_clean(root)
