@@ -175,3 +175,18 @@ def test_an_unknown_model_is_refused_after_the_several_models_problem(tmp_path):
         submission._prepare([runs], "my-org/not-registered", tmp_path, None, None, None)
     assert "several models or revisions" in str(err.value)
     assert "does not know the model" not in str(err.value)
+
+
+def test_an_unknown_model_refused_from_several_says_which_runs_it_took(tmp_path):
+    """The refusal of a model mteb does not know names the runs it took from the folder."""
+    from analysis.runs.submit import submission
+
+    runs = tmp_path / "runs"
+    run_folder(runs, "local/mine", "local-1")
+    run_folder(runs, "org/a", SHA, score=0.7)
+    with pytest.raises(LeaderboardSubmitError) as err:
+        submission._prepare([runs], "my-org/not-registered", tmp_path, None, None, None)
+    message = str(err.value)
+    assert "does not know the model 'my-org/not-registered'" in message
+    assert "Note: --results holds several models; took the one local model's runs" in message
+    assert "local/mine @ local-1" in message and f"left org/a @ {SHA}" in message

@@ -165,7 +165,7 @@ def _prepare(
     folder = _model_dir(model_dir, runs)
     facts = derive(folder) if folder is not None else None
     if model not in registered_names():
-        raise _refuse(model, revision, facts, out_dir)
+        raise _refuse(model, revision, facts, out_dir, picked)
     plan = refile.plan_runs(
         runs,
         model,
@@ -191,14 +191,19 @@ def _model_dir(given: str | Path | None, runs: Sequence[refile.RunFolder]) -> Pa
 
 
 def _refuse(
-    model: str, revision: str | None, facts: FolderFacts | None, out_dir: Path
+    model: str,
+    revision: str | None,
+    facts: FolderFacts | None,
+    out_dir: Path,
+    picked: Sequence[str] = (),
 ) -> UnregisteredModelError:
+    """The refusal of a model mteb does not know; ``picked`` says which runs were taken."""
     import mteb
 
     lead = (
         f"mteb {mteb.__version__} does not know the model {model!r}: it is not in mteb's model "
         "registry, so the results repository's CI (tests/test_model_implementation.py) rejects "
-        "results for it. Nothing was committed.\n"
+        "results for it. Nothing was committed.\n" + "".join(f"Note: {note}.\n" for note in picked)
     )
     if facts is None:
         return UnregisteredModelError(
