@@ -13,8 +13,11 @@ Which tasks to run in the first place: :func:`analysis.stats.select_tasks`
 
 **The estimator.** The mean of the target tasks the model has not run is predicted by
 ridge regression on the z-scores of the tasks it has run (penalty chosen by exact
-leave-one-out error, 0 = least squares included); the tasks it has run enter the mean
-as measured (:mod:`._target`). Least squares was as accurate as a low-rank factor
+leave-one-out error, 0 = least squares included, then raised to a floor of 0.1 n: the
+floor keeps a newer model's interval as narrow at 12 tasks while least squares, chosen
+for models like the references, extrapolates worst beyond them; measured in
+:data:`._ridge.LAMBDA_FLOOR`); the tasks it has run enter the mean as measured
+(:mod:`._target`). Least squares was as accurate as a low-rank factor
 model, a Gaussian process, Huber regression and quadratic terms on the snapshot's
 MTEB(eng, v2) (``benchmarks/results/estimate.md``).
 
