@@ -35,7 +35,7 @@ from analysis.stats._conformal import (
     variance_slope,
 )
 from analysis.stats._estimate_sim import simulate_scores
-from analysis.stats._ridge import LAMBDA_GRID, fit_ridge
+from analysis.stats._ridge import LAMBDA_FLOOR, LAMBDA_GRID, fit_ridge
 from analysis.stats._select import forward_path, mmteb_path, task_predictability
 
 
@@ -82,10 +82,25 @@ def test_ridge_penalty_minimizes_leave_one_out_error():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(30, 12))
     y = X[:, 0] + rng.normal(scale=2.0, size=30)
-    fit = fit_ridge(X, y)
-    mse = {lam: np.mean(fit_ridge(X, y, lam=lam).loo_residuals ** 2) for lam in LAMBDA_GRID}
+    fit = fit_ridge(X, y, floor=0.0)
+    mse = {
+        lam * 30: np.mean(fit_ridge(X, y, lam=lam * 30).loo_residuals ** 2) for lam in LAMBDA_GRID
+    }
     best = min(mse, key=lambda lam: mse[lam])
-    assert fit.lam == pytest.approx(best * 30)
+    assert fit.lam == pytest.approx(best)
+    assert fit_ridge(X, y).lam == pytest.approx(max(best, LAMBDA_FLOOR * 30))
+
+
+def test_ridge_penalty_floor_raises_least_squares():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + rng.normal(scale=0.01, size=40)
+    assert fit_ridge(X, y, floor=0.0).lam < LAMBDA_FLOOR * 40  # leave-one-out: no shrinkage
+    floored = fit_ridge(X, y)
+    assert floored.lam == pytest.approx(LAMBDA_FLOOR * 40)
+    exact = fit_ridge(X, y, lam=LAMBDA_FLOOR * 40)
+    np.testing.assert_allclose(floored.beta, exact.beta)
+    assert fit_ridge(X, y, lam=0.0).lam == 0.0  # an explicit penalty is kept
 
 
 def _loo_brute(X, y, cols, criterion, level):
@@ -310,8 +325,10 @@ def test_select_tasks_result_and_nested_validation(board):
     assert res.steps["half_width"].notna().all() and len(res.heldout) == 40
     # nested: the held-out error of model 0 = select without it, predict it
     rest = board.iloc[:, 1:]
-    again = select_tasks(rest, 4, task_types=types, validate=False)
-    pred = predict_benchmark(rest, board.loc[list(again.tasks), board.columns[0]])
+    again = select_tasks(rest, 4, task_types=types)
+    observed = board.loc[list(again.tasks), board.columns[0]]
+    pred = predict_benchmark(rest, observed, selection=again)
+    assert pred.features == again.tasks
     assert res.heldout["predicted"].iloc[0] == pytest.approx(pred.mean)
     mm = select_tasks(board, 9, method="mmteb", task_types=types, validate=False)
     assert len(mm.tasks) == 9 and (mm.steps["dropped"] != "").all()

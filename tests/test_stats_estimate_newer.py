@@ -131,31 +131,43 @@ def test_a_near_twin_gets_a_warning_naming_it_and_a_prediction(timed):
 
 
 @pytest.mark.slow
-def test_more_observed_tasks_never_give_a_wider_typical_interval(timed):
-    """RTEB's shape: a private mean from public tasks; all of them vs the best few."""
-    scores, _ = timed
-    public, private = list(scores.index[:8]), list(scores.index[8:])
-    ref, new = scores.iloc[:, :70], scores.iloc[:, 70:]
+def test_more_observed_tasks_never_give_a_wider_typical_interval():
+    """RTEB's shape: a private mean from public tasks; all of them vs the best few.
 
-    def typical_half_width(tasks: list[str]) -> float:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExtrapolationWarning)
-            return float(
-                np.median(
-                    [
-                        (r.confidence_interval.high - r.confidence_interval.low) / 2
-                        for r in (
-                            predict_benchmark(ref, new.loc[tasks, m], target_tasks=private)
-                            for m in new.columns
-                        )
-                    ]
+    One simulated leaderboard is not enough: the typical half-width is a conformal
+    quantile of 70 models' errors, and it moves by 10-20% between simulations (ratios
+    all / best subset over seeds 5-9: 1.05, 1.10, 0.97, 1.02, 1.09 with the penalty
+    chosen by leave-one-out alone; 1.21, 0.91, 1.08, 0.94, 1.04 with the penalty floor
+    of ``analysis.stats._ridge``). The median over the simulations must not be wider.
+    """
+
+    def ratio(seed: int) -> float:
+        scores, _ = simulate_scores_over_time(np.random.default_rng(seed), 90, 12)
+        public, private = list(scores.index[:8]), list(scores.index[8:])
+        ref, new = scores.iloc[:, :70], scores.iloc[:, 70:]
+
+        def typical_half_width(tasks: list[str]) -> float:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExtrapolationWarning)
+                return float(
+                    np.median(
+                        [
+                            (r.confidence_interval.high - r.confidence_interval.low) / 2
+                            for r in (
+                                predict_benchmark(ref, new.loc[tasks, m], target_tasks=private)
+                                for m in new.columns
+                            )
+                        ]
+                    )
                 )
-            )
 
-    everything = typical_half_width(public)
-    subsets = [list(select_tasks(ref, k, target_tasks=private, candidates=public, validate=False)
-                    .tasks) for k in (2, 4, 6)]  # fmt: skip
-    assert everything <= min(typical_half_width(s) for s in subsets) * 1.05
+        everything = typical_half_width(public)
+        subsets = [list(select_tasks(ref, k, target_tasks=private, candidates=public,
+                                     validate=False).tasks) for k in (2, 4, 6)]  # fmt: skip
+        return everything / min(typical_half_width(s) for s in subsets)
+
+    ratios = [ratio(seed) for seed in range(5, 10)]
+    assert np.median(ratios) <= 1.05, ratios
 
 
 def test_validate_by_release_date_predicts_every_newer_model(timed):
