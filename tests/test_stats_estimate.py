@@ -29,7 +29,6 @@ from analysis.stats import (
     select_tasks,
 )
 from analysis.stats._conformal import (
-    jackknife_plus,
     leave_one_out_widths,
     upper_order_statistic,
     variance_slope,
@@ -62,14 +61,11 @@ def test_ridge_leave_one_out_equals_refits(lam):
     rng = np.random.default_rng(1)
     X, y = rng.normal(size=(25, 4)), rng.normal(size=25)
     fit = fit_ridge(X, y, lam=lam)
-    x_new = rng.normal(size=4)
     for i in (0, 7, 24):
         keep = np.arange(25) != i
         beta, mu, sd = _ridge_refit(X, y, lam, keep)
         a_i = np.r_[1.0, (X[i] - mu) / sd]
         assert fit.loo_residuals[i] == pytest.approx(y[i] - a_i @ beta, abs=1e-10)
-        a_new = np.r_[1.0, (x_new - mu) / sd]
-        assert fit.loo_predict(x_new)[i] == pytest.approx(a_new @ beta, abs=1e-10)
         # leverage of model i against the others = its leverage as a new point there
         A = np.column_stack([np.ones(24), (X[keep] - mu) / sd])
         P = np.eye(5) * lam
@@ -175,11 +171,6 @@ def test_conformal_pieces_match_their_definitions():
     v = rng.normal(size=19)
     assert upper_order_statistic(v, 0.95) == np.max(v)  # ceil(0.95 * 20) = 19
     assert upper_order_statistic(v[:10], 0.95) == np.inf  # rank 11 of 10
-    preds, scores = rng.normal(size=39), np.abs(rng.normal(size=39))
-    low, high = jackknife_plus(preds, scores, 1.5, 0.9)
-    # Barber et al.: low = floor(alpha (n + 1))-th smallest of preds - s R
-    lows, highs = np.sort(preds - 1.5 * scores), np.sort(preds + 1.5 * scores)
-    assert low == lows[int(np.floor(0.1 * 40)) - 1] and high == highs[int(np.ceil(0.9 * 40)) - 1]
     errors, lev = rng.standard_t(3, size=30), rng.uniform(0.01, 0.2, size=30)
     gamma, half, covered = leave_one_out_widths(errors, lev, 0.9)
     assert gamma == variance_slope(errors, lev)
@@ -389,12 +380,14 @@ def _coverage_tolerance(per_board: np.ndarray, n_per_board: int) -> tuple[float,
     return float(per_board.mean()), max(float(per_board.std(ddof=1) / np.sqrt(n)), binomial)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["all", "private"])
-def test_jackknife_plus_covers_new_models_in_simulation(target):
+def test_interval_covers_new_models_in_simulation(target):
     """400 leaderboards of 61 models x 16 tasks; one new model predicted from 4 tasks.
 
     ``private``: the target is the mean of 10 tasks none of which is observed (RTEB's
-    private mean from public scores); the acceptance band is 0.93-0.97.
+    private mean from public scores); the acceptance band is 0.93-0.97. Slow (2.5 minutes
+    each); the fast tier keeps the selection-aware check below.
     """
     rng = np.random.default_rng(11 if target == "all" else 13)
     hits = []

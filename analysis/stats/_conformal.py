@@ -9,10 +9,6 @@ get wider intervals. ``gamma`` is estimated by the method of moments, robustly: 
 Theil-Sen line of ``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), clipped at
 0 (no scaling).
 
-* :func:`jackknife_plus`: the jackknife+ interval of Barber, Candes, Ramdas and
-  Tibshirani (2021), with normalized scores: ``[q_lo(yhat_-i(x) - sigma(x) R_i),
-  q_hi(yhat_-i(x) + sigma(x) R_i)]``. Guaranteed coverage >= 1 - 2 alpha for any
-  algorithm, close to 1 - alpha for stable ones (least squares is);
 * :func:`split_interval`: ``yhat(x) +- sigma(x) q(R)``, the split-conformal interval,
   used when the errors come from a procedure (selection + fit) rerun without each
   model, so that the centre and the calibration errors come from different fits;
@@ -64,15 +60,6 @@ def upper_order_statistic(values: np.ndarray, level: float) -> float:
     if rank > n:
         return float("inf")
     return float(np.partition(np.asarray(values, dtype=float), rank - 1)[rank - 1])
-
-
-def jackknife_plus(
-    loo_predictions: np.ndarray, scores: np.ndarray, sigma_x: float, level: float
-) -> tuple[float, float]:
-    """Normalized jackknife+ interval at a new point (may be infinite for small n)."""
-    low = -upper_order_statistic(-(loo_predictions - sigma_x * scores), level)
-    high = upper_order_statistic(loo_predictions + sigma_x * scores, level)
-    return low, high
 
 
 def split_interval(

@@ -6,9 +6,8 @@ models. Features are z-scores of each task among the reference models; the inter
 not penalized. The penalty is chosen by exact leave-one-out error over a grid that
 includes 0 (ordinary least squares), then raised to a floor of ``0.1 n`` (:data:`LAMBDA_FLOOR`,
 see there why). Every leave-one-out quantity is closed form
-(Sherman-Morrison on the penalized normal equations): residuals ``e_i / (1 - h_i)``,
-a point's leverage against the other models ``h_i / (1 - h_i)``, and the predictions
-at a new point of the n fits that each leave one model out (for jackknife+).
+(Sherman-Morrison on the penalized normal equations): residuals ``e_i / (1 - h_i)``
+and a point's leverage against the other models ``h_i / (1 - h_i)``.
 """
 
 from __future__ import annotations
@@ -89,16 +88,6 @@ class RidgeFit:
         """Leverage of new point(s) ``x``: ``a' (A'A + P)^-1 a``."""
         a = self.point(x)
         return np.einsum("np,pq,nq->n", a, self.gram_inv, a)
-
-    def loo_predict(self, x: np.ndarray) -> np.ndarray:
-        """Predictions at one new point ``x`` of the n fits that leave one model out.
-
-        Exact for a fixed penalty and standardization: ``beta_(-i) = beta - G^-1 a_i
-        e_i / (1 - h_i)``, so ``yhat_(-i)(x) = yhat(x) - (a' G^-1 a_i) e_i / (1 - h_i)``
-        and ``e_i / (1 - h_i)`` is the leave-one-out residual.
-        """
-        a = self.point(x)[0]
-        return float(a @ self.beta) - (self.design @ (self.gram_inv @ a)) * self.loo_residuals
 
 
 def _standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -46,11 +46,6 @@ class TargetModel:
         base = self._known_part(x)
         return base if self.fit is None else base + self.w_unknown * float(self.fit.predict(x)[0])
 
-    def loo_predict(self, x: np.ndarray) -> np.ndarray:
-        """Predictions at ``x`` of the fits that leave out each reference model."""
-        assert self.fit is not None
-        return self._known_part(x) + self.w_unknown * self.fit.loo_predict(x)
-
     def loo_errors(self) -> np.ndarray:
         """Leave-one-out errors (predicted - actual) of the reference models' target means."""
         assert self.fit is not None

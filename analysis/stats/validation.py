@@ -33,12 +33,25 @@ __all__ = [
 ]
 
 
-def _coverage(table: pd.DataFrame) -> float:
-    return float(table["covered"].mean()) if len(table) else float("nan")
+@dataclass(frozen=True, repr=False)
+class _HeldOutResult(StatsResult):
+    """What every held-out check holds: one row per prediction, and its coverage."""
+
+    table: pd.DataFrame
+    confidence_level: float
+
+    @property
+    def coverage(self) -> float:
+        """Share of the held-out predictions whose interval holds the actual mean."""
+        return float(self.table["covered"].mean()) if len(self.table) else float("nan")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-prediction table (a copy)."""
+        return self.table.copy()
 
 
 @dataclass(frozen=True, repr=False)
-class CrossFitResult(StatsResult):
+class CrossFitResult(_HeldOutResult):
     """Result of :func:`cross_fit_selection`.
 
     Attributes:
@@ -46,24 +59,13 @@ class CrossFitResult(StatsResult):
             ``ci_low``, ``ci_high`` (its interval), ``error``, ``half_width``,
             ``covered``, ``extrapolating``, ``tasks`` (the tasks chosen without it,
             joined by ``", "``).
+        confidence_level: level of the intervals.
         k: tasks selected per fold.
         n_folds: folds used.
-        confidence_level: level of the intervals.
     """
 
-    table: pd.DataFrame
     k: int
     n_folds: int
-    confidence_level: float
-
-    @property
-    def coverage(self) -> float:
-        """Share of the held-out models whose interval holds their actual mean."""
-        return _coverage(self.table)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         return [
@@ -74,7 +76,7 @@ class CrossFitResult(StatsResult):
 
 
 @dataclass(frozen=True, repr=False)
-class ReleaseDateValidation(StatsResult):
+class ReleaseDateValidation(_HeldOutResult):
     """Result of :func:`validate_by_release_date`.
 
     Attributes:
@@ -83,24 +85,13 @@ class ReleaseDateValidation(StatsResult):
             ``half_width``, ``covered``, ``extrapolating``, ``above_all_older`` (its
             actual mean exceeds every older model's), ``calibration``, ``n_older``,
             ``n_undated``.
+        confidence_level: level of the intervals.
         cuts: the split dates (as ``YYYY-MM-DD``).
         k: tasks selected per cut (None: every candidate observed).
-        confidence_level: level of the intervals.
     """
 
-    table: pd.DataFrame
     cuts: tuple[str, ...]
     k: int | None
-    confidence_level: float
-
-    @property
-    def coverage(self) -> float:
-        """Share of the newer models whose interval holds their actual mean."""
-        return _coverage(self.table)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-(cut, model) table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         return [
