@@ -321,9 +321,16 @@ class Reader:
     def __init__(self, tab: Any, url: str) -> None:
         self.tab, self.url = tab, url
         self.problems: list[str] = []
+        self.loading: set[Any] = set()
         tab.on("pageerror", lambda err: self.problems.append(f"script error: {err}"))
-        tab.on("requestfailed", lambda req: self.problems.append(f"failed: {req.url}"))
+        tab.on("request", lambda req: self.loading.add(req))
+        tab.on("requestfinished", lambda req: self.loading.discard(req))
+        tab.on("requestfailed", self._failed)
         tab.on("response", self._status)
+
+    def _failed(self, request: Any) -> None:
+        self.loading.discard(request)
+        self.problems.append(f"failed: {request.url}")
 
     def _status(self, response: Any) -> None:
         if response.status >= 400:
@@ -334,6 +341,23 @@ class Reader:
         self.problems.clear()
         self.tab.goto(f"{self.url}/{path}")
         self.tab.wait_for_load_state("networkidle")
+
+    def settle(self, quiet_ms: int = 500, timeout_s: float = 30) -> None:
+        """Wait until no request of the page has been in flight for ``quiet_ms``.
+
+        Scripts fetch after the load (the search page fetches every hit's page for its
+        summary); leaving the page before they end aborts them, and they would show
+        as failed requests.
+        """
+        deadline = time.monotonic() + timeout_s
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            if self.loading:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_ms / 1000:
+                return
+            self.tab.wait_for_timeout(50)
+        raise AssertionError(f"still loading after {timeout_s} s: {[r.url for r in self.loading]}")
 
 
 @pytest.fixture(scope="module")
@@ -396,8 +420,9 @@ def test_browser_search_finds_the_api_entry(reader: Reader) -> None:
     field.fill("rank_intervals")
     field.press("Enter")
     tab.wait_for_url(re.compile(r"/search\.html\?q=rank_intervals"))
+    tab.locator("#search-results .search-summary", has_text="Search finished").wait_for()
+    reader.settle()  # the hits' summaries are fetched after "Search finished"
     hit = tab.locator(f"#search-results a[href*='api.html#{RANK_INTERVALS}']").first
-    hit.wait_for()
     hit.click()
     tab.wait_for_load_state("networkidle")
     assert tab.url.endswith(f"/api.html#{RANK_INTERVALS}"), tab.url

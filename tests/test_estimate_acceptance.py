@@ -55,6 +55,7 @@ def test_k8_half_width_on_the_snapshot(boards):
     assert width.half_width < mse.half_width
 
 
+@pytest.mark.slow  # 90 s: every complete model of the snapshot, left out in turn
 def test_rteb_private_mean_from_public_scores_covers(boards):
     board = boards[RTEB]
     complete = board.complete_models("public", "private")

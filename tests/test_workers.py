@@ -245,3 +245,29 @@ def test_jobs_another_process_runs_are_running_elsewhere_not_queued(tmp_path: Pa
         release.set()
         holder.join(30)
     assert plan_status(plan)[0].detail == "not run (the run ended)"  # both are gone
+
+
+def test_a_stopped_run_counts_as_status_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job whose results are complete is finished, whatever its record says.
+
+    A stop after the last result file but before the record leaves ``interrupted`` (or
+    ``running``, when the worker was killed); status reads such a job as done, and so must
+    the run's last line. Completeness is stubbed here; the getting-started walk stops a
+    real run.
+    """
+    from analysis.runs.executors import records
+
+    jobs = _jobs(tmp_path, 6)
+    complete = {"job01", "job03"}
+    monkeypatch.setattr(records, "job_complete", lambda job: job.job_id in complete)
+    ended = {
+        "job00": {"state": "done"},
+        "job01": {"state": "interrupted"},  # results written, then stopped
+        "job02": {"state": "interrupted"},
+        "job04": {"state": "failed"},
+    }  # job03: killed with its record "running" after its results; job05: never started
+    assert records.stop_counts(jobs, ended) == (4, 1, 1)
+    complete.clear()
+    assert records.stop_counts(jobs, ended) == (2, 2, 2)

@@ -39,7 +39,7 @@ from ...core.interrupt import GRACE, signal_of, signals_ignored
 from ...core.interrupt import worker_signals as _worker_signals
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
-from .records import ENDED, mark_interrupted, read_record, this_process
+from .records import ENDED, mark_interrupted, read_record, stop_counts, this_process
 from .submissions import log_submission
 from .worker import new_token, run_worker
 
@@ -154,13 +154,12 @@ class LocalRun(Submitted):
                     if job.job_id not in ended:
                         mark_interrupted(self.plan, job, killed, "interrupted (worker killed)")
                 self._collect(ended, bar)
-            interrupted = sum(r.get("state") == "interrupted" for r in ended.values())
-            finished = len(ended) - interrupted
+                finished, interrupted, not_started = stop_counts(self.jobs, ended)
             raise RunInterrupted(
                 signum=signal_of(err),
                 finished=finished,
                 interrupted=interrupted,
-                not_started=len(self.jobs) - len(ended),
+                not_started=not_started,
                 unit="job",
                 note="Run the plan again to resume",
             ) from None

@@ -12,12 +12,13 @@ import json
 import os
 import socket
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...core.io import atomic_write_text
 from ..locks import process_start
-from ..plan import Job, Plan
+from ..plan import Job, Plan, job_complete
 
 JOB_RECORDS = "jobs"
 #: The states a record can hold; all but ``running`` mean the job ended.
@@ -85,3 +86,31 @@ def mark_interrupted(plan: Plan, job: Job, pids: set[int], reason: str) -> bool:
     fields.update(state="interrupted", finished=time.time(), error=reason)
     write_record(job, **fields)
     return True
+
+
+def stop_counts(
+    jobs: Sequence[Job], ended: Mapping[str, Mapping[str, Any]]
+) -> tuple[int, int, int]:
+    """What a stopped run did: jobs finished, interrupted and never started, as status counts.
+
+    A job is finished when its record says it ended (``done`` or ``failed``), or when all
+    its result files are complete whatever its record says: a stop that lands after the
+    last result file but before the record leaves the record ``interrupted`` (or
+    ``running``, if the worker was killed), and :mod:`analysis.runs.status` reads the job
+    as done. So the run's last line and ``static-rteb status`` give the same counts.
+
+    Args:
+        jobs: The run's jobs.
+        ended: The records of the jobs that ended, by job id.
+
+    Returns:
+        ``(finished, interrupted, not_started)``, summing to ``len(jobs)``.
+    """
+    finished = interrupted = 0
+    for job in jobs:
+        state = ended[job.job_id].get("state") if job.job_id in ended else None
+        if state in ("done", "failed") or job_complete(job):
+            finished += 1
+        elif state == "interrupted":
+            interrupted += 1
+    return finished, interrupted, len(jobs) - finished - interrupted

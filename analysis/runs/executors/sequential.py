@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -11,6 +12,7 @@ from ...core.interrupt import signal_of
 from ..plan import Job, Plan
 from .base import JobOutcome
 from .job import run_job
+from .records import ENDED, read_record, stop_counts
 
 
 def run_sequential(
@@ -41,11 +43,19 @@ def run_sequential(
                 outcomes.append(JobOutcome(job.job_id, False, f"{type(err).__name__}: {err}"))
             bar.update(1)
     except KeyboardInterrupt as err:
+        ended: dict[str, dict[str, Any]] = {
+            o.job_id: {"state": "done" if o.ok else "failed"} for o in outcomes
+        }
+        if len(outcomes) < len(jobs):  # the job that was running: its record says how it ended
+            record = read_record(plan, jobs[len(outcomes)].job_id)
+            if record is not None and record.get("state") in ENDED:
+                ended[jobs[len(outcomes)].job_id] = record
+        finished, interrupted, not_started = stop_counts(jobs, ended)
         raise RunInterrupted(
             signum=signal_of(err),
-            finished=len(outcomes),
-            interrupted=1,
-            not_started=len(jobs) - len(outcomes) - 1,
+            finished=finished,
+            interrupted=interrupted,
+            not_started=not_started,
             note="Run the plan again to resume",
         ) from None
     finally:
