@@ -47,9 +47,10 @@ def run_sequential(
             o.job_id: {"state": "done" if o.ok else "failed"} for o in outcomes
         }
         if len(outcomes) < len(jobs):  # the job that was running: its record says how it ended
-            record = read_record(plan, jobs[len(outcomes)].job_id)
+            current = jobs[len(outcomes)].job_id
+            record = read_record(plan, current)
             if record is not None and record.get("state") in ENDED:
-                ended[jobs[len(outcomes)].job_id] = record
+                ended[current] = record
         finished, interrupted, not_started = stop_counts(jobs, ended)
         raise RunInterrupted(
             signum=signal_of(err),
