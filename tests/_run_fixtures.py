@@ -66,17 +66,34 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     keep = os.environ.get("STATIC_RTEB_TEST_MODELS")
     base = tmp_path_factory.getbasetemp()
     root = Path(keep) if keep else base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder = root / "static-minilm-m2v-128"
+    name = f"static-minilm-m2v-128-{_distill_recipe()}"
+    folder = root / name
     if (folder / "config.json").is_file():
         return folder
     from analysis.runs.locks import FileLock
 
-    with FileLock(root / "static-minilm-m2v-128.lock"):
+    with FileLock(root / f"{name}.lock"):
         if not (folder / "config.json").is_file():
             from analysis.runs.distill import distill_model
 
             distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False)
     return folder
+
+
+def _distill_recipe() -> str:
+    """8 hex digits of the distillation code and model2vec's version.
+
+    A kept model is distilled again when the way students are made changes.
+    """
+    import hashlib
+
+    import model2vec
+
+    code = (REPO / "analysis" / "runs" / "distill.py").read_bytes()
+    compat = (REPO / "analysis" / "core" / "compat.py").read_text(encoding="utf-8")
+    encoding = compat[compat.find("FLOAT64_ENCODING_MODEL2VEC") :]
+    digest = hashlib.sha256(code + encoding.encode() + model2vec.__version__.encode())
+    return digest.hexdigest()[:8]
 
 
 #: Words of the tiny teacher's vocabulary (besides BERT's special tokens).

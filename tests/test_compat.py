@@ -591,3 +591,66 @@ def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classifi
     assert compat.speed_up_classification() is True
     assert picks() == mteb_picks
     assert all(len(chosen) >= 8 * 20 / 3 for chosen, _ in mteb_picks)
+
+
+def test_float64_token_encoding_is_in_place_and_undone():
+    import model2vec.distill.inference as inference
+
+    original = inference._encode_mean_with_model
+    with compat.float64_token_encoding() as in_place:
+        assert in_place is True
+        assert inference._encode_mean_with_model is compat._encode_mean_float64
+    assert inference._encode_mean_with_model is original
+
+
+def test_float64_token_encoding_turns_itself_off_for_changed_model2vec_code(monkeypatch, caplog):
+    import model2vec.distill.inference as inference
+
+    original = inference._encode_mean_with_model
+    sources = {**compat.FLOAT64_ENCODING_SOURCES, "create_embeddings": "0" * 16}
+    monkeypatch.setattr(compat, "FLOAT64_ENCODING_SOURCES", sources)
+    monkeypatch.setattr(compat, "_float64_notes", [])
+    with caplog.at_level("WARNING", logger="analysis.core.compat"):
+        for _ in range(2):
+            with compat.float64_token_encoding() as in_place:
+                assert in_place is False
+                assert inference._encode_mean_with_model is original
+    notes = [r.getMessage() for r in caplog.records if "float32" in r.getMessage()]
+    assert len(notes) == 1 and "create_embeddings" in notes[0], notes
+
+
+def test_float64_encoding_sources_are_the_installed_model2vec():
+    """The recorded sources are the pinned model2vec's (fails on an upgrade: re-check)."""
+    import model2vec
+    import model2vec.distill.inference as inference
+
+    if model2vec.__version__ != compat.FLOAT64_ENCODING_MODEL2VEC:
+        pytest.skip(f"model2vec {model2vec.__version__}: written for another version")
+    digests = {
+        name: compat._source_digest(getattr(inference, name))
+        for name in compat.FLOAT64_ENCODING_SOURCES
+    }
+    assert digests == compat.FLOAT64_ENCODING_SOURCES
+
+
+def test_float64_encoding_is_model2vecs_mean_in_float64(tmp_path):
+    """Against model2vec's own float32 pooling, on a batch of different lengths with padding."""
+    import copy
+
+    import model2vec.distill.inference as inference
+    import torch
+    from _run_fixtures import tiny_teacher
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(tiny_teacher(tmp_path / "tiny-bert")).eval()
+    ids = torch.tensor([[2, 10, 3, 0, 0], [2, 11, 12, 13, 3], [2, 14, 3, 0, 0]])
+    encodings = {
+        "input_ids": ids,
+        "attention_mask": (ids != 0).long(),
+        "token_type_ids": torch.zeros_like(ids),
+    }
+    theirs = inference._encode_mean_with_model(model, encodings)
+    ours = compat._encode_mean_float64(copy.deepcopy(model).double(), encodings)
+    assert ours.dtype == torch.float64 and theirs.dtype == torch.float32
+    torch.testing.assert_close(ours.float(), theirs, rtol=1e-5, atol=1e-6)
+    assert not torch.equal(ours, theirs.double())  # float64 indeed: not float32 widened

@@ -1,7 +1,10 @@
-"""Bit-reproducible outputs: the same inputs give the same bytes, whatever the threads.
+"""Bit-reproducible outputs: the same inputs give the same bytes, whatever the threads or CPU.
 
 A distilled student (every file), a notebook's table and figure (Markdown, PNG and SVG)
-are made twice, under different thread counts, and compared byte for byte. The own
+are made twice, under different thread counts, and compared byte for byte. The student
+is also distilled as another CPU would: torch without its AVX2/AVX-512 kernels
+(``ATEN_CPU_CAPABILITY=default``) or OpenBLAS with another core's kernels
+(``OPENBLAS_CORETYPE``), each of which changes model2vec's own float32 student. The own
 model's scores a figure plots are rounded first (:func:`analysis.notebook.style.for_figure`), so a
 machine's float noise in them does not reach the SVG either.
 """
@@ -9,6 +12,10 @@ machine's float noise in them does not reach the SVG either.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -66,9 +73,72 @@ def test_distilled_student_is_byte_identical_under_other_thread_counts(tmp_path_
     assert digests[0] == digests[1]
 
 
+#: Environments that make this machine compute as another CPU would.
+OTHER_CPUS = {
+    "torch without AVX2": {"ATEN_CPU_CAPABILITY": "default"},
+    "OpenBLAS Sandy Bridge": {"OPENBLAS_CORETYPE": "Sandybridge"},
+}
+
+_OURS = """
+import sys
+from analysis.runs.distill import distill_model
+distill_model(sys.argv[1], sys.argv[2], pca_dims=16, show_progress=False)
+"""
+
+_MODEL2VEC_FLOAT32 = """
+import sys
+from model2vec.distill import distill
+from threadpoolctl import threadpool_limits
+with threadpool_limits(limits=1, user_api="blas"):
+    student = distill(model_name=sys.argv[1], pca_dims=16)
+student.save_pretrained(sys.argv[2], model_name="student")
+"""
+
+
+def _distil_as(cpu: dict[str, str], script: str, teacher: Path, out: Path) -> dict[str, str]:
+    """Digests of a student distilled by ``script`` in a fresh process under ``cpu``'s environment."""
+    env = {**os.environ, **cpu}
+    subprocess.run(
+        [sys.executable, "-c", script, str(teacher), str(out)], env=env, check=True, timeout=300
+    )
+    return _digests(out)
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory):
+    return tiny_teacher(tmp_path_factory.mktemp("teacher") / "tiny-bert")
+
+
+@pytest.mark.parametrize("cpu", list(OTHER_CPUS))
+def test_distilled_student_is_byte_identical_on_another_cpu(teacher, tmp_path, cpu):
+    """float64 up to model2vec's float16: the other kernels' noise stays below a float16 step."""
+    here = _distil_as({}, _OURS, teacher, tmp_path / "here" / "student")
+    there = _distil_as(OTHER_CPUS[cpu], _OURS, teacher, tmp_path / "there" / "student")
+    assert here == there
+    config = (tmp_path / "here" / "student" / "config.json").read_text(encoding="utf-8")
+    assert str(tmp_path) not in config  # the teacher as given, no path of this machine
+
+
+@pytest.mark.parametrize("cpu", list(OTHER_CPUS))
+def test_model2vec_float32_student_differs_on_another_cpu(teacher, tmp_path, cpu):
+    """Why the float64: model2vec's own float32 distillation changes with the CPU's kernels."""
+    import torch
+    from threadpoolctl import threadpool_info
+
+    if cpu.startswith("torch") and torch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("torch already runs its default kernels on this machine")
+    if cpu.startswith("OpenBLAS") and any(
+        pool.get("architecture") == "Sandybridge" for pool in threadpool_info()
+    ):
+        pytest.skip("OpenBLAS already runs Sandy Bridge kernels on this machine")
+    here = _distil_as({}, _MODEL2VEC_FLOAT32, teacher, tmp_path / "here" / "student")
+    there = _distil_as(OTHER_CPUS[cpu], _MODEL2VEC_FLOAT32, teacher, tmp_path / "there" / "student")
+    assert here["model.safetensors"] != there["model.safetensors"]
+
+
 def test_distillation_runs_blas_on_one_thread(tmp_path, monkeypatch):
     """model2vec's PCA sees one BLAS thread, whatever the caller's limit (here 2)."""
-    import model2vec.distill
+    import model2vec.distill.distillation
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from analysis.runs.distill import DISTILL_BLAS_THREADS
@@ -76,15 +146,18 @@ def test_distillation_runs_blas_on_one_thread(tmp_path, monkeypatch):
     seen: list[int] = []
 
     class Student:
+        def __init__(self) -> None:
+            self.config: dict[str, str] = {}
+
         def save_pretrained(self, path: str, model_name: str | None = None) -> None:
             Path(path).mkdir(parents=True, exist_ok=True)
             (Path(path) / "config.json").write_text("{}", encoding="utf-8")
 
-    def distill(**kwargs):
+    def distill_from_model(**kwargs):
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return Student()
 
-    monkeypatch.setattr(model2vec.distill, "distill", distill)
+    monkeypatch.setattr(model2vec.distill.distillation, "distill_from_model", distill_from_model)
     teacher = tiny_teacher(tmp_path / "tiny-bert")
     with threadpool_limits(limits=2, user_api="blas"):
         distill_model(teacher, tmp_path / "student", show_progress=False)
@@ -164,3 +237,36 @@ def test_float_noise_would_reach_the_svg_without_rounding(tmp_path):
         svgs.append(save_figure(fig, folder / "raw")[1].read_bytes())
         plt.close(fig)
     assert svgs[0] != svgs[1]
+
+
+@pytest.mark.slow
+def test_scores_and_rankings_are_byte_identical_on_another_cpu(tmp_path_factory, shared_dir):
+    """After the student, the run: mteb's scores and saved rankings, here and as another CPU.
+
+    ``static-rteb run`` of the session's distilled MiniLM on an STS and a retrieval task,
+    once as this machine computes and once with every other kernel at once (torch's
+    default, OpenBLAS Sandy Bridge, one OpenMP thread): each result file's scores and each
+    predictions file are the same.
+    """
+    from _cli import run_cli
+    from _run_fixtures import distilled_static_model
+
+    model = distilled_static_model(tmp_path_factory)
+    other = {key: value for cpu in OTHER_CPUS.values() for key, value in cpu.items()}
+    outs = []
+    for name, env in (("here", {}), ("there", {**other, "OMP_NUM_THREADS": "1"})):
+        out = tmp_path_factory.mktemp(name)
+        argv = ["run", "-m", str(model), "--name", "local/student", "-t", "STSBenchmark"]
+        argv += ["AILAStatutes", "--local-tasks", str(shared_dir / "tasks")]
+        done = run_cli([*argv, "--results", str(out), "--quiet"], env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        outs.append(out)
+    results = sorted(p.relative_to(outs[0]) for p in (outs[0] / "results").rglob("*.json"))
+    predictions = sorted(p.relative_to(outs[0]) for p in (outs[0] / "predictions").rglob("*"))
+    assert len(results) == 3 and len([p for p in predictions if p.suffix == ".json"]) == 2
+    for path in results:
+        here, there = (json.loads((out / path).read_text()) for out in outs)
+        assert here.get("scores") == there.get("scores"), path
+    for path in predictions:
+        if (outs[0] / path).is_file():
+            assert (outs[0] / path).read_bytes() == (outs[1] / path).read_bytes(), path

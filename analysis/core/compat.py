@@ -1,4 +1,4 @@
-"""Every use of mteb's and submitit's private API, in one place.
+"""Every use of mteb's, submitit's and model2vec's private API, in one place.
 
 mteb does not promise stability for underscore names, nor submitit for what its
 top-level package does not export. Each function here wraps one of
@@ -7,13 +7,15 @@ them, falls back to a public (slower) route where one exists, and has a test in
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
 patches of mteb methods live here too (a local task's ``load_data``, and
 :func:`speed_up_classification`: labels and texts read once; remove when mteb fixes it), and so
-does the package's one look-up of mteb's model registry (:func:`registered_meta`).
+does the package's one look-up of mteb's model registry (:func:`registered_meta`), and
+model2vec's token encoding in float64 while distilling (:func:`float64_token_encoding`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -441,3 +443,83 @@ def _classification_replacements() -> dict[str, Callable[..., Any]]:
         "AbsTaskMultilabelClassification._undersample_data_indices": _undersample_data_indices,
         "_create_dataloaders._create_dataloader_from_texts": _create_dataloader_from_texts,
     }
+
+
+#: model2vec release the float64 token encoding was written for.
+FLOAT64_ENCODING_MODEL2VEC = "0.10.0"
+#: Source digests (:func:`_source_digest`) of the model2vec functions
+#: :func:`float64_token_encoding` relies on, as in :data:`FLOAT64_ENCODING_MODEL2VEC`.
+FLOAT64_ENCODING_SOURCES = {
+    "create_embeddings": "58bb56a0235883f4",
+    "_encode_mean_with_model": "0101b6e4ff714cc5",
+}
+_float64_notes: list[str] = []
+
+
+@contextlib.contextmanager
+def float64_token_encoding() -> Iterator[bool]:
+    """model2vec's mean-pooled token encoding kept in float64 while the block runs.
+
+    model2vec (``create_embeddings``) pools the teacher's output in float32
+    (``hidden.float()``), and its PCA then runs in the embeddings' dtype. float32 sums
+    come out differently on another CPU (AVX2 or AVX-512 kernels, another OpenBLAS core
+    type): 282,183 of the MiniLM student's 7.6 million float16 values differed by one
+    step, and STSBenchmark's score moved in its sixth digit. With the teacher in float64
+    (the caller's ``model.double()``) and this encoding, everything up to model2vec's
+    final float16 is float64, whose noise (about 1e-16) is ten orders below a float16 step:
+    the student is byte-identical on another CPU (``tests/test_reproducible.py``).
+
+    Replaces ``model2vec.distill.inference._encode_mean_with_model`` (looked up by
+    ``create_embeddings`` at each batch) for the block, restored after.
+
+    Yields:
+        Whether the float64 encoding is in place. False means the installed model2vec
+        changed one of the functions (:data:`FLOAT64_ENCODING_SOURCES`): a warning says so
+        once, and model2vec's float32 encoding runs (a valid student, whose last bits may
+        differ between CPUs).
+    """
+    import model2vec.distill.inference as inference
+
+    changed = [
+        name
+        for name, digest in FLOAT64_ENCODING_SOURCES.items()
+        if _source_digest(getattr(inference, name, None)) != digest
+    ]
+    if changed:
+        _note_float64_encoding_off(changed)
+        yield False
+        return
+    original = inference._encode_mean_with_model
+    inference._encode_mean_with_model = _encode_mean_float64
+    try:
+        yield True
+    finally:
+        inference._encode_mean_with_model = original
+
+
+def _encode_mean_float64(model: Any, encodings: dict[str, Any]) -> Any:
+    """model2vec's masked mean of the last hidden state, in float64 (same inputs, same order)."""
+    import torch
+
+    with torch.inference_mode():
+        on_device = {key: value.to(model.device) for key, value in encodings.items()}
+        hidden = model(**on_device).last_hidden_state.to(torch.float64)
+        mask = on_device["attention_mask"].to(torch.float64)
+        lengths = mask.sum(1, keepdim=True).clamp_min(1.0)
+        return ((mask[:, :, None] * hidden).sum(1) / lengths).cpu()
+
+
+def _note_float64_encoding_off(changed: list[str]) -> None:
+    import logging
+
+    import model2vec
+
+    if _float64_notes:
+        return
+    note = (
+        f"model2vec {model2vec.__version__} changed {', '.join(changed)}: distilling in "
+        f"float32 (written for model2vec {FLOAT64_ENCODING_MODEL2VEC}); the student's last "
+        "bits may differ between CPUs."
+    )
+    _float64_notes.append(note)
+    logging.getLogger(__name__).warning(note)

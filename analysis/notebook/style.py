@@ -2,8 +2,11 @@
 
 Figures are byte-identical from the same inputs: :func:`analysis.core.io.save_figure` fixes
 the SVG hash salt and leaves the date out, and a notebook plots numbers from its own
-model runs through :func:`for_figure`, which rounds them below what a figure can show, so
-the float noise of another machine's BLAS (last bits of a score) does not reach the file.
+model runs through :func:`for_figure`, which rounds them below what a figure can show.
+The own scores are themselves the same on another machine (the student is distilled in
+float64, :mod:`analysis.runs.distill`, and the run's scores and rankings were the same with
+other CPU kernels, ``tests/test_reproducible.py``); the rounding keeps float noise from
+any other source (another model, another library build) out of the SVG.
 
 Nothing here reads a file at import. The post's four models (the highlighted colours) are
 read from the post the first time a palette needs them, once per process
@@ -23,7 +26,10 @@ OTHER_COLOR = "#b0b0b0"
 #: Colors of the post's models, in the order of the post's RTEB table (colorblind-safe).
 POST_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc")
 #: Decimals :func:`for_figure` keeps of a score ×100: 0.001 points, a hundredth of a pixel
-#: on a 100-point axis, and ten thousand times the float noise of a run (about 1e-7).
+#: on a 100-point axis. Float noise of 1e-7 in a score stays inside a step unless it sits
+#: on a boundary; a rank statistic can move by more (a float32 student distilled on
+#: another CPU moved STSBenchmark's Spearman by 1e-6 to 2e-6, up to a fifth of a step),
+#: which is why the student is made the same everywhere rather than rounded more.
 FIGURE_DECIMALS = 3
 
 

@@ -12,15 +12,23 @@ teacher's vocabulary (plus ``--vocabulary FILE``, one token per line), reduces t
 embeddings with PCA to ``--pca-dims`` dimensions and weights them (SIF). One progress
 bar shows the encoding.
 
-The student is byte-identical from the same teacher, vocabulary and ``--pca-dims``,
-whatever the machine's thread counts: model2vec draws nothing at random, and its PCA (a
-covariance matrix and its eigenvectors, in numpy) runs with one BLAS thread
-(:data:`DISTILL_BLAS_THREADS`), because OpenBLAS splits those sums differently with 1 and
-2 threads (other float32 bits). The teacher's forward pass keeps torch's threads: it
-gave the same bytes with 1, 2 and 4 (MiniLM, 4,096 tokens). model2vec then stores the
-embeddings as float16; the model card names the output folder (not the staging
-folder's random name). ``tests/test_reproducible.py`` compares the files of two
-distillations made under different thread counts.
+The student is byte-identical from the same teacher, vocabulary and ``--pca-dims`` on
+any machine, whatever its thread counts or CPU: model2vec draws nothing at random, the
+teacher runs in float64 and model2vec's token pooling, PCA and weighting stay in
+float64 (:func:`analysis.core.compat.float64_token_encoding`) up to the final float16,
+and the PCA (a covariance matrix and its eigenvectors, in numpy) runs with one BLAS
+thread (:data:`DISTILL_BLAS_THREADS`). model2vec's own float32 path changes with the
+CPU's kernels: torch's AVX2 or default kernels, or another OpenBLAS core type, changed
+282,183 of the MiniLM student's 7.6 million float16 values by one step (and
+STSBenchmark's score in its sixth digit); OpenBLAS also splits the PCA's sums
+differently with 1 and 2 threads. In float64 that noise (about 1e-16) stays ten orders
+of magnitude below a float16 step, and the MiniLM student came out the same under all of
+them; float64 costs about a tenth more time (58 s for MiniLM on two cores).
+``config.json`` names a ``module:<package>`` teacher as given, not by the package's
+folder on this machine, so the student's revision is the same everywhere too. The model
+card names the output folder (not the staging folder's random name).
+``tests/test_reproducible.py`` compares the files of distillations made under different
+thread counts and as another CPU would compute.
 
 The student is written into a staging folder beside ``FOLDER`` and moved into place when
 complete, so an interrupted or failed distillation leaves no partial model: Ctrl-C stops
@@ -40,7 +48,9 @@ import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
+from ..core.compat import float64_token_encoding
 from ..core.errors import DistillError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
 from .models import ModelLoadError, hub_offline, model_source
@@ -138,14 +148,9 @@ def distill_model(
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.parent / f".{output.name}.distilling-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     try:
-        with _one_progress_bar(show_progress), _fixed_blas_threads():
-            from model2vec.distill import distill
-
-            student = distill(
-                model_name=source,
-                pca_dims=pca_dims,
-                vocabulary=list(vocabulary) if vocabulary else None,
-            )
+        with _one_progress_bar(show_progress), _fixed_blas_threads(), float64_token_encoding():
+            student = _distill_float64(source, pca_dims, vocabulary)
+        student.config["tokenizer_name"] = _teacher_name(teacher, source)
         # the model card names the folder, not the staging folder's random name
         student.save_pretrained(str(staging), model_name=output.name)
         if output.exists():
@@ -158,6 +163,35 @@ def distill_model(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return output
+
+
+def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | None) -> Any:
+    """model2vec's ``distill`` (same loading, same defaults) with the teacher in float64.
+
+    Inside :func:`analysis.core.compat.float64_token_encoding`, the token embeddings, the
+    PCA and the SIF weighting are then float64 up to model2vec's final float16.
+    """
+    from model2vec.distill.distillation import distill_from_model
+    from transformers import AutoModel, AutoTokenizer
+
+    model = AutoModel.from_pretrained(source).double()
+    tokenizer: Any = AutoTokenizer.from_pretrained(source, use_fast=True)
+    return distill_from_model(
+        model=model,
+        tokenizer=tokenizer,
+        pca_dims=pca_dims,
+        vocabulary=list(vocabulary) if vocabulary else None,
+    )
+
+
+def _teacher_name(teacher: str | Path, source: str) -> str:
+    """The teacher as the student's ``config.json`` names it (``tokenizer_name``).
+
+    ``module:<package>`` as given: model2vec would write the package's folder, a path of
+    this machine. A hub id or a local folder as loaded.
+    """
+    text = str(teacher)
+    return text if text.startswith("module:") else source
 
 
 @contextlib.contextmanager

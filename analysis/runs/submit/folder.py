@@ -24,7 +24,8 @@ from typing import Any
 
 from ...core import compat
 from ...core.compat import registered_meta
-from ..models import detect_model_kind
+from ...core.errors import ModelLoadError
+from ..models import MODULE_PREFIX, detect_model_kind, model_source
 from . import gitrepo
 
 _MB = 1024**2
@@ -251,10 +252,24 @@ def _languages(folder: Path, config: dict[str, Any], card: dict[str, Any], put: 
 
 def _local_base_folder(config: dict[str, Any], card: dict[str, Any], folder: Path) -> Path | None:
     for key in ("base_model_name", "tokenizer_name"):
-        value = config.get(key)
+        value = _installed_folder(config.get(key))
         if isinstance(value, str) and Path(value).is_dir() and Path(value).resolve() != folder:
             return Path(value).resolve()
     return None
+
+
+def _installed_folder(value: Any) -> Any:
+    """A config value with ``module:<package>`` resolved to the package's folder.
+
+    That is how a distilled student names its teacher; None if the package is not
+    installed, any other value as it is.
+    """
+    if isinstance(value, str) and value.startswith(MODULE_PREFIX):
+        try:
+            return model_source(value)
+        except ModelLoadError:
+            return None
+    return value
 
 
 def _base_model(config: dict[str, Any], card: dict[str, Any]) -> Derived | None:
