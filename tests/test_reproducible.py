@@ -270,3 +270,34 @@ def test_scores_and_rankings_are_byte_identical_on_another_cpu(tmp_path_factory,
     for path in predictions:
         if (outs[0] / path).is_file():
             assert (outs[0] / path).read_bytes() == (outs[1] / path).read_bytes(), path
+
+
+def test_svg_is_byte_identical_when_the_layout_differs_in_its_last_bits(tmp_path):
+    """matplotlib hashes a clip rectangle at full precision; save_figure numbers the clip paths.
+
+    Two figures whose axes differ by 1e-15 of the figure draw the same file (six decimals),
+    but raw matplotlib names their clip paths differently, as another CPU's layout did.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from analysis.core.io import save_figure
+
+    raw, saved = [], []
+    for i, left in enumerate((0.1, 0.1 + 1e-15)):
+        fig = plt.figure(figsize=(4, 3))
+        ax = fig.add_axes((left, 0.1, 0.8, 0.8))
+        ax.plot([0, 1, 2], [1, 3, 2])
+        buffer = io.BytesIO()
+        with matplotlib.rc_context({"svg.hashsalt": "static-rteb"}):
+            fig.savefig(buffer, format="svg", metadata={"Date": None})
+        raw.append(buffer.getvalue())
+        saved.append(save_figure(fig, tmp_path / f"figure{i}")[1].read_bytes())
+        plt.close(fig)
+    assert raw[0] != raw[1]  # only the clip path's id differs
+    assert saved[0] == saved[1]
+    assert b'<clipPath id="clip1">' in saved[0] and b"url(#clip1)" in saved[0]

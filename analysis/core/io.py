@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -176,16 +177,41 @@ def write_markdown_table(
 def save_figure(fig: Any, path_stem: str | Path) -> list[Path]:
     """Save a matplotlib figure as ``<stem>.png`` and ``<stem>.svg``; returns both paths.
 
-    The extension is appended (a stem may contain dots, e.g. ``plot.as-of-post``).
+    The extension is appended (a stem may contain dots, e.g. ``plot.as-of-post``). The
+    SVG is byte-identical from the same figure on any machine: a fixed hash salt, no
+    date, and clip paths named in order (:func:`stable_svg_ids`).
     """
+    import io
+
     from matplotlib import rc_context
 
     stem = Path(path_stem)
-    out = []
-    for ext, kwargs in ((".png", {"dpi": 150}), (".svg", {"metadata": {"Date": None}})):
-        target = stem.parent / f"{stem.name}{ext}"
-        # a fixed hash salt makes SVG element ids, and so the files, reproducible
-        with _atomic_target(target, suffix=ext) as tmp, rc_context({"svg.hashsalt": "static-rteb"}):
-            fig.savefig(tmp, bbox_inches="tight", **kwargs)
-        out.append(target)
-    return out
+    png = stem.parent / f"{stem.name}.png"
+    with _atomic_target(png, suffix=".png") as tmp:
+        fig.savefig(tmp, bbox_inches="tight", dpi=150)
+    svg = io.BytesIO()
+    # a fixed hash salt makes the other SVG element ids (hashes of rounded paths) reproducible
+    with rc_context({"svg.hashsalt": "static-rteb"}):
+        fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = stable_svg_ids(svg.getvalue().decode("utf-8"))
+    return [png, atomic_write_bytes(stem.parent / f"{stem.name}.svg", text.encode("utf-8"))]
+
+
+#: matplotlib's clip-path ids: ``p`` and 10 hex digits of a hash of the clip rectangle.
+_CLIP_ID = re.compile(r'<clipPath id="(p[0-9a-f]{10})"')
+
+
+def stable_svg_ids(svg: str) -> str:
+    """``svg`` with matplotlib's clip-path ids renamed ``clip1``, ``clip2``, … in order.
+
+    matplotlib names a clip path by a hash of its rectangle's coordinates at full float
+    precision, while the file shows them to six decimals: the last bits of a layout
+    computation, which another CPU's kernels draw differently (seen with OpenBLAS's
+    Sandy Bridge kernels), renamed the clip path of a figure whose drawing was the same.
+    The ids only link the clip path to its users, so numbering them keeps the file
+    meaning the same.
+    """
+    for number, old in enumerate(dict.fromkeys(_CLIP_ID.findall(svg)), start=1):
+        new = f"clip{number}"
+        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"url(#{old})", f"url(#{new})")
+    return svg

@@ -24,8 +24,9 @@ STSBenchmark's score in its sixth digit); OpenBLAS also splits the PCA's sums
 differently with 1 and 2 threads. In float64 that noise (about 1e-16) stays ten orders
 of magnitude below a float16 step, and the MiniLM student came out the same under all of
 them; float64 costs about a tenth more time (58 s for MiniLM on two cores).
-``config.json`` names a ``module:<package>`` teacher as given, not by the package's
-folder on this machine, so the student's revision is the same everywhere too. The model
+``config.json`` names a packaged teacher ``module:<package>`` (given so or by its folder),
+not by the package's folder on this machine, so the student's revision is the same
+everywhere too. The model
 card names the output folder (not the staging folder's random name).
 ``tests/test_reproducible.py`` compares the files of distillations made under different
 thread counts and as another CPU would compute.
@@ -53,7 +54,7 @@ from typing import Any
 from ..core.compat import float64_token_encoding
 from ..core.errors import DistillError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
-from .models import ModelLoadError, hub_offline, model_source
+from .models import MODULE_PREFIX, ModelLoadError, hub_offline, model_source
 
 logger = logging.getLogger(__name__)
 
@@ -187,11 +188,23 @@ def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | Non
 def _teacher_name(teacher: str | Path, source: str) -> str:
     """The teacher as the student's ``config.json`` names it (``tokenizer_name``).
 
-    ``module:<package>`` as given: model2vec would write the package's folder, a path of
-    this machine. A hub id or a local folder as loaded.
+    A package's model folder as ``module:<package>``, whether given so or by its folder
+    (model2vec would write the folder, a path of this machine's environment); a hub id or
+    another folder as loaded.
     """
     text = str(teacher)
-    return text if text.startswith("module:") else source
+    if text.startswith(MODULE_PREFIX):
+        return text
+    parts = Path(source).parts
+    for i, part in enumerate(parts[:-1]):
+        if part in ("site-packages", "dist-packages"):
+            candidate = MODULE_PREFIX + parts[i + 1]
+            try:
+                if Path(model_source(candidate)).resolve() == Path(source).resolve():
+                    return candidate
+            except ModelLoadError:
+                pass
+    return source
 
 
 @contextlib.contextmanager
