@@ -60,7 +60,7 @@ import pandas as pd
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.core.paths import display_path, from_root
-from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.notebook import OTHER_COLOR, for_figure, model_palette, setup, short_name
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups, release_dates
 from analysis.results.leaderboard import load_leaderboard, load_leaderboards
@@ -118,8 +118,9 @@ nb.table(
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
+plotted = curve.assign(**{c: for_figure(curve[c]) for c in ("median half-width", "median abs error")})  # fits' last bits stay out of the file
 for label, style in (("free", "-"), ("types covered", "--")):
-    part = curve[curve["selection"] == label]
+    part = plotted[plotted["selection"] == label]
     face = {"mfc": "white"} if label == "types covered" else {}
     ax.plot(part["k"], part["median half-width"], style, marker="o", color="#0173b2", label=f"{level} half-width, {label}", **face)
     ax.plot(part["k"], part["median abs error"], style, marker="s", color="#de8f05", label=f"median |error|, {label}", **face)
@@ -249,11 +250,12 @@ nb.md(
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(offline_table) + 1.4), layout="constrained")
-for y, (_, r) in enumerate(offline_table.iterrows()):
+plotted = offline_table.assign(**{c: for_figure(offline_table[c]) for c in ("predicted mean", "low", "high", "mean of observed tasks")})
+for y, (_, r) in enumerate(plotted.iterrows()):
     mid, color = r["predicted mean"], "black" if r["model"].startswith(short_name(student_name)) else "#0173b2"
     ax.errorbar(mid, y, xerr=[[mid - r["low"]], [r["high"] - mid]], fmt="o", color=color, capsize=3)
     ax.plot(r["mean of observed tasks"], y, "x", color="0.5")
-ax.axvline(100 * truth, color="#de8f05", lw=1.2, label=f"MiniLM's published {mteb_benchmark} mean")
+ax.axvline(for_figure(100 * truth), color="#de8f05", lw=1.2, label=f"MiniLM's published {mteb_benchmark} mean")
 ax.plot([], [], "x", color="0.5", label="plain mean of the observed tasks (not an estimate)")
 ax.set_yticks(range(len(offline_table)), offline_table["model"], fontsize=8)
 ax.invert_yaxis()
@@ -332,7 +334,8 @@ nb.md(
 # %%
 palette = model_palette(check["model"])
 fig, ax = plt.subplots(figsize=(7, 6.5), layout="constrained")
-for r in check.itertuples():
+plotted = check.assign(**{c: for_figure(check[c]) for c in ("predicted", "low", "high", "private_mean")})
+for r in plotted.itertuples():
     is_post = r.model in post
     color = palette[r.model] if is_post else ("#d55e00" if not r.inside else OTHER_COLOR)
     ax.errorbar(r.predicted, r.private_mean, xerr=[[r.predicted - r.low], [r.high - r.predicted]], fmt="o", color=color,
@@ -341,7 +344,7 @@ for r in check.itertuples():
                 label=short_name(r.model) if is_post else None)
     if not r.inside and not is_post:  # the post's models are named in the legend
         ax.annotate(short_name(r.model), (r.predicted, r.private_mean), fontsize=7, xytext=(4, 3), textcoords="offset points", color=color)
-lims = [min(check["low"].min(), check["private_mean"].min()) - 1, max(check["high"].max(), check["private_mean"].max()) + 1]
+lims = [min(plotted["low"].min(), plotted["private_mean"].min()) - 1, max(plotted["high"].max(), plotted["private_mean"].max()) + 1]
 ax.plot(lims, lims, color="0.6", lw=0.8, zorder=1)
 ax.set_xlim(lims)
 ax.set_ylim(lims)

@@ -435,3 +435,20 @@ def test_selection_aware_interval_covers_new_and_low_end_models_in_simulation():
     assert abs(coverage - 0.95) < 3 * se, (coverage, se)
     coverage_low, se_low = _coverage_tolerance(np.array(low), 4)
     assert coverage_low + 3 * se_low >= 0.90, (coverage_low, se_low)
+
+
+def test_variance_slope_counts_leverages_a_rounding_apart_as_tied():
+    """Leverages one float step apart (as another CPU's kernels leave equal ones) are ties.
+
+    Counted as pairs (``scipy.stats.theilslopes`` counts them), their slopes are rounding
+    noise of arbitrary size and move the median; left out, gamma is that of exact ties.
+    """
+    rng = np.random.default_rng(3)
+    lev = rng.uniform(0.1, 0.9, 40)
+    lev[1::2][:6] = lev[0::2][:6]  # six models tied with a neighbour
+    e = rng.normal(size=40) * np.sqrt(1 + 2 * lev)
+    noisy = lev.copy()
+    noisy[1::2][:6] = np.nextafter(lev[0::2][:6], 1.0)
+    assert variance_slope(e, noisy) == variance_slope(e, lev)
+    slope, intercept, _, _ = sps.theilslopes(e**2, noisy)
+    assert slope / intercept != pytest.approx(variance_slope(e, lev), rel=1e-9)

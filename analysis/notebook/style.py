@@ -36,10 +36,12 @@ FIGURE_DECIMALS = 3
 def for_figure(values: _Values, decimals: int = FIGURE_DECIMALS) -> _Values:
     """``values`` rounded to ``decimals`` for plotting (a DataFrame, Series, array or number).
 
-    Numbers that come from running a model on this machine (an own model's scores) carry
-    float noise in their last bits that another machine's BLAS would draw differently;
-    matplotlib writes SVG coordinates to six decimals, so that noise would change the
-    file. Rounded first, the figure's bytes depend only on what it shows.
+    Numbers that come from running a model on this machine (an own model's scores), or
+    from a fit whose last bits depend on the BLAS kernels (the few-task estimates' ridge
+    fits: about 4e-7 of their value with OpenBLAS's Sandy Bridge kernels), carry float
+    noise that another machine would draw differently; matplotlib writes SVG coordinates
+    to six decimals, so that noise would change the file. Rounded first, the figure's
+    bytes depend only on what it shows.
     """
     import numpy as np
 

@@ -22,6 +22,15 @@ import numpy as np
 
 from ._select import conformal_rank
 
+#: Leverages closer than this fraction of their range count as tied in :func:`variance_slope`:
+#: a pair's slope over such a gap is rounding noise. Equal leverages (a model and its
+#: near-duplicate) come out of the fits a few 1e-17 apart, differently on another CPU's
+#: BLAS kernels; counted as pairs, their arbitrary slopes moved the median and the
+#: half-widths of ``select_tasks`` by up to 3e-4 points between OpenBLAS's Haswell and Sandy
+#: Bridge kernels. Left out (as exact ties are, and as ``scipy.stats.theilslopes`` leaves
+#: out ties), the results agree to 1e-14.
+LEVERAGE_TIE = 1e-9
+
 
 def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
     """Robust method-of-moments ``gamma`` in ``E[e**2] = s**2 (1 + gamma lev)``; 0 if none.
@@ -29,7 +38,8 @@ def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
     The line ``e**2 = a + b lev`` is fitted by Theil-Sen (slope: median of the pairwise
     slopes; intercept: ``median(e**2) - b median(lev)``, as ``scipy.stats.theilslopes``),
     because squared errors are heavy-tailed and one model would swing least squares.
-    gamma = b / a, 0 when b or a is not positive or the leverages do not vary. The line
+    gamma = b / a, 0 when b or a is not positive or the leverages do not vary. Pairs whose
+    leverages differ by less than :data:`LEVERAGE_TIE` of their range count as ties. The line
     follows the conditional median of ``e**2``, so with skewed squared errors gamma is
     under-stated (about 2.2 for a true 4 with normal errors, tested); the intervals stay
     valid for any gamma (a fixed function of leverage), only their adaptivity changes.
@@ -40,7 +50,7 @@ def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
         return 0.0
     i, j = np.triu_indices(len(lev), k=1)
     dx = lev[j] - lev[i]
-    ok = dx != 0
+    ok = np.abs(dx) > LEVERAGE_TIE * np.ptp(lev)
     slope = float(np.median((e2[j] - e2[i])[ok] / dx[ok]))
     intercept = float(np.median(e2) - slope * np.median(lev))
     if slope <= 0 or intercept <= 0:
