@@ -28,7 +28,7 @@ POST_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc")
 #: Decimals :func:`for_figure` keeps of a score ×100: 0.001 points, a hundredth of a pixel
 #: on a 100-point axis. Float noise of 1e-7 in a score stays inside a step unless it sits
 #: on a boundary; a rank statistic can move by more (a float32 student distilled on
-#: another CPU moved STSBenchmark's Spearman by 1e-6 to 2e-6, up to a fifth of a step),
+#: other CPU kernels moved STSBenchmark's Spearman by up to 1e-5, a whole step),
 #: which is why the student is made the same everywhere rather than rounded more.
 FIGURE_DECIMALS = 3
 
