@@ -346,18 +346,23 @@ def _source_digest(function: Any) -> str | None:
 
 
 def _note_classification_fix_off(changed: list[str]) -> None:
-    import logging
-
     import mteb
 
-    if _classification_notes:
-        return
-    note = (
+    _warn_once(
+        _classification_notes,
         f"mteb {mteb.__version__} changed {', '.join(changed)}: the classification speed-up "
         f"written for mteb {CLASSIFICATION_FIX_MTEB} is off (scores are mteb's either way; "
-        "remove analysis.core.compat.speed_up_classification if mteb now reads labels at once)."
+        "remove analysis.core.compat.speed_up_classification if mteb now reads labels at once).",
     )
-    _classification_notes.append(note)
+
+
+def _warn_once(notes: list[str], note: str) -> None:
+    """Log ``note`` as a warning unless ``notes`` (one list per fix) already holds one."""
+    import logging
+
+    if notes:
+        return
+    notes.append(note)
     logging.getLogger(__name__).warning(note)
 
 
@@ -512,16 +517,11 @@ def _encode_mean_float64(model: Any, encodings: dict[str, Any]) -> Any:
 
 
 def _note_float64_encoding_off(changed: list[str]) -> None:
-    import logging
-
     import model2vec
 
-    if _float64_notes:
-        return
-    note = (
+    _warn_once(
+        _float64_notes,
         f"model2vec {model2vec.__version__} changed {', '.join(changed)}: distilling in "
         f"float32 (written for model2vec {FLOAT64_ENCODING_MODEL2VEC}); the student's last "
-        "bits may differ between CPUs."
+        "bits may differ between CPUs.",
     )
-    _float64_notes.append(note)
-    logging.getLogger(__name__).warning(note)
