@@ -341,9 +341,10 @@ def test_selection_calibration_is_checked(board):
         predict_benchmark(ref.iloc[:, 1:], observed, selection=sel)
     with pytest.raises(ValueError, match="lacks the selected"):
         predict_benchmark(ref, observed.iloc[:2], selection=sel)
-    with pytest.warns(LeakageWarning, match="selection redone without it"):
+    with pytest.warns(LeakageWarning, match="the observed tasks kept"):
         twin = predict_benchmark(board, observed, selection=select_tasks(board, 3))
     assert twin.n_reference == board.shape[1] - 1 and np.isfinite(twin.confidence_interval.low)
+    assert set(twin.features) <= set(observed.index)
     with pytest.raises(ValueError, match="not validated"):
         predict_benchmark(ref, observed, selection=select_tasks(ref, 3, validate=False))
 

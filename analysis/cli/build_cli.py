@@ -270,6 +270,22 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--benchmark", "-b", required=True, help='e.g. "MTEB(eng, v2)"')
     parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
     parser.add_argument(
+        "--exclude-tasks",
+        nargs="+",
+        metavar="TASK",
+        default=None,
+        help="leave these tasks out of the benchmark (e.g. a task no model has, which the "
+        "load names: FloresBitextMining of MTEB(Multilingual, v2))",
+    )
+    parser.add_argument(
+        "--released",
+        metavar="DATE",
+        default=None,
+        help="the model's release date, e.g. today's (default: mteb's date of a registered "
+        "model, else just after the newest leaderboard model); the interval widens with the "
+        "time since the newest leaderboard model",
+    )
+    parser.add_argument(
         "--target",
         choices=("auto", "all", "public", "private"),
         default="auto",

@@ -105,7 +105,13 @@ def _lite_selection(board: Leaderboard, scope: str, ref: pd.DataFrame, tasks: li
 
 
 def estimate(
-    board: Leaderboard, model: str, *, target: str = "auto", level: float = 0.95, n_next: int = 5
+    board: Leaderboard,
+    model: str,
+    *,
+    target: str = "auto",
+    level: float = 0.95,
+    n_next: int = 5,
+    released: Any = None,
 ) -> list[Estimate]:
     """Estimates for every scope of ``target`` (``static-rteb estimate --help``)."""
     from analysis.core.errors import LeakageWarning
@@ -115,7 +121,8 @@ def estimate(
     usable = observed_scores(board, model)
     # A model newer than the leaderboard (an own model) gets an interval calibrated forward
     # in time; a registered model keeps its own release date.
-    released = release_dates([model]).dropna().get(model)
+    if released is None:
+        released = release_dates([model]).dropna().get(model)
     public = {t.task for t in board.spec.tasks if t.is_public}
     out = []
     for scope, target_tasks in _scopes(board, target):
@@ -236,6 +243,7 @@ def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 args.benchmark,
                 results=results,
                 pin=args.pin,
+                exclude_tasks=args.exclude_tasks,
                 cache_dir=args.cache_dir,
                 on_conflict=args.on_conflict,
             )
@@ -245,6 +253,7 @@ def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 target=args.target,
                 level=args.confidence_level,
                 n_next=args.next,
+                released=args.released,
             )
         except (AnalysisError, ValueError) as exc:
             notes = "".join(f"\n  note: {n}" for n in _notes(caught))

@@ -102,6 +102,10 @@ class ExtrapolationWarning(AnalysisWarning):
     """A model lies outside the range of the reference models it is predicted from."""
 
 
+class CalibrationWarning(AnalysisWarning):
+    """An interval is calibrated for models like the references, not for a newer model."""
+
+
 class LabelMismatchError(AnalysisError, ValueError):
     """Two labelled inputs (Series, DataFrames) do not hold the same labels.
 
@@ -406,6 +410,7 @@ __all__: Sequence[str] = [
     "AnalysisWarning",
     "BatchError",
     "BatchInterrupted",
+    "CalibrationWarning",
     "DistillError",
     "DroppedModelsWarning",
     "ExecutorError",

@@ -60,7 +60,14 @@ from .parse_cache import (
 from .parsing import ENGINES, MISSING_COLUMNS, SCORE_COLUMNS, Engine
 from .parsing import entries_score as _entries_score
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
-from .summary import _borda_rank, complete_models, completeness_message, summarize
+from .summary import (
+    _borda_rank,
+    blocking_message,
+    blocking_tasks,
+    complete_models,
+    completeness_message,
+    summarize,
+)
 
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
@@ -196,6 +203,8 @@ def _warn_incomplete(
     """
     pending: list[tuple[Leaderboard, str, dict[str, BenchmarkSpec]]] = []
     for board, pin in zip(boards, pins, strict=True):
+        if board.summary.empty:  # no model has any task of it: nothing to complete
+            continue
         n_models, n_complete = len(board.summary), int(board.summary["complete"].sum())
         if pin is None or completeness_message(board.name, pin, n_complete, n_models, {}) is None:
             continue
@@ -225,7 +234,8 @@ def _warn_incomplete(
                 parts.append(next(extra).scores)
             counts[other] = len(complete_models(pd.concat(parts, ignore_index=True), spec))
         n_models, n_complete = len(board.summary), int(board.summary["complete"].sum())
-        message = completeness_message(board.name, pin, n_complete, n_models, counts)
+        blocking = blocking_message(*blocking_tasks(board.scores, board.spec))
+        message = completeness_message(board.name, pin, n_complete, n_models, counts, blocking)
         if message:
             warnings.warn(message, IncompleteBenchmarkWarning, stacklevel=4)
 

@@ -15,13 +15,14 @@ asked for by name.
 
 from __future__ import annotations
 
+import shlex
 from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import spell
+from ..core.errors import spell, spelling
 from .specs import BenchmarkSpec
 
 #: Loading warns when fewer than this share of the models are complete.
@@ -154,8 +155,58 @@ def summarize(
     return summary.sort_values(["borda_rank", "model"]).set_index("model")
 
 
+def blocking_tasks(scores: pd.DataFrame, spec: BenchmarkSpec) -> tuple[list[str], list[str]]:
+    """The tasks that keep models from being complete on ``spec``.
+
+    Returns:
+        The tasks no model has a score on, and (when there are none) the tasks the
+        incomplete models lack most often: up to three, each lacked by at least half of
+        the incomplete models.
+    """
+    expected = list(spec.task_names)
+    have = scores[scores["task"].isin(expected)].groupby("task")["model"].nunique()
+    absent = [t for t in expected if t not in have.index]
+    if absent:
+        return absent, []
+    per_model = scores[scores["task"].isin(expected)].groupby("model")["task"].apply(set)
+    lacking = [set(expected) - got for got in per_model if len(got) < len(expected)]
+    if not lacking:
+        return [], []
+    counts = pd.Series([t for lacks in lacking for t in lacks]).value_counts()
+    common = counts[counts >= len(lacking) / 2].index[:3]
+    return [], [str(t) for t in common]
+
+
+def exclude_hint(tasks: Sequence[str]) -> str:
+    """How the caller leaves ``tasks`` out: ``exclude_tasks=[...]`` or ``--exclude-tasks ...``."""
+    if spelling() == "cli":
+        return "--exclude-tasks " + " ".join(shlex.quote(t) for t in tasks)
+    return f"exclude_tasks={list(tasks)!r}"
+
+
+def blocking_message(absent: Sequence[str], common: Sequence[str]) -> str:
+    """The sentence naming what blocks completeness, and how to leave it out ("" if none)."""
+    if absent:
+        names = ", ".join(absent)
+        return (
+            f" No model has {names}: leave {'it' if len(absent) == 1 else 'them'} out with "
+            f"{exclude_hint(absent)}."
+        )
+    if common:
+        return (
+            f" Most incomplete models lack {', '.join(common)} (leave out with "
+            f"{exclude_hint(common)})."
+        )
+    return ""
+
+
 def completeness_message(
-    name: str, pin: str, n_complete: int, n_models: int, others: dict[str, int]
+    name: str,
+    pin: str,
+    n_complete: int,
+    n_models: int,
+    others: dict[str, int],
+    blocking: str = "",
 ) -> str | None:
     """The warning for a benchmark on which fewer than a quarter of the models are complete.
 
@@ -165,6 +216,7 @@ def completeness_message(
         n_complete: models with every task.
         n_models: models loaded.
         others: complete models under each other pin.
+        blocking: the sentence of :func:`blocking_message`, appended.
 
     Returns:
         A short message naming the pin under which most models are complete, or None
@@ -182,5 +234,5 @@ def completeness_message(
         where = "no other pin has more"
     return (
         f"{name} ({spell('pin', pin)}): only {n_complete} of {n_models} models are complete; "
-        f"{where}. Means and rank_complete cover complete models only."
+        f"{where}. Means and rank_complete cover complete models only.{blocking}"
     )

@@ -18,7 +18,10 @@ Theil-Sen line of ``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), cli
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+from scipy import stats
 
 from ._select import conformal_rank
 
@@ -51,9 +54,11 @@ def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
     i, j = np.triu_indices(len(lev), k=1)
     dx = lev[j] - lev[i]
     ok = np.abs(dx) > LEVERAGE_TIE * np.ptp(lev)
+    if not ok.any():  # every pair tied: no slope to measure
+        return 0.0
     slope = float(np.median((e2[j] - e2[i])[ok] / dx[ok]))
     intercept = float(np.median(e2) - slope * np.median(lev))
-    if slope <= 0 or intercept <= 0:
+    if not (slope > 0 and intercept > 0):  # NaN included
         return 0.0
     return slope / intercept
 
@@ -103,3 +108,62 @@ def leave_one_out_widths(
         q = np.where(position < rank, order[np.minimum(rank, n - 1)], order[rank - 1])
         half = sig * q
     return gamma, half, np.abs(errors) <= half
+
+
+#: Days in a year: drift and spread are stated per year of distance in time.
+YEAR = 365.25
+
+
+@dataclass(frozen=True)
+class TimeDrift:
+    """How forward-in-time errors move with the distance in time from the references.
+
+    Fitted on held-out predictions of reference models from models released ``gap``
+    days before them (:meth:`._procedure.Procedure.forward` with several lags), as
+    ``error = drift * gap + sqrt(1 + growth * gap) * noise`` (gap in years): a trend,
+    and a variance growing linearly with the distance in time, as a random walk's does
+    (the same form as the leverage scaling of :func:`sigma`).
+
+    Attributes:
+        drift: Theil-Sen slope of the signed errors (predicted - actual) on the gap, per
+            year, clipped at 0 from above: newer models scoring higher than the older
+            models' fit predicts (the frontier moving up) is corrected; a downward trend
+            is never extrapolated.
+        growth: :func:`variance_slope` of the detrended errors on the gap (per year).
+        quantile: the conformal quantile of the detrended errors scaled to gap 0.
+        n: held-out predictions it is fitted on.
+    """
+
+    drift: float
+    growth: float
+    quantile: float
+    n: int
+
+    def shift(self, gap_days: float) -> float:
+        """The correction added to a prediction ``gap_days`` newer than the references."""
+        return -self.drift * max(gap_days, 0.0) / YEAR
+
+    def half_width(self, gap_days: float) -> float:
+        """The half-width at ``gap_days`` from the newest reference."""
+        return float(self.quantile * sigma(max(gap_days, 0.0) / YEAR, self.growth))
+
+
+def time_drift(errors: np.ndarray, gaps_days: np.ndarray, level: float) -> TimeDrift:
+    """Fit :class:`TimeDrift` on forward-in-time errors and their gaps (days).
+
+    The residuals ``r = e - drift * gap`` are scaled by ``sqrt(1 + growth * gap)`` and
+    their split-conformal quantile taken, so that the interval of a model ``g`` years
+    newer than the references is ``yhat - drift g +- sqrt(1 + growth g) q``: the
+    held-out predictions are taken as exchangeable *after* removing the trend and
+    scaling by the distance in time. The slope is ``scipy.stats.theilslopes``'
+    (robust: one model far off moves it little).
+    """
+    e = np.asarray(errors, dtype=float)
+    g = np.asarray(gaps_days, dtype=float) / YEAR
+    drift = 0.0
+    if len(e) >= 3 and np.ptp(g) > 0:
+        drift = min(float(stats.theilslopes(e, g).slope), 0.0)
+    resid = e - drift * g
+    growth = variance_slope(resid, g)
+    scores = np.abs(resid) / sigma(g, growth)
+    return TimeDrift(drift, growth, upper_order_statistic(scores, level), len(e))

@@ -22,7 +22,7 @@ prediction, Vovk et al. 2005: calibration within the category of the new point).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -74,12 +74,17 @@ class Beyond:
 
 @dataclass(frozen=True)
 class HeldOut:
-    """Errors of the procedure on held-out models (predicted - actual), one per model."""
+    """Errors of the procedure on held-out models (predicted - actual), one per model.
+
+    ``gaps``: for forward-in-time predictions, days between the held-out model's release
+    and the newest model it was predicted from (empty otherwise).
+    """
 
     models: np.ndarray
     errors: np.ndarray
     leverage: np.ndarray
     flagged: np.ndarray
+    gaps: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def __len__(self) -> int:
         return len(self.models)
@@ -118,19 +123,24 @@ class Procedure:
         y = sub[self._rows(self.target)].mean(axis=0)
         return [self.candidates[c] for c in self.choose(X, y)]
 
-    def fit(self, train: np.ndarray) -> TargetModel:
-        """The predictor trained on the models ``train``."""
-        return fit_target(self.scores[:, train], self.tasks, self.features(train), self.target)
+    def fit(self, train: np.ndarray, features: Sequence[str] | None = None) -> TargetModel:
+        """The predictor trained on the models ``train`` (on ``features`` when given)."""
+        feats = self.features(train) if features is None else list(features)
+        return fit_target(self.scores[:, train], self.tasks, feats, self.target)
 
-    def predict(self, train: np.ndarray, x: np.ndarray) -> tuple[float, float, Beyond, TargetModel]:
+    def predict(
+        self, train: np.ndarray, x: np.ndarray, features: Sequence[str] | None = None
+    ) -> tuple[float, float, Beyond, TargetModel]:
         """Prediction, leverage and flags of a model trained on the models ``train``.
 
         Args:
             train: column indices of the training models.
             x: the model's scores over every row of ``scores`` (NaN where it has none;
                 the chosen features and the observed tasks must be scored).
+            features: fixed feature tasks (the tasks a user ran), instead of the choice
+                made on ``train``.
         """
-        fitted = self.fit(train)
+        fitted = self.fit(train, features)
         feats = x[self._rows(fitted.features)]
         prediction = fitted.predict(feats)
         lev = fitted.leverage(feats)
@@ -169,19 +179,29 @@ class Procedure:
         every = np.arange(n)
         return self._held_out([(every[every != m], m) for m in range(n)])
 
-    def forward(self, dates: np.ndarray, *, min_train: int) -> HeldOut:
+    def forward(
+        self, dates: np.ndarray, *, min_train: int, lags: Sequence[float] = (0.0,)
+    ) -> HeldOut:
         """Forward chaining: each dated model predicted from the models released before it.
+
+        With several ``lags``, each model is predicted once per lag from the models
+        released at least ``lag`` days before it: what a model meets when the reference
+        it is compared with is ``lag`` days older than it (rolling origin with a
+        horizon, Tashman 2000). ``gaps`` holds each prediction's distance in time.
 
         Args:
             dates: release date of each reference model as a number (days), NaN when
                 unknown (such models are neither trained on nor predicted here).
             min_train: fewest earlier models a prediction is made from; earlier models
                 are skipped.
+            lags: horizons in days (0: every earlier model).
         """
         dated = np.flatnonzero(~np.isnan(dates))
-        pairs = []
-        for m in dated[np.argsort(dates[dated], kind="stable")]:
-            train = dated[dates[dated] < dates[m]]
-            if len(train) >= min_train:
-                pairs.append((train, int(m)))
-        return self._held_out(pairs)
+        pairs, gaps = [], []
+        for lag in lags:
+            for m in dated[np.argsort(dates[dated], kind="stable")]:
+                train = dated[dates[dated] < dates[m] - lag]
+                if len(train) >= min_train:
+                    pairs.append((train, int(m)))
+                    gaps.append(float(dates[m] - dates[train].max()))
+        return replace(self._held_out(pairs), gaps=np.asarray(gaps, dtype=float))

@@ -55,15 +55,27 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import DroppedModelsWarning, ExtrapolationWarning, LeakageWarning
+from ..core.errors import (
+    CalibrationWarning,
+    DroppedModelsWarning,
+    ExtrapolationWarning,
+    LeakageWarning,
+)
 from ._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
-from ._conformal import sigma, split_interval, upper_order_statistic, variance_slope
+from ._conformal import (
+    TimeDrift,
+    sigma,
+    split_interval,
+    time_drift,
+    upper_order_statistic,
+    variance_slope,
+)
 from ._estimate_checks import (
     MIN_REFERENCE_MODELS,
     _leaked,
@@ -249,29 +261,315 @@ def _drop_leaked(
     obs: pd.Series,
     model: str | None,
     selection: TaskSelectionResult | None,
-) -> tuple[pd.DataFrame, TaskSelectionResult | None]:
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The reference without the observed model's twins (by name or identical scores).
+
+    The tasks the user ran are kept: only the fit and its calibration are redone without
+    the twin (never the selection of the tasks, which would ask for tasks not run).
+    """
     leaked, why = _leaked(reference, obs, model)
     if not leaked:
-        return reference, selection
+        return reference, ()
     names = ", ".join(map(str, leaked))
-    redo = selection is not None and bool(set(map(str, leaked)) & set(selection.models))
     warnings.warn(
         f"predict_benchmark: the observed model is among the reference models ({names}, "
-        f"{why}); it was left out of the reference"
-        + (" and the task selection redone without it" if redo else "")
-        + ", since predicting a model from itself would understate the error",
+        f"{why}); it was left out of the reference (fit and calibration redone without "
+        "it, the observed tasks kept), since predicting a model from itself would "
+        "understate the error",
         LeakageWarning,
         stacklevel=3,
     )
-    reference = reference.drop(columns=leaked)
-    if redo:
-        assert selection is not None
-        selection = selection.redo(reference)
-    return reference, selection
+    return reference.drop(columns=leaked), tuple(map(str, leaked))
+
+
+def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
+    """The selection cut at its step with the narrowest held-out half-width.
+
+    Forward selection is greedy, so its first j steps are the j-task selection: a user
+    who ran all k selected tasks gets an interval no wider (typically) than from the
+    first j of them. The step is chosen on :func:`select_tasks`' own nested half-widths
+    (made without each reference model), before the new model is seen. MMTEB's backward
+    elimination has no such prefixes and is kept whole.
+    """
+    steps = selection.steps
+    if selection.options.get("method", "forward") != "forward" or "half_width" not in steps:
+        return selection
+    widths = steps["half_width"].to_numpy(dtype=float)
+    if not np.isfinite(widths).any():
+        return selection
+    j = int(steps["n_tasks"].iloc[int(np.nanargmin(widths))])
+    if j >= selection.k:
+        return selection
+    return replace(
+        selection,
+        tasks=selection.tasks[:j],
+        options={**selection.options, "k": j},
+        half_width=float(widths[int(np.nanargmin(widths))]),
+    )
 
 
 def _quantile(errors: np.ndarray, level: float) -> float:
     return upper_order_statistic(np.abs(errors), level)
+
+
+_CALIBRATIONS = ("auto", "newer", "exchangeable")
+
+
+@dataclass(frozen=True)
+class _Calibrated:
+    """Everything of a prediction that does not depend on the new model's scores.
+
+    Built once per reference (and selection, targets, dates), so that many models are
+    predicted from one calibration (:func:`analysis.stats.validate_by_release_date`).
+    """
+
+    procedure: Procedure
+    models: list[str]
+    tasks: list[str]
+    target: list[str]
+    means: np.ndarray
+    level: float
+    features: tuple[str, ...] | None
+    gamma: float
+    exch_quantile: float
+    n_nested: int
+    drift: TimeDrift | None
+    newest: float
+    n_undated: int
+    why_not_newer: str
+    selection_used: bool
+    n_observed: int
+
+
+def _calibrate(
+    reference: pd.DataFrame,
+    observed_tasks: list[str],
+    target: list[str],
+    selection: TaskSelectionResult | None,
+    days_of: Mapping[str, Any] | pd.Series | None,
+    level: float,
+) -> _Calibrated:
+    """The procedure, its nested (and forward-in-time) calibration on ``reference``."""
+    chosen = (
+        selection if selection is not None else _best_k(reference, observed_tasks, target, level)
+    )
+    candidates = list(selection.candidates) if selection is not None else observed_tasks
+    rows = list(dict.fromkeys([*observed_tasks, *candidates, *target]))
+    scores, models, tasks = _reference(reference, rows, caller="predict_benchmark")
+    procedure = Procedure(
+        scores=scores,
+        tasks=tuple(tasks),
+        observed=tuple(observed_tasks),
+        candidates=tuple(candidates),
+        target=tuple(target),
+        choose=chosen.chooser() if chosen is not None else None,
+    )
+    means = scores[[tasks.index(t) for t in target]].mean(axis=0)
+    gamma, exch, n_nested = 0.0, 0.0, 0
+    drift, why_not, newest = None, "", float("nan")
+    days = None if days_of is None else _day_numbers(days_of, models)
+    n_undated = int(np.isnan(days).sum()) if days is not None else len(models)
+    if any(t not in set(observed_tasks) for t in target):
+        nested = procedure.nested()
+        gamma = variance_slope(nested.errors, nested.leverage)
+        exch = _quantile(nested.errors / sigma(nested.leverage, gamma), level)
+        n_nested = len(nested)
+        if days is not None and np.isfinite(days).any():
+            newest = float(np.nanmax(days))
+            forward = procedure.forward(
+                days, min_train=_min_train(int(np.sum(~np.isnan(days)))), lags=FORWARD_LAGS
+            )
+            n_now = int(np.sum(forward.gaps <= FORWARD_LAGS[1])) if len(forward) else 0
+            if n_now < _min_forward(level):
+                why_not = (
+                    f"only {n_now} forward-in-time predictions (at least "
+                    f"{_min_forward(level)} needed), so not calibrated forward in time"
+                )
+            else:
+                drift = time_drift(forward.errors, forward.gaps, level)
+    return _Calibrated(
+        procedure=procedure,
+        models=models,
+        tasks=tasks,
+        target=target,
+        means=means,
+        level=level,
+        features=tuple(selection.tasks) if selection is not None else None,
+        gamma=gamma,
+        exch_quantile=exch,
+        n_nested=n_nested,
+        drift=drift,
+        newest=newest,
+        n_undated=n_undated,
+        why_not_newer=why_not,
+        selection_used=selection is not None,
+        n_observed=len(observed_tasks),
+    )
+
+
+def _predict(
+    cal: _Calibrated, obs: pd.Series, released_day: float | None, calibration: str
+) -> BenchmarkPrediction:
+    """One model's prediction from a calibration (see :func:`predict_benchmark`)."""
+    procedure, level, tasks = cal.procedure, cal.level, cal.tasks
+    x = np.full(len(tasks), np.nan)
+    x[[tasks.index(t) for t in obs.index]] = obs.to_numpy(dtype=float)
+    every = np.arange(len(cal.models))
+    prediction, lev, flags, fitted = procedure.predict(every, x, features=cal.features)
+    if not np.isfinite(prediction):
+        raise FloatingPointError(
+            "predict_benchmark: the prediction is not finite (scores on the feature tasks "
+            f"{list(fitted.features)}: {x[[tasks.index(t) for t in fitted.features]].tolist()})"
+        )
+    gap = 0.0 if released_day is None else max(released_day - cal.newest, 0.0)
+    newer = (
+        calibration != "exchangeable"
+        and np.isfinite(cal.newest)
+        and (released_day is None or released_day > cal.newest)
+    )
+    n_calibration, shift, widened = 0, 0.0, False
+    if fitted.fit is None:
+        low = high = prediction
+        used = "none"
+        how = "every target task was observed: the mean is exact"
+    else:
+        half_exch = float(sigma(lev, cal.gamma)) * cal.exch_quantile
+        half, n_calibration, used = half_exch, cal.n_nested, "exchangeable"
+        chose = "select_tasks' selection" if cal.selection_used else "the task choice"
+        calib = (
+            f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
+            f"{len(cal.models)} reference models), scaled by sqrt(1 + {cal.gamma:.3g} * "
+            "leverage)"
+        )
+        if newer and cal.drift is None:
+            calib += f"; {cal.why_not_newer}"
+        elif newer and cal.drift is not None:
+            d = cal.drift
+            shift = d.shift(gap)
+            half_time = d.half_width(gap)
+            widened = half_time > half_exch
+            half, n_calibration, used = max(half_time, half_exch), d.n, "newer"
+            calib = (
+                f"{d.n} forward-in-time predictions (reference models predicted from those "
+                f"released before it, and 90 and 180 days before; {cal.n_undated} undated "
+                "left out) "
+                f"at {gap:.0f} days from the newest reference: drift "
+                f"{100 * -d.drift:+.2f} points a year added, variance growing "
+                f"{100 * d.growth:.0f}% a year; never narrower than the exchangeable interval"
+            )
+        prediction = prediction + shift
+        low, high = prediction - half, prediction + half
+        how = (
+            f"ridge (lambda={fitted.fit.lam:.3g}) of the mean of the "
+            f"{len(cal.target) - len(fitted.known)} unobserved target task(s) on "
+            f"{len(fitted.features)} of {len(obs)} observed task z-score(s) over "
+            f"{len(cal.models)} reference models; {level:.0%} interval from {calib}"
+        )
+    caveat = flags.reason()
+    beyond_time = used == "newer" and gap > FORWARD_LAGS[-1]
+    if beyond_time:
+        caveat = "; ".join(
+            filter(
+                None,
+                [
+                    caveat,
+                    f"released {gap:.0f} days after the newest reference model (the "
+                    f"calibration in time measured up to {FORWARD_LAGS[-1]:.0f})",
+                ],
+            )
+        )
+    flagged = flags.flagged or beyond_time
+    if flagged and fitted.fit is not None:
+        if used == "newer":
+            remedy = (
+                "the interval is widened for that: calibrated on how far reference models "
+                "missed when predicted from older models"
+                if widened
+                else "the interval calibrated on how far reference models missed when "
+                "predicted from older models is no wider than the exchangeable one"
+            )
+        else:
+            remedy = (
+                "the interval is widened by its leverage only; pass reference_dates= to "
+                "calibrate it on how far newer models missed"
+            )
+        warnings.warn(f"predict_benchmark: {caveat}: {remedy}", ExtrapolationWarning, stacklevel=3)
+    mean, low, high = (float(np.clip(v, 0.0, 1.0)) for v in (prediction, low, high))
+    return BenchmarkPrediction(
+        mean=mean,
+        confidence_interval=ConfidenceInterval(low, high),
+        rank=_rank(mean, cal.means),
+        rank_low=_rank(high, cal.means),
+        rank_high=_rank(low, cal.means),
+        tasks=tuple(obs.index),
+        features=tuple(fitted.features),
+        target_tasks=tuple(cal.target),
+        n_reference=len(cal.models),
+        known_share=fitted.w_known,
+        leverage=float(lev),
+        extrapolating=flagged,
+        caveat=caveat,
+        calibration=used,
+        n_calibration=n_calibration,
+        confidence_level=level,
+        method=how,
+    )
+
+
+def _check_calibration(
+    calibration: str, reference_dates: Mapping[str, Any] | pd.Series | None
+) -> None:
+    if calibration not in _CALIBRATIONS:
+        raise ValueError(f"`calibration` must be one of {list(_CALIBRATIONS)}, got {calibration!r}")
+    if calibration == "newer" and reference_dates is None:
+        raise ValueError(
+            "`calibration='newer'` needs `reference_dates=` (e.g. "
+            "analysis.results.groups.release_dates(reference.columns))"
+        )
+    if calibration == "auto" and reference_dates is None:
+        warnings.warn(
+            "predict_benchmark: no reference_dates, so the interval assumes a model like the "
+            "references; for a newer model pass reference_dates=release_dates(reference."
+            "columns) (analysis.results.groups), or calibration='exchangeable' to silence this",
+            CalibrationWarning,
+            stacklevel=3,
+        )
+
+
+def _prepare(
+    reference: pd.DataFrame,
+    observed: Mapping[str, float] | pd.Series,
+    target_tasks: Sequence[str] | None,
+    selection: TaskSelectionResult | None,
+) -> tuple[pd.Series, list[str]]:
+    """The observed scores (the selection's tasks when given) and the target tasks."""
+    _require_frame(reference)
+    tasks_all = [str(t) for t in reference.index]
+    obs = _observed(observed, tasks_all)
+    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    if selection is not None:
+        missing = [t for t in selection.tasks if t not in obs.index]
+        if missing:
+            raise ValueError(f"`observed` lacks the selected task(s) {missing} of `selection`")
+        if selection.heldout["error"].isna().any():
+            raise ValueError("`selection` was not validated: run select_tasks with validate=True")
+        if list(selection.target_tasks) != target:
+            raise ValueError(
+                "`selection` was made for other target tasks: run select_tasks with these "
+                "target_tasks (or leave `selection` out)"
+            )
+        obs = obs.loc[list(selection.tasks)]
+    return obs, target
+
+
+def _check_selection_models(
+    selection: TaskSelectionResult | None, models: Sequence[str], leaked: tuple[str, ...]
+) -> None:
+    if selection is not None and set(selection.models) - set(leaked) != set(models):
+        raise ValueError(
+            "`selection` was made on other reference models: run select_tasks on this "
+            "reference (or leave `selection` out)"
+        )
 
 
 def predict_benchmark(
@@ -283,6 +581,7 @@ def predict_benchmark(
     selection: TaskSelectionResult | None = None,
     reference_dates: Mapping[str, Any] | pd.Series | None = None,
     released: Any = None,
+    calibration: str = "auto",
     model: str | None = None,
     rng: RngLike = None,
 ) -> BenchmarkPrediction:
@@ -300,181 +599,96 @@ def predict_benchmark(
         confidence_level: level of the prediction interval.
         selection: the :func:`select_tasks` result that chose the observed tasks on
             this same reference; the interval is then calibrated on the selection
-            procedure rerun without each calibration model. Without it, the predictor
-            chooses its features among the observed tasks itself (forward selection,
-            rerun likewise).
+            procedure rerun without each calibration model. Its first j tasks are
+            used, with j the step of narrowest held-out half-width (so more selected
+            tasks never widen it). Without it, the predictor chooses its features among
+            the observed tasks itself (forward selection, rerun likewise).
         reference_dates: model -> release date of the reference models (aligned by
             name; models without one are counted and left out of the calibration in
-            time). With it, a model newer than every reference model (``released``
-            None or later than all of them) gets an interval calibrated *forward in
-            time*: each reference model predicted from the models released before it.
-            Without it, the new model is taken as exchangeable with the references.
-        released: the new model's release date (default: newer than every reference;
-            a date inside the references' range calibrates as exchangeable).
+            time). With it, a model newer than every reference model gets an interval
+            calibrated *forward in time*: each reference model predicted from the
+            models released 0, 90 and 180 days before it; the trend of those errors
+            with the distance in time (newer models scoring higher than predicted) is
+            added to the prediction, and the interval widens with that distance.
+        released: the new model's release date. Default: just after the newest
+            reference (distance 0); pass the real date (e.g. today) when the references
+            are older. A date inside the references' range calibrates as exchangeable.
+        calibration: ``"auto"`` (forward in time with ``reference_dates``, else
+            exchangeable with a one-line ``CalibrationWarning``), ``"newer"`` (requires
+            ``reference_dates``) or ``"exchangeable"`` (a model drawn like the
+            references; no warning).
         model: the new model's name, to check it is not among the references.
         rng: accepted for the common signature; the method is deterministic.
 
     Returns:
-        BenchmarkPrediction.
+        BenchmarkPrediction, always with a finite mean and interval.
 
     Warns:
         LeakageWarning: the observed model is among the reference models (by ``model``
-            or by identical scores on every observed task, a near twin): it is left out
-            (and ``selection`` redone without it) and the prediction made.
+            or by identical scores on every observed task, a near twin): it is left out,
+            the fit and calibration are redone without it on the same observed tasks.
         ExtrapolationWarning: the model lies beyond the reference models: outside their
             range on two or more observed tasks, jointly (its leverage exceeds every
             reference model's), or in its predicted mean. The message says which.
+        CalibrationWarning: ``calibration="auto"`` without ``reference_dates``.
 
     Raises:
         UnknownTaskError: an observed or target task is not in ``reference``.
         ValueError: fewer than 10 complete reference models, scores above 1, an empty
             or non-finite ``observed``, a ``selection`` made on other models or
             targets or whose tasks were not all observed, or dates that do not parse.
+
+    Examples:
+        >>> import numpy as np, pandas as pd
+        >>> from analysis.stats import predict_benchmark
+        >>> rng = np.random.default_rng(0)
+        >>> skill = rng.normal(0.6, 0.05, 30)
+        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(
+        ...     scores, index=[f"task{i}" for i in range(12)],
+        ...     columns=[f"model{j}" for j in range(30)])
+        >>> mine = {"task0": 0.62, "task1": 0.60, "task2": 0.63}
+        >>> res = predict_benchmark(reference, mine, calibration="exchangeable")
+        >>> bool(res.confidence_interval.low < res.mean < res.confidence_interval.high)
+        True
     """
     level = _check_open_unit(confidence_level, "confidence_level")
     _check_rng(rng)
-    _require_frame(reference)
-    tasks_all = [str(t) for t in reference.index]
-    obs = _observed(observed, tasks_all)
-    target = _task_list(target_tasks, tasks_all, "target_tasks")
+    _check_calibration(calibration, reference_dates)
+    obs, target = _prepare(reference, observed, target_tasks, selection)
     released_day = _released_day(released)
+    reference, leaked = _drop_leaked(reference, obs, model, selection)
     if selection is not None:
-        missing = [t for t in selection.tasks if t not in obs.index]
-        if missing:
-            raise ValueError(f"`observed` lacks the selected task(s) {missing} of `selection`")
-        if selection.heldout["error"].isna().any():
-            raise ValueError("`selection` was not validated: run select_tasks with validate=True")
-        obs = obs.loc[list(selection.tasks)]
-    reference, selection = _drop_leaked(reference, obs, model, selection)
-    chosen = (
-        selection if selection is not None else _best_k(reference, list(obs.index), target, level)
-    )
-    candidates = list(selection.candidates) if selection is not None else list(obs.index)
-    rows = list(dict.fromkeys([*obs.index, *candidates, *target]))
-    scores, models, tasks = _reference(reference, rows, caller="predict_benchmark")
-    if selection is not None and (
-        set(selection.models) != set(models) or list(selection.target_tasks) != target
-    ):
-        raise ValueError(
-            "`selection` was made on other reference models or target tasks: run "
-            "select_tasks on this reference (or leave `selection` out)"
-        )
-    procedure = Procedure(
-        scores=scores,
-        tasks=tuple(tasks),
-        observed=tuple(obs.index),
-        candidates=tuple(candidates),
-        target=tuple(target),
-        choose=chosen.chooser() if chosen is not None else None,
-    )
-    x = np.full(len(tasks), np.nan)
-    x[[tasks.index(t) for t in obs.index]] = obs.to_numpy(dtype=float)
-    every = np.arange(len(models))
-    prediction, lev, flags, fitted = procedure.predict(every, x)
-    days = None if reference_dates is None else _day_numbers(reference_dates, models)
-    newer = days is not None and (released_day is None or released_day > np.nanmax(days))
-    means = scores[[tasks.index(t) for t in target]].mean(axis=0)
-    n_undated = int(np.isnan(days).sum()) if days is not None else len(models)
-    n_calibration, widened = 0, 1.0
-    if fitted.fit is None:
-        low = high = prediction
-        calibration = "none"
-        how = "every target task was observed: the mean is exact"
-    else:
-        nested = procedure.nested()
-        gamma = variance_slope(nested.errors, nested.leverage)
-        sig_x = float(sigma(lev, gamma))
-        half_exch = sig_x * _quantile(nested.errors / sigma(nested.leverage, gamma), level)
-        half, n_calibration = half_exch, len(nested)
-        calibration = "exchangeable"
-        chose = "select_tasks' selection" if selection is not None else "the task choice"
-        calib = (
-            f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
-            f"{len(models)} reference models), scaled by sqrt(1 + {gamma:.3g} * leverage)"
-        )
-        forward = None
-        if newer:
-            assert days is not None
-            forward = procedure.forward(days, min_train=_min_train(int(np.sum(~np.isnan(days)))))
-            if len(forward) < _min_forward(level):
-                calib += (
-                    f"; only {len(forward)} forward-in-time predictions (at least "
-                    f"{_min_forward(level)} needed), so not calibrated forward in time"
-                )
-                forward = None
-        if forward is not None:
-            half_time = _quantile(forward.errors, level)
-            half, n_calibration = max(half_time, half_exch), len(forward)
-            widened = half / half_exch if half_exch > 0 else 1.0
-            calibration = "newer"
-            calib = (
-                f"each of {len(forward)} reference models predicted from those released "
-                f"before it (forward in time; {n_undated} undated left out), never narrower "
-                "than the exchangeable interval"
-            )
-        low, high = prediction - half, prediction + half
-        how = (
-            f"ridge (lambda={fitted.fit.lam:.3g}) of the mean of the "
-            f"{len(target) - len(fitted.known)} unobserved target task(s) on "
-            f"{len(fitted.features)} of {len(obs)} observed task z-score(s) over "
-            f"{len(models)} reference models; {level:.0%} interval from {calib}"
-        )
-    if flags.flagged and fitted.fit is not None:
-        remedy = (
-            f"the interval is widened for that (x{widened:.2f}): calibrated on how far each "
-            "reference model missed when predicted from the models released before it"
-            if calibration == "newer"
-            else "the interval is widened by its leverage only; pass reference_dates= to "
-            "calibrate it on how far newer models missed"
-        )
-        warnings.warn(
-            f"predict_benchmark: {flags.reason()}: {remedy}", ExtrapolationWarning, stacklevel=2
-        )
-    mean, low, high = (float(np.clip(v, 0.0, 1.0)) for v in (prediction, low, high))
-    return BenchmarkPrediction(
-        mean=mean,
-        confidence_interval=ConfidenceInterval(low, high),
-        rank=_rank(mean, means),
-        rank_low=_rank(high, means),
-        rank_high=_rank(low, means),
-        tasks=tuple(obs.index),
-        features=tuple(fitted.features),
-        target_tasks=tuple(target),
-        n_reference=len(models),
-        known_share=fitted.w_known,
-        leverage=float(lev),
-        extrapolating=flags.flagged,
-        caveat=flags.reason(),
-        calibration=calibration,
-        n_calibration=n_calibration,
-        confidence_level=level,
-        method=how,
-    )
+        selection = _narrowest_prefix(selection)
+    dates = None if calibration == "exchangeable" else reference_dates
+    cal = _calibrate(reference, list(obs.index), target, selection, dates, level)
+    _check_selection_models(selection, cal.models, leaked)
+    return _predict(cal, obs, released_day, calibration)
+
+
+#: Horizons (days) of the forward-in-time calibration: each reference model is predicted
+#: from the models released at least this long before it, so that the trend and spread of
+#: the errors with the distance in time can be fitted (:func:`._conformal.time_drift`).
+#: Longer horizons leave too few predictions with a third of the models to train on.
+FORWARD_LAGS = (0.0, 90.0, 180.0)
 
 
 def _min_train(n_dated: int) -> int:
     """Fewest earlier models a forward-in-time calibration prediction is made from.
 
     A third of the dated models: predictions from fewer models miss by more than the
-    final fit (on all of them) will, and widen the interval for nothing. Measured on the
-    release-date splits (``benchmarks/bench_estimate.py``, section 6) against a quarter
-    and a half: a third kept the lowest per-date coverage highest at similar widths.
-    Fractions 0.4, 0.45 and 0.5 (MTEB(eng, v2), 12 tasks, before the penalty floor)
-    gave median half-widths of 2.83, 2.83 and 2.88 points against 2.59, and weighting
-    the forward errors by recency (weighted conformal, weights exp(-age / tau)) 2.83,
-    2.88 and 11.96 points at tau = 365, 180 and 90 days: the older forward predictions
-    are not the ones that widen it.
+    final fit (on all of them) will, and widen the interval for nothing (measured against
+    a quarter and a half in ``benchmarks/results/estimate.md``, section 6).
     """
     return max(MIN_REFERENCE_MODELS, n_dated // 3)
 
 
 def _min_forward(level: float) -> int:
-    """Fewest forward-in-time predictions the calibration in time is made from.
+    """Fewest forward-in-time predictions (at the shortest horizon) calibrated on.
 
     ``2 / (1 - level)`` (40 at 95%): with fewer, the conformal quantile is the largest
-    error or next to it, one unusual model then sets the width (RTEB(beta) has only 46
-    such predictions with all 70 models). Below it, the exchangeable calibration is used
-    and ``method`` says so.
+    error or next to it, and one unusual model sets the width. Below it, the
+    exchangeable calibration is used and ``method`` says so.
     """
     return int(np.ceil(2 / (1 - level)))
 

@@ -18,12 +18,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import ExtrapolationWarning
+from ..core.errors import ExtrapolationWarning, LeakageWarning
 from ._checks import RngLike, _check_rng
-from ._estimate_checks import _reference, _require_frame, _task_list
+from ._estimate_checks import _leaked, _reference, _require_frame, _task_list
 from ._results import StatsResult
-from .estimate import BenchmarkPrediction, _day_numbers, predict_benchmark
-from .selection import select_tasks
+from .estimate import (
+    BenchmarkPrediction,
+    _calibrate,
+    _day_numbers,
+    _narrowest_prefix,
+    _predict,
+    _released_day,
+    predict_benchmark,
+)
+from .selection import TaskSelectionResult, select_tasks
 
 __all__ = [
     "CrossFitResult",
@@ -191,6 +199,7 @@ def cross_fit_selection(
                     target_tasks=target,
                     confidence_level=confidence_level,
                     selection=sel,
+                    calibration="exchangeable",
                 )
             actual = float(frame.loc[target, model].mean())
             rows.append(
@@ -203,6 +212,59 @@ def cross_fit_selection(
         n_folds=n_split,
         confidence_level=confidence_level,
     )
+
+
+def _predict_newer(
+    frame: pd.DataFrame,
+    ref: pd.DataFrame,
+    newer: list[str],
+    sel: TaskSelectionResult | None,
+    cands: list[str],
+    target: list[str],
+    dates: pd.Series,
+    stamps: pd.Series,
+    older: list[str],
+    level: float,
+    cut: str,
+) -> list[dict[str, Any]]:
+    """Every newer model predicted from one calibration on the older models.
+
+    The calibration does not depend on the predicted model, so it is made once per cut
+    (:func:`._calibrate`); a newer model with a twin among the older ones goes through
+    :func:`predict_benchmark`, which leaves the twin out.
+    """
+    chosen = _narrowest_prefix(sel) if sel is not None else None
+    observed = list(sel.tasks) if sel is not None else cands
+    cal = _calibrate(ref, observed, target, chosen, stamps[older], level)
+    best_older = float(ref.loc[target].mean().max())
+    rows = []
+    for model in newer:
+        obs = frame.loc[observed, model]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
+            warnings.simplefilter("ignore", LeakageWarning)  # the twin is left out
+            if _leaked(ref, obs, None)[0]:
+                res = predict_benchmark(
+                    ref, obs,
+                    target_tasks=target, confidence_level=level, selection=sel,
+                    reference_dates=stamps[older], released=stamps[model],
+                )  # fmt: skip
+            else:
+                res = _predict(cal, obs, _released_day(stamps[model]), "auto")
+        actual = float(frame.loc[target, model].mean())
+        rows.append(
+            {
+                "cut": cut,
+                "model": model,
+                **_held_out_row(res, actual),
+                "above_all_older": actual > best_older,
+                "calibration": res.calibration,
+                "n_older": len(older),
+                "n_undated": int(dates.isna().sum()),
+                "days_after_newest": float(dates[model] - dates[older].max()),
+            }
+        )
+    return rows
 
 
 def validate_by_release_date(
@@ -247,11 +309,15 @@ def validate_by_release_date(
     frame = pd.DataFrame(scores, index=tasks, columns=models)
     days = _day_numbers(reference_dates, models)
     dates = pd.Series(days, index=models)
+    stamps = pd.to_datetime(
+        pd.Series(dict(reference_dates.items()), dtype=object).reindex(models), errors="coerce"
+    )
     rows = []
     for cut in cuts:
         cut_day = float(_day_numbers({"cut": cut}, ["cut"])[0])
         if np.isnan(cut_day):
             raise ValueError(f"`cuts` holds {cut!r}, which is not a date")
+        cut = str(pd.Timestamp(cut).date())
         older = [m for m in models if dates[m] < cut_day]
         newer = [m for m in models if dates[m] >= cut_day]
         ref = frame[older]
@@ -265,31 +331,9 @@ def validate_by_release_date(
                 confidence_level=confidence_level,
                 **options,
             )
-        observed = list(sel.tasks) if sel is not None else cands
-        best_older = float(ref.loc[target].mean().max())
-        for model in newer:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
-                res = predict_benchmark(
-                    ref,
-                    frame.loc[observed, model],
-                    target_tasks=target,
-                    confidence_level=confidence_level,
-                    selection=sel,
-                    reference_dates=dates[older],
-                )
-            actual = float(frame.loc[target, model].mean())
-            rows.append(
-                {
-                    "cut": str(pd.Timestamp(cut).date()),
-                    "model": model,
-                    **_held_out_row(res, actual),
-                    "above_all_older": actual > best_older,
-                    "calibration": res.calibration,
-                    "n_older": len(older),
-                    "n_undated": int(np.isnan(days).sum()),
-                }
-            )
+        rows += _predict_newer(
+            frame, ref, newer, sel, cands, target, dates, stamps, older, confidence_level, cut
+        )
     return ReleaseDateValidation(
         table=pd.DataFrame(rows),
         cuts=tuple(str(pd.Timestamp(cut).date()) for cut in cuts),
