@@ -45,9 +45,10 @@ from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
 from ..core import compat
-from ..core.errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
+from ..core.errors import RunInterrupted, UnknownTaskError, close_names
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
+from ..core.layout import PREDICTIONS, ModelFolder
 from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import FileLock, lock_path, pid_alive, task_lock
@@ -65,7 +66,6 @@ SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
 #: Appended to a result file that does not parse when it is moved aside.
 CORRUPT_SUFFIX = ".corrupt"
 STAGING = ".staging"
-PREDICTIONS = "predictions"
 #: Staging folders of other hosts older than this (seconds) belong to dead runs.
 FOREIGN_STAGING_AGE = 24 * 3600.0
 #: mteb's stand-ins for a missing model name / revision (ModelMeta.create_empty).
@@ -157,13 +157,15 @@ def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Pat
 
     Args:
         results_dir: The results folder (an ``mteb.ResultCache`` path).
-        meta: The model's metadata (name and revision).
+        meta: The model's metadata (name, revision and experiment).
         task_name: The mteb task name.
 
     Returns:
-        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``.
+        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json`` (with
+        ``experiments/<experiment>/`` before the file for an experiment;
+        :mod:`analysis.core.layout`).
     """
-    return _model_result_folder(Path(results_dir) / "results", meta) / f"{task_name}.json"
+    return ModelFolder.of(meta).result_file(results_dir, task_name)
 
 
 def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
@@ -175,17 +177,10 @@ def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -
         task_name: The mteb task name.
 
     Returns:
-        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
+        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``
+        (:mod:`analysis.core.layout`).
     """
-    return (
-        _model_result_folder(Path(results_dir) / PREDICTIONS, meta)
-        / f"{task_name}_predictions.json"
-    )
-
-
-def _model_result_folder(root: Path, meta: ModelMeta) -> Path:
-    folder = root / model_folder_name(str(meta.name)) / str(meta.revision)
-    return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
+    return ModelFolder.of(meta).predictions_file(results_dir, task_name)
 
 
 def corrupt_path(path: Path) -> Path:

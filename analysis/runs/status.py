@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import pickle as pickle_module
 import socket
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +36,10 @@ from typing import Any
 import pandas as pd
 
 from ..core import compat
-from ..core.errors import model_folder_name
 from .executors.records import read_record
 from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
 from .executors.submissions import read_submissions
-from .locks import LOCKS, STALE_AFTER, LockInfo, pid_alive, read_lock
+from .locks import LockInfo, lock_is_held, pid_alive, read_lock
 from .plan import Job, Plan, job_complete
 
 STATES = ("done", "running", "failed", "interrupted", "pending")
@@ -183,24 +181,12 @@ def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
 
     Another process on the plan (a second ``run --plan``, or ``run -m -t`` on the same
     model and task) takes each task's lock (:mod:`analysis.runs.locks`) while it runs it.
-    A holder on this host counts while its process lives; one on another host while its
-    heartbeat keeps the file fresh.
+    Whether it still holds it is :func:`~analysis.runs.locks.lock_is_held`'s rule, the
+    one a worker breaking the lock applies.
     """
-    folder = Path(job.results_dir) / LOCKS / model_folder_name(job.name) / job.revision
-    here = socket.gethostname()
-    for task in job.tasks:
-        path = folder / f"{task}.lock"
+    for task, path in zip(job.tasks, job.lock_files(), strict=True):
         holder = read_lock(path)
-        if holder is None:
-            continue
-        if holder.host == here:
-            alive = pid_alive(holder.pid, holder.pid_start)
-        else:
-            try:
-                alive = time.time() - path.stat().st_mtime < STALE_AFTER
-            except OSError:
-                alive = False
-        if alive:
+        if holder is not None and lock_is_held(path, holder):
             return task, holder
     return None
 
