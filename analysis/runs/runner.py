@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import mteb
 import pandas as pd
@@ -45,6 +45,7 @@ from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
 from ..core import compat
+from ..core.choices import OVERWRITE_STRATEGIES, Overwrite
 from ..core.errors import RunInterrupted, UnknownTaskError, close_names
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
@@ -60,8 +61,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-Overwrite = Literal["only-missing", "always", "never"]
-OVERWRITE_STRATEGIES: tuple[str, ...] = ("only-missing", "always", "never")
 SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
 #: Appended to a result file that does not parse when it is moved aside.
 CORRUPT_SUFFIX = ".corrupt"

@@ -23,11 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ...core.choices import EXECUTORS
 from ...core.errors import ExecutorError
 from ..plan import Job, Plan
 from .records import read_record
-
-EXECUTORS = ("local", "slurm")
 
 
 @dataclass(frozen=True)
