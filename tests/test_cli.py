@@ -115,7 +115,9 @@ def test_executor_option_names_exactly_the_executors_that_run() -> None:
     from analysis.core.choices import EXECUTORS
     from analysis.core.errors import ExecutorError
     from analysis.runs.executors import check_executor
+    from analysis.runs.executors.factory import EXECUTOR_CLASSES
 
+    assert tuple(EXECUTOR_CLASSES) == EXECUTORS  # each one's class, with its status reading
     sub, action = _option("run", "--executor")
     assert action.metavar == "{" + ",".join(EXECUTORS) + "}"
     assert action.metavar in sub.format_help()

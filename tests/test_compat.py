@@ -115,6 +115,17 @@ def test_submitit_pickle_load_reads_a_job_result(tmp_path):
     assert outcome == "error" and value.endswith("ValueError: bad")
 
 
+def test_submitit_job_paths_are_the_files_a_job_leaves(tmp_path):
+    """The result pickle and stderr log of an array element, as submitit's own Job names them."""
+    from submitit.slurm.slurm import SlurmJob
+
+    paths = compat.submitit_job_paths(tmp_path, "12_3")
+    assert paths.result_pickle == tmp_path.absolute() / "12_3_0_result.pkl"
+    assert paths.stderr == tmp_path.absolute() / "12_3_0_log.err"
+    job = SlurmJob(folder=tmp_path, job_id="12_3")  # what a SLURM job of submitit writes
+    assert (job.paths.result_pickle, job.paths.stderr) == (paths.result_pickle, paths.stderr)
+
+
 def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
     """submitit runs sbatch through CommandFunction; a non-zero exit raises FailedJobError."""
     from submitit.core.utils import CommandFunction

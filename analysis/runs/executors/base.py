@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import abc
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ...core.choices import EXECUTORS
 from ...core.errors import ExecutorError
 from ..plan import Job, Plan
 from .records import read_record
+from .states import JobStatus
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,40 @@ class Executor(abc.ABC):
     """Runs a plan's jobs somewhere: :meth:`submit` returns a :class:`Submitted` handle."""
 
     name: ClassVar[str]
+
+    @staticmethod
+    @abc.abstractmethod
+    def job_status(
+        plan: Plan,
+        base: dict[str, Any],
+        entry: dict[str, Any],
+        record: dict[str, Any] | None,
+        queue: Mapping[str, tuple[str, str]],
+    ) -> JobStatus:
+        """The state of a job this executor was last given, from its own traces.
+
+        :func:`analysis.runs.status.plan_status` has found the job unfinished, neither
+        rejected at submission nor running elsewhere.
+
+        Args:
+            plan: The plan.
+            base: The fields every state has (job, model, tasks).
+            entry: The job's last submission (``submissions.jsonl``).
+            record: The job's record from that submission, or None (not taken yet).
+            queue: SLURM's queue (empty when no job went to SLURM).
+
+        Returns:
+            The job's state.
+        """
+
+    @staticmethod
+    def may_start(entry: dict[str, Any]) -> bool:
+        """Whether a submission may still start the jobs it has not started.
+
+        True by default (a detached submission: its queue decides); the local executor's
+        workers end with the process that made the submission.
+        """
+        return True
 
     @abc.abstractmethod
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> Submitted:
