@@ -11,9 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import numpy as np
 import pytest
-from _run_fixtures import FIXTURE_TASKS, FIXTURES
+from _run_fixtures import FIXTURE_TASKS, FIXTURES, hashing_encoder
 
 from analysis.core.layout import EXPERIMENTS, ModelFolder
 from tests.conftest import REPO
@@ -30,38 +29,8 @@ READS_FOLDER_NAMES = {
 
 
 def _meta(experiment: dict[str, object] | None = None):
-    from mteb.models import ModelMeta
-    from mteb.models.model_meta import ScoringFunction
-
-    return ModelMeta.create_empty(
-        overwrites={
-            "name": "test/hashing model",
-            "revision": "r1",
-            "framework": ["NumPy"],
-            "open_weights": True,
-            "similarity_fn_name": ScoringFunction.COSINE,
-            "use_instructions": False,
-            "modalities": ["text"],
-            "model_type": ["dense"],
-            "experiment_kwargs": experiment,
-        }
-    )
-
-
-def _hashing(meta):
-    from mteb.models.abs_encoder import AbsEncoder
-
-    class Hashing(AbsEncoder):
-        mteb_model_meta = meta
-
-        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
-            texts = [text for batch in inputs for text in batch["text"]]
-            return np.array(
-                [[(len(t) * (i + 1)) % 7 + ord(t[0]) % (i + 2) for i in range(8)] for t in texts],
-                dtype=np.float32,
-            )
-
-    return Hashing()
+    """An mteb ModelMeta with a space in its name and, when given, experiment kwargs."""
+    return hashing_encoder("test/hashing model", "r1", experiment_kwargs=experiment).mteb_model_meta
 
 
 @pytest.mark.parametrize("experiment", [None, {"dims": 8}], ids=["plain", "experiment"])
@@ -99,11 +68,11 @@ def test_a_run_with_an_experiment_is_complete_for_plan_and_status(tmp_path: Path
     from analysis.runs.runner import run_evaluation
     from analysis.runs.status import plan_status
 
-    meta = _meta({"dims": 8})
+    encoder = hashing_encoder("test/hashing model", "r1", experiment_kwargs={"dims": 8})
+    meta = encoder.mteb_model_meta
     summary = run_evaluation(
-        [_hashing(meta)], [TASK], results_dir=tmp_path, local_tasks_dir=FIXTURES,
-        show_progress=False,
-    )  # fmt: skip
+        [encoder], [TASK], results_dir=tmp_path, local_tasks_dir=FIXTURES, show_progress=False
+    )
     assert summary["status"].tolist() == ["ran"]
     name, revision, experiment = str(meta.name), str(meta.revision), meta.experiment_name
     job = Job(

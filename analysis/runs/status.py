@@ -41,7 +41,7 @@ import pandas as pd
 from .executors.factory import executor_class
 from .executors.records import read_record
 from .executors.slurm import slurm_queue
-from .executors.states import STATES, JobStatus, failed
+from .executors.states import STATES, JobStatus, JobTraces, failed
 from .executors.submissions import read_submissions
 from .locks import LockInfo, lock_is_held, read_lock
 from .plan import Job, Plan, job_complete
@@ -140,7 +140,7 @@ def _status(
         elsewhere = _running_elsewhere(job, base, executor, here=here)
         if elsewhere is not None:
             return elsewhere
-    return kind.job_status(plan, base, entry, record, queue)
+    return kind.job_status(JobTraces(plan, base, entry, record, queue))
 
 
 def lock_holder(job: Job) -> tuple[str, LockInfo] | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import abc
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -27,7 +27,7 @@ from ...core.choices import EXECUTORS
 from ...core.errors import ExecutorError
 from ..plan import Job, Plan
 from .records import read_record
-from .states import JobStatus
+from .states import JobStatus, JobTraces
 
 
 @dataclass(frozen=True)
@@ -83,24 +83,14 @@ class Executor(abc.ABC):
 
     @staticmethod
     @abc.abstractmethod
-    def job_status(
-        plan: Plan,
-        base: dict[str, Any],
-        entry: dict[str, Any],
-        record: dict[str, Any] | None,
-        queue: Mapping[str, tuple[str, str]],
-    ) -> JobStatus:
+    def job_status(traces: JobTraces) -> JobStatus:
         """The state of a job this executor was last given, from its own traces.
 
         :func:`analysis.runs.status.plan_status` has found the job unfinished, neither
         rejected at submission nor running elsewhere.
 
         Args:
-            plan: The plan.
-            base: The fields every state has (job, model, tasks).
-            entry: The job's last submission (``submissions.jsonl``).
-            record: The job's record from that submission, or None (not taken yet).
-            queue: SLURM's queue (empty when no job went to SLURM).
+            traces: What was found of the job (its submission, record, SLURM's queue).
 
         Returns:
             The job's state.

@@ -30,7 +30,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from tqdm.auto import tqdm
@@ -42,7 +42,7 @@ from ..locks import pid_alive
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
 from .records import ENDED, mark_interrupted, read_record, stop_counts, this_process
-from .states import JobStatus, failed, interrupted, results_missing
+from .states import JobStatus, JobTraces, failed, interrupted, results_missing
 from .submissions import log_submission
 from .worker import new_token, run_worker
 
@@ -60,17 +60,16 @@ def coordinator_alive(entry: dict[str, Any]) -> bool:
     )
 
 
-def local_job_status(
-    plan: Plan,
-    base: dict[str, Any],
-    entry: dict[str, Any],
-    record: dict[str, Any] | None,
-    queue: Mapping[str, tuple[str, str]],
-) -> JobStatus:
+def local_job_status(traces: JobTraces) -> JobStatus:
     """A local job's state from its record: a running record whose worker is gone failed.
 
-    Arguments as :meth:`.base.Executor.job_status` (``plan`` and ``queue`` unused).
+    Args:
+        traces: What was found of the job (:meth:`.base.Executor.job_status`).
+
+    Returns:
+        The job's state.
     """
+    base, entry, record = traces.base, traces.entry, traces.record
     here = socket.gethostname()
     if record is None:
         detail = (

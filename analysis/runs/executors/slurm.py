@@ -32,7 +32,7 @@ from ...core.errors import RunInterrupted, SubmissionError
 from ...core.interrupt import signal_of
 from ..plan import Job, Plan, write_plan
 from .base import Executor, JobOutcome, Submitted, check_executor, outcomes_from_records
-from .states import JobStatus, failed, interrupted, results_missing
+from .states import JobStatus, JobTraces, failed, interrupted, results_missing
 from .submissions import LEGACY_OPTIONS, log_submission
 from .worker import JOBS_FILE, claims_dir, new_token, run_worker
 
@@ -143,25 +143,18 @@ class Submission(Submitted):
         return outcomes_from_records(plan, self.job_ids, self.submitted)
 
 
-def slurm_job_status(
-    plan: Plan,
-    base: dict[str, Any],
-    entry: dict[str, Any],
-    record: dict[str, Any] | None,
-    queue: Mapping[str, tuple[str, str]],
-) -> JobStatus:
+def slurm_job_status(traces: JobTraces) -> JobStatus:
     """A SLURM job's state from its record, SLURM's queue and submitit's logs.
 
     Args:
-        plan: The plan.
-        base: The fields every state has (job, model, tasks).
-        entry: The job's last submission (``submissions.jsonl``).
-        record: The job's record from that submission, or None (no worker took it).
-        queue: SLURM's queue (:func:`slurm_queue`).
+        traces: What was found of the job (:meth:`.base.Executor.job_status`).
 
     Returns:
         The job's state.
     """
+    plan, base, entry, record, queue = (
+        traces.plan, traces.base, traces.entry, traces.record, traces.queue
+    )  # fmt: skip
     # submissions before worker arrays had one element per job, named in "jobs"
     workers = entry.get("workers") or [entry["jobs"][base["job_id"]]]
     if record is None:

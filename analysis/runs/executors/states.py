@@ -8,8 +8,11 @@ records, locks) and asks the job's executor for the rest.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..plan import Plan
 
 STATES = ("done", "running", "failed", "interrupted", "pending")
 
@@ -44,6 +47,25 @@ class JobStatus:
     error: str | None = None
     traceback: str | None = None
     held_by: str | None = None
+
+
+@dataclass(frozen=True)
+class JobTraces:
+    """What :func:`analysis.runs.status.plan_status` found of an unfinished job, for its executor.
+
+    Attributes:
+        plan: The plan.
+        base: The fields every state has (``job_id``, ``model``, ``tasks``).
+        entry: The job's last submission (a line of ``submissions.jsonl``).
+        record: The job's record from that submission, or None (not taken yet).
+        queue: SLURM's queue (empty when no job went to SLURM).
+    """
+
+    plan: Plan
+    base: dict[str, Any]
+    entry: dict[str, Any]
+    record: dict[str, Any] | None
+    queue: Mapping[str, tuple[str, str]]
 
 
 def failed(
