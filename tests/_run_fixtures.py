@@ -104,6 +104,41 @@ TINY_WORDS = (
 ).split()
 
 
+def hashing_encoder(name: str = "test/hashing", revision: str = "1", **meta: object):
+    """A tiny deterministic mteb encoder (8 dimensions from character counts), no weights.
+
+    ``meta`` adds ModelMeta fields (e.g. ``experiment_kwargs``).
+    """
+    import numpy as np
+    from mteb.models import ModelMeta
+    from mteb.models.abs_encoder import AbsEncoder
+    from mteb.models.model_meta import ScoringFunction
+
+    class Hashing(AbsEncoder):
+        mteb_model_meta = ModelMeta.create_empty(
+            overwrites={
+                "name": name,
+                "revision": revision,
+                "framework": ["NumPy"],
+                "open_weights": True,
+                "similarity_fn_name": ScoringFunction.COSINE,
+                "use_instructions": False,
+                "modalities": ["text"],
+                "model_type": ["dense"],
+                **meta,
+            }
+        )
+
+        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
+            texts = [text for batch in inputs for text in batch["text"]]
+            return np.array(
+                [[(len(t) * (i + 1)) % 7 + ord(t[0]) % (i + 2) for i in range(8)] for t in texts],
+                dtype=np.float32,
+            )
+
+    return Hashing()
+
+
 def tiny_teacher(folder: Path) -> Path:
     """A tiny random BERT teacher (one layer, 32 dimensions, ~60 tokens), saved offline.
 

@@ -91,13 +91,58 @@ def test_shared_options_are_defined_once() -> None:
     assert all(len(texts) == 1 for texts in helps.values()), helps
 
 
-def test_parser_constants_match_the_code_they_describe() -> None:
-    from analysis.runs import distill, runner
-    from analysis.runs.executors import EXECUTORS
+def _option(command: str, flag: str):
+    parser = build_cli.build_cli()
+    subparsers = next(a for a in parser._actions if a.choices and command in a.choices)
+    sub = subparsers.choices[command]
+    return sub, next(a for a in sub._actions if flag in a.option_strings)
 
-    assert options.OVERWRITE_STRATEGIES == runner.OVERWRITE_STRATEGIES
-    assert options.EXECUTORS == EXECUTORS
-    assert build_cli.PCA_DIMS == distill.PCA_DIMS
+
+def test_run_offers_exactly_the_overwrite_strategies_the_runner_accepts(tmp_path: Path) -> None:
+    from analysis.core.choices import OVERWRITE_STRATEGIES
+    from analysis.runs.runner import run_evaluation
+
+    sub, action = _option("run", "--overwrite")
+    assert tuple(action.choices) == OVERWRITE_STRATEGIES
+    assert "{" + ",".join(OVERWRITE_STRATEGIES) + "}" in sub.format_help()
+    for strategy in OVERWRITE_STRATEGIES:  # accepted: an empty run ends without error
+        assert run_evaluation([], [], results_dir=tmp_path, overwrite=strategy).empty  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="overwrite must be one of"):
+        run_evaluation([], [], results_dir=tmp_path, overwrite="sometimes")  # type: ignore[arg-type]
+
+
+def test_executor_option_names_exactly_the_executors_that_run() -> None:
+    from analysis.core.choices import EXECUTORS
+    from analysis.core.errors import ExecutorError
+    from analysis.runs.executors import check_executor
+    from analysis.runs.executors.factory import EXECUTOR_CLASSES
+
+    assert tuple(EXECUTOR_CLASSES) == EXECUTORS  # each one's class, with its status reading
+    sub, action = _option("run", "--executor")
+    assert action.metavar == "{" + ",".join(EXECUTORS) + "}"
+    assert action.metavar in sub.format_help()
+    for name in EXECUTORS:  # known: at most "needs sbatch", never "unknown"
+        try:
+            check_executor(name)
+        except ExecutorError as err:
+            assert "Unknown executor" not in str(err)
+    with pytest.raises(ExecutorError, match="Unknown executor"):
+        check_executor("kubernetes")
+
+
+def test_distill_default_dims_are_distill_models() -> None:
+    import inspect
+
+    from analysis.core.choices import PCA_DIMS
+    from analysis.runs.distill import distill_model
+
+    sub, action = _option("distill", "--pca-dims")
+    assert action.default == PCA_DIMS
+    assert inspect.signature(distill_model).parameters["pca_dims"].default == PCA_DIMS
+    assert f"(default {PCA_DIMS})" in " ".join(sub.format_help().split())
+
+
+def test_on_conflict_choices_are_load_leaderboards() -> None:
     from typing import get_args
 
     from analysis.results.leaderboard import OnConflict

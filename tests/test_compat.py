@@ -115,6 +115,17 @@ def test_submitit_pickle_load_reads_a_job_result(tmp_path):
     assert outcome == "error" and value.endswith("ValueError: bad")
 
 
+def test_submitit_job_paths_are_the_files_a_job_leaves(tmp_path):
+    """The result pickle and stderr log of an array element, as submitit's own Job names them."""
+    from submitit.slurm.slurm import SlurmJob
+
+    paths = compat.submitit_job_paths(tmp_path, "12_3")
+    assert paths.result_pickle == tmp_path.absolute() / "12_3_0_result.pkl"
+    assert paths.stderr == tmp_path.absolute() / "12_3_0_log.err"
+    job = SlurmJob(folder=tmp_path, job_id="12_3")  # what a SLURM job of submitit writes
+    assert (job.paths.result_pickle, job.paths.stderr) == (paths.result_pickle, paths.stderr)
+
+
 def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
     """submitit runs sbatch through CommandFunction; a non-zero exit raises FailedJobError."""
     from submitit.core.utils import CommandFunction
@@ -131,32 +142,8 @@ def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
 def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
     """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
     import mteb
-    import numpy as np
+    from _run_fixtures import hashing_encoder
     from datasets import Dataset, DatasetDict
-    from mteb.models import ModelMeta
-    from mteb.models.abs_encoder import AbsEncoder
-    from mteb.models.model_meta import ScoringFunction
-
-    class Hashing(AbsEncoder):
-        mteb_model_meta = ModelMeta.create_empty(
-            overwrites={
-                "name": "test/hashing",
-                "revision": "1",
-                "framework": ["NumPy"],
-                "open_weights": True,
-                "similarity_fn_name": ScoringFunction.COSINE,
-                "use_instructions": False,
-                "modalities": ["text"],
-                "model_type": ["dense"],
-            }
-        )
-
-        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
-            texts = [text for batch in inputs for text in batch["text"]]
-            return np.array(
-                [[(len(t) * (i + 1)) % 7 + ord(t[0]) % (i + 2) for i in range(8)] for t in texts],
-                dtype=np.float32,
-            )
 
     sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
     calls = []
@@ -170,7 +157,7 @@ def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
     task.filter_eval_splits(["test"])
     assert compat.replace_load_data(task, build) is task
     result = mteb.evaluate(
-        Hashing(),
+        hashing_encoder(),
         task,
         cache=mteb.ResultCache(tmp_path),
         co2_tracker=False,

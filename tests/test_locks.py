@@ -19,7 +19,15 @@ from pathlib import Path
 import pytest
 from _run_fixtures import FIXTURE_TASKS, FIXTURES, REPO, distilled_static_model
 
-from analysis.runs.locks import FileLock, LockInfo, lock_path, pid_alive, process_start, read_lock
+from analysis.runs.locks import (
+    FileLock,
+    LockInfo,
+    lock_is_held,
+    lock_path,
+    pid_alive,
+    process_start,
+    read_lock,
+)
 
 
 def _dead_pid() -> int:
@@ -28,9 +36,11 @@ def _dead_pid() -> int:
     return child.pid
 
 
-def _write_lock(path: Path, *, host: str, pid: int, age: float = 0.0) -> None:
+def _write_lock(
+    path: Path, *, host: str, pid: int, age: float = 0.0, pid_start: int | None = None
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    info = {"host": host, "pid": pid, "pid_start": None, "started": time.time(), "token": "t"}
+    info = {"host": host, "pid": pid, "pid_start": pid_start, "started": time.time(), "token": "t"}
     path.write_text(json.dumps(info))
     if age:
         then = time.time() - age
@@ -82,6 +92,30 @@ def test_lock_of_other_host_is_stale_only_after_timeout(tmp_path: Path) -> None:
     assert not FileLock(path, stale_after=60.0, heartbeat=1.0).acquire(blocking=False)
     lock = FileLock(path, stale_after=2.0, heartbeat=0.5)
     assert lock.acquire(blocking=False)
+    lock.release()
+
+
+@pytest.mark.parametrize("verified", [True, False], ids=["start-recorded", "start-unknown"])
+def test_breaking_and_status_share_one_liveness_rule(tmp_path: Path, verified: bool) -> None:
+    """A live process of this host whose heartbeat is late (stopped, or a suspended laptop).
+
+    With its start time recorded the process is verifiably the holder: the lock is held
+    (not broken) and status names it. Without one the pid may be reused: the heartbeat
+    decides, and the lock is stale for both.
+    """
+    from analysis.runs.plan import Job
+    from analysis.runs.status import lock_holder
+
+    job = Job("j", "m", "org/m", "r1", None, None, ("T",), str(tmp_path))
+    (path,) = job.lock_files()
+    start = process_start(os.getppid()) if verified else None
+    if verified and start is None:
+        pytest.skip("no /proc here: start times cannot be read")
+    _write_lock(path, host=socket.gethostname(), pid=os.getppid(), age=400.0, pid_start=start)
+    assert lock_is_held(path, read_lock(path)) is verified
+    assert (lock_holder(job) is not None) is verified
+    lock = FileLock(path)
+    assert lock.acquire(blocking=False) is not verified
     lock.release()
 
 

@@ -204,11 +204,9 @@ def test_jobs_another_process_runs_are_running_elsewhere_not_queued(tmp_path: Pa
     import signal
     import socket
 
-    from analysis.runs.locks import LOCKS
-
     plan = _plan(tmp_path, 2)
     first = plan.jobs[0]
-    lock = tmp_path / LOCKS / "local__m" / "local-0" / f"{first.tasks[0]}.lock"
+    lock = first.lock_files()[0]
     held, release = FORK.Event(), FORK.Event()
     holder = FORK.Process(target=_hold_lock, args=(str(lock), held, release))
     holder.start()

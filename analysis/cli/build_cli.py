@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from ..core.choices import OVERWRITE_STRATEGIES, PCA_DIMS
 from .options import (
     DEFAULT_PLAN,
     DEFAULT_RUNS,
-    OVERWRITE_STRATEGIES,
     add_executor_options,
     add_model_options,
     add_on_conflict,
@@ -29,10 +29,6 @@ from .options import (
 
 #: A command's handler: (parsed arguments, the command's own arguments) -> exit status.
 Handler = Callable[[argparse.Namespace, list[str]], int]
-
-#: ``distill --pca-dims`` default; equal to ``analysis.runs.distill.PCA_DIMS`` (tested; not
-#: imported from there, which imports mteb).
-PCA_DIMS = 256
 
 
 def _add_command(

@@ -13,15 +13,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..core.choices import EXECUTORS
 from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 
-#: ``run --overwrite`` choices; equal to ``analysis.runs.runner.OVERWRITE_STRATEGIES``
-#: (tested; not imported from there, so that ``--help`` does not import mteb).
-OVERWRITE_STRATEGIES = ("only-missing", "always", "never")
 #: ``--on-conflict`` choices; those of ``load_leaderboard(on_conflict=...)`` (tested).
 ON_CONFLICT = ("first", "error")
-#: ``--executor`` names; equal to ``analysis.runs.executors.EXECUTORS`` (tested).
-EXECUTORS = ("local", "slurm")
 
 
 def positive_int(text: str) -> int:
@@ -152,7 +148,7 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     group.add_argument(
         "--executor",
         default="local" if defaults else None,
-        metavar="{local,slurm}",
+        metavar="{" + ",".join(EXECUTORS) + "}",
         help="local: worker processes on this machine (default); slurm: one submitit job "
         "array of workers on a SLURM cluster",
     )
@@ -225,9 +221,7 @@ __all__ = [
     "DEFAULT_PLAN",
     "DEFAULT_RUNS",
     "DEPRECATED_OPTIONS",
-    "EXECUTORS",
     "ON_CONFLICT",
-    "OVERWRITE_STRATEGIES",
     "add_executor_options",
     "add_local_tasks",
     "add_model_options",

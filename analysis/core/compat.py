@@ -155,6 +155,19 @@ def submitit_pickle_load(path: str | Path) -> Any:
     return pickle_load(Path(path))
 
 
+def submitit_job_paths(folder: str | Path, job_id: str) -> Any:
+    """Submitit's names for one job's files in its log folder (``submitit.core.utils.JobPaths``).
+
+    ``result_pickle`` (``<id>_0_result.pkl``: the outcome, :func:`submitit_pickle_load`)
+    and ``stderr`` (``<id>_0_log.err``) are the ones read here; ``job_id`` is SLURM's
+    (``<array>_<index>`` for an array element). The class is outside submitit's top-level
+    API.
+    """
+    from submitit.core.utils import JobPaths
+
+    return JobPaths(folder, job_id=job_id, task_id=0)
+
+
 def submitit_failed_job_error() -> type[Exception]:
     """The error submitit raises when ``sbatch`` rejects a submission (``FailedJobError``).
 

@@ -13,49 +13,29 @@ use, so ``static-rteb batch --help`` imports neither pandas nor matplotlib.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .context import (
-        HARMLESS_WARNINGS,
+from ..core.lazy import LazyNames
+
+if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded on first use
+    from ..core.io import format_pvalue
+    from ..core.quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
+    from .context import NotebookContext, resolve_results, setup
+    from .display import styled
+    from .style import (
         OTHER_COLOR,
         POST_COLORS,
-        NotebookContext,
         apply_style,
-        filter_harmless_warnings,
         for_figure,
-        format_pvalue,
         is_post_model,
         model_palette,
-        resolve_results,
-        setup,
         short_name,
-        styled,
-        widget_progress,
     )
+
+_LAZY = LazyNames(__name__, __file__)
+__all__: list[str] = _LAZY.names
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        return getattr(importlib.import_module(f"{__name__}.context"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "HARMLESS_WARNINGS",
-    "OTHER_COLOR",
-    "POST_COLORS",
-    "NotebookContext",
-    "apply_style",
-    "filter_harmless_warnings",
-    "for_figure",
-    "format_pvalue",
-    "is_post_model",
-    "model_palette",
-    "resolve_results",
-    "setup",
-    "short_name",
-    "styled",
-    "widget_progress",
-]
+    """A public name, imported from its module on first use."""
+    return _LAZY.load(name, globals())

@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import NotebookError
-from ..core.io import format_pvalue, save_figure, write_markdown_table
+from ..core.io import save_figure, write_markdown_table
 from ..core.paths import from_root
-from ..core.quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
+from ..core.quiet import filter_harmless_warnings
 from ..core.seeds import seed_stream
 from ..results.folder import ResultsFolders
 from .display import (
@@ -47,15 +47,7 @@ from .display import (
     styled,
 )
 from .params import find_source, header_parameters, read_parameters
-from .style import (
-    OTHER_COLOR,
-    POST_COLORS,
-    apply_style,
-    for_figure,
-    is_post_model,
-    model_palette,
-    short_name,
-)
+from .style import apply_style
 
 
 def _kernel_shell() -> Any | None:
@@ -360,22 +352,3 @@ def setup(
             f"Results: `{_results_line(results, provenance)}` · outputs: `{display_path(out)}/`"
         )
     return context
-
-
-__all__ = [
-    "HARMLESS_WARNINGS",
-    "OTHER_COLOR",
-    "POST_COLORS",
-    "NotebookContext",
-    "apply_style",
-    "filter_harmless_warnings",
-    "for_figure",
-    "format_pvalue",
-    "is_post_model",
-    "model_palette",
-    "resolve_results",
-    "setup",
-    "short_name",
-    "styled",
-    "widget_progress",
-]

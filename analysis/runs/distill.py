@@ -52,6 +52,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..core.choices import PCA_DIMS
 from ..core.compat import float64_token_encoding
 from ..core.errors import DistillError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
@@ -61,8 +62,6 @@ logger = logging.getLogger(__name__)
 
 #: BLAS threads while distilling: one, so the PCA's sums come out the same everywhere.
 DISTILL_BLAS_THREADS = 1
-#: Default PCA dimensions (model2vec's default).
-PCA_DIMS = 256
 
 
 def read_vocabulary(path: str | Path) -> list[str]:

@@ -7,12 +7,15 @@ a worker evaluates a task it takes the task's lock,
 holder's host, pid, the pid's start time and a random token; while held, a daemon thread
 touches it every ``heartbeat`` seconds.
 
-A lock is **stale**, and is broken, when
+A lock is **stale**, and is broken, when (:func:`lock_is_held`, the one rule, which
+``static-rteb status`` asks too)
 
 * its holder ran on this host and that process is gone (or the pid now belongs to a
   process that started later: pid reuse), or
 * its file has not been touched for ``stale_after`` seconds (a holder on another host that
-  died; a live holder refreshes the file every ``heartbeat`` seconds).
+  died; a live holder refreshes the file every ``heartbeat`` seconds), unless its holder
+  is a process of this host that is verifiably still running (its recorded start time
+  matches): a late heartbeat there means a stopped or suspended process, not a dead one.
 
 Breaking is itself guarded by a short-lived ``<lock>.break`` file, and the stale lock is
 removed only if it still holds the token that was judged stale, so two workers that find
@@ -57,15 +60,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.errors import model_folder_name
 from ..core.interrupt import signals_blocked
+from ..core.layout import ModelFolder
 
 if TYPE_CHECKING:
     from mteb.models import ModelMeta
 
 logger = logging.getLogger(__name__)
 
-LOCKS = ".locks"
 #: A lock untouched for this long is stale (seconds); holders refresh it every HEARTBEAT.
 STALE_AFTER = 300.0
 HEARTBEAT = 30.0
@@ -93,18 +95,18 @@ class LockInfo:
 
 
 def lock_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
-    """The lock file of one (model, revision, task) in a results folder.
+    """The lock file of one (model, revision, experiment, task) in a results folder.
 
     Args:
         results_dir: The results folder.
-        meta: The model's metadata (name and revision).
+        meta: The model's metadata (name, revision and experiment).
         task_name: The mteb task name.
 
     Returns:
-        ``<results_dir>/.locks/<org>__<model>/<revision>/<Task>.lock``.
+        ``<results_dir>/.locks/<org>__<model>/<revision>/<Task>.lock``
+        (:mod:`analysis.core.layout`, which adds an experiment's level).
     """
-    folder = Path(results_dir) / LOCKS / model_folder_name(str(meta.name)) / str(meta.revision)
-    return folder / f"{task_name}.lock"
+    return ModelFolder.of(meta).lock_file(results_dir, task_name)
 
 
 def process_start(pid: int) -> int | None:
@@ -147,6 +149,40 @@ def read_lock(path: Path) -> LockInfo | None:
         return LockInfo(**data)
     except (OSError, ValueError, TypeError):
         return None
+
+
+def lock_is_held(path: Path, holder: LockInfo | None, stale_after: float = STALE_AFTER) -> bool:
+    """The one liveness rule of a lock file: whether its holder still holds it.
+
+    Breaking a lock (:meth:`FileLock.is_stale`) and ``static-rteb status``
+    (:func:`analysis.runs.status.lock_holder`) both ask this.
+
+    * A holder on this host whose process is gone (or whose pid now belongs to a process
+      that started later) holds nothing.
+    * A holder on this host whose very process runs (its start time recorded and
+      matching) holds the lock, however late its heartbeat (a suspended laptop, a
+      stopped process): that check is exact, the heartbeat is only a stand-in for it.
+    * Any other holder (another host, a start time not recorded or unreadable, an
+      unreadable file) holds the lock while the file is younger than ``stale_after``.
+
+    Args:
+        path: The lock file.
+        holder: What it records (:func:`read_lock`; None: unreadable or not yet written).
+        stale_after: Seconds without a heartbeat after which the file is stale.
+
+    Returns:
+        True while the lock is held; False when it is stale or gone.
+    """
+    if holder is not None and holder.host == socket.gethostname():
+        if not pid_alive(holder.pid, holder.pid_start):
+            return False
+        if holder.pid_start is not None and process_start(holder.pid) == holder.pid_start:
+            return True
+    try:
+        age = time.time() - path.stat().st_mtime
+    except OSError:
+        return False
+    return age <= stale_after
 
 
 class FileLock:
@@ -252,20 +288,10 @@ class FileLock:
             holder: What the file records (None: unreadable or not yet written).
 
         Returns:
-            True if the holder is a dead process of this host, or the file is older than
-            ``stale_after`` seconds.
+            The opposite of :func:`lock_is_held` (False for a file released meanwhile:
+            the next attempt takes it).
         """
-        if (
-            holder is not None
-            and holder.host == socket.gethostname()
-            and not pid_alive(holder.pid, holder.pid_start)
-        ):
-            return True
-        try:
-            age = time.time() - self.path.stat().st_mtime
-        except FileNotFoundError:
-            return False  # released meanwhile: the next attempt takes it
-        return age > self.stale_after
+        return self.path.exists() and not lock_is_held(self.path, holder, self.stale_after)
 
     def _try_create(self) -> bool:
         # Ctrl-C / SIGTERM wait until the file holds its holder: an empty lock file would

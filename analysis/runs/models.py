@@ -345,6 +345,7 @@ class ModelIdentity:
     revision: str
     content: str | None
     name_override: str | None
+    experiment: str | None = None
 
 
 def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdentity:
@@ -373,9 +374,11 @@ def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdent
         return ModelIdentity(str(folder), result_name, revision, content, name)
     registered = registered_meta(str(source))
     if registered is not None and registered.revision:
-        return ModelIdentity(str(source), str(registered.name), registered.revision, None, None)
-    meta = load_model(source, name=name).mteb_model_meta
-    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None)
+        meta = registered
+    else:
+        meta = load_model(source, name=name).mteb_model_meta
+    experiment = meta.experiment_name or None
+    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None, experiment)
 
 
 def _safe_name(text: str) -> str:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import PlanError, PlanMismatchError
 from ..core.io import atomic_write_text
+from ..core.layout import RESULTS, ModelFolder
 
 if TYPE_CHECKING:
     from mteb.abstasks.abstask import AbsTask
@@ -50,6 +51,8 @@ class Job:
             None.
         public_only: Skip private tasks.
         done: Whether every task's result was complete when the plan was written.
+        experiment: mteb's experiment name the results are filed under
+            (``ModelMeta.experiment_name``), or None (the model's default settings).
     """
 
     job_id: str
@@ -63,13 +66,20 @@ class Job:
     local_tasks_dir: str | None = None
     public_only: bool = False
     done: bool = False
+    experiment: str | None = None
+
+    @property
+    def folder(self) -> ModelFolder:
+        """The folder levels of this job's model (:mod:`analysis.core.layout`)."""
+        return ModelFolder(self.name, self.revision, self.experiment)
 
     def result_files(self) -> list[Path]:
-        """Where this job's result files land (``<results>/results/<org>__<name>/<rev>/``)."""
-        from ..core.errors import model_folder_name
+        """Where this job's result files land, one per task, in task order."""
+        return [self.folder.result_file(self.results_dir, task) for task in self.tasks]
 
-        folder = Path(self.results_dir) / "results" / model_folder_name(self.name) / self.revision
-        return [folder / f"{task}.json" for task in self.tasks]
+    def lock_files(self) -> list[Path]:
+        """The lock file of each of this job's tasks, in task order."""
+        return [self.folder.lock_file(self.results_dir, task) for task in self.tasks]
 
 
 @dataclass(frozen=True)
@@ -113,9 +123,13 @@ class Plan:
 # --------------------------------------------------------------------------- making a plan
 
 
-def job_id(name: str, revision: str, tasks: Sequence[str]) -> str:
-    """Stable id of a job: the first 12 hex digits of a hash of name, revision and tasks."""
-    payload = json.dumps([name, revision, list(tasks)]).encode("utf-8")
+def job_id(name: str, revision: str, tasks: Sequence[str], experiment: str | None = None) -> str:
+    """Stable id of a job: the first 12 hex digits of a hash of name, revision and tasks.
+
+    An experiment name, when there is one, is hashed too (ids without one are unchanged).
+    """
+    key = [name, revision, list(tasks), *([experiment] if experiment else [])]
+    payload = json.dumps(key).encode("utf-8")
     return hashlib.sha256(payload).hexdigest()[:12]
 
 
@@ -169,7 +183,7 @@ def make_plan(
         identity = model_identity(source, name=name)
         for group in _chunks(list(by_name), tasks_per_job):
             job = Job(
-                job_id=job_id(identity.name, identity.revision, group),
+                job_id=job_id(identity.name, identity.revision, group, identity.experiment),
                 model=identity.source,
                 name=identity.name,
                 revision=identity.revision,
@@ -179,6 +193,7 @@ def make_plan(
                 results_dir=results,
                 local_tasks_dir=local,
                 public_only=public_only,
+                experiment=identity.experiment,
             )
             jobs.append(replace(job, done=job_complete(job, [by_name[t] for t in group])))
     return Plan(results_dir=results, jobs=tuple(jobs))
@@ -330,7 +345,7 @@ def measured_task_times(results_dir: str | Path) -> list[dict[str, Any]]:
         (``evaluation_time``); files without that field are left out.
     """
     rows = []
-    for path in sorted((Path(results_dir) / "results").glob("*/*/*.json")):
+    for path in sorted((Path(results_dir) / RESULTS).glob("*/*/*.json")):
         if path.name == "model_meta.json":
             continue
         try:

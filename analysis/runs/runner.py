@@ -36,7 +36,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import mteb
 import pandas as pd
@@ -45,9 +45,11 @@ from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
 from ..core import compat
-from ..core.errors import RunInterrupted, UnknownTaskError, close_names, model_folder_name
+from ..core.choices import OVERWRITE_STRATEGIES, Overwrite
+from ..core.errors import RunInterrupted, UnknownTaskError, close_names
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
+from ..core.layout import PREDICTIONS, ModelFolder
 from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import FileLock, lock_path, pid_alive, task_lock
@@ -59,13 +61,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-Overwrite = Literal["only-missing", "always", "never"]
-OVERWRITE_STRATEGIES: tuple[str, ...] = ("only-missing", "always", "never")
 SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
 #: Appended to a result file that does not parse when it is moved aside.
 CORRUPT_SUFFIX = ".corrupt"
 STAGING = ".staging"
-PREDICTIONS = "predictions"
 #: Staging folders of other hosts older than this (seconds) belong to dead runs.
 FOREIGN_STAGING_AGE = 24 * 3600.0
 #: mteb's stand-ins for a missing model name / revision (ModelMeta.create_empty).
@@ -157,13 +156,15 @@ def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Pat
 
     Args:
         results_dir: The results folder (an ``mteb.ResultCache`` path).
-        meta: The model's metadata (name and revision).
+        meta: The model's metadata (name, revision and experiment).
         task_name: The mteb task name.
 
     Returns:
-        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``.
+        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json`` (with
+        ``experiments/<experiment>/`` before the file for an experiment;
+        :mod:`analysis.core.layout`).
     """
-    return _model_result_folder(Path(results_dir) / "results", meta) / f"{task_name}.json"
+    return ModelFolder.of(meta).result_file(results_dir, task_name)
 
 
 def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
@@ -175,17 +176,10 @@ def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -
         task_name: The mteb task name.
 
     Returns:
-        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
+        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``
+        (:mod:`analysis.core.layout`).
     """
-    return (
-        _model_result_folder(Path(results_dir) / PREDICTIONS, meta)
-        / f"{task_name}_predictions.json"
-    )
-
-
-def _model_result_folder(root: Path, meta: ModelMeta) -> Path:
-    folder = root / model_folder_name(str(meta.name)) / str(meta.revision)
-    return folder / "experiments" / meta.experiment_name if meta.experiment_name else folder
+    return ModelFolder.of(meta).predictions_file(results_dir, task_name)
 
 
 def corrupt_path(path: Path) -> Path:

@@ -9,7 +9,8 @@
   (array element) that took it, and SLURM's queue (``squeue``): a job no worker has
   taken is **pending** while a worker of its submission is queued or running (with
   SLURM's reason); a taken job is **running** while its worker runs;
-* submitit's logs (``<results>/logs/<slurm id>_0_log.err`` and ``..._result.pkl``): a
+* submitit's logs (the worker's stderr log and result pickle, named by submitit's
+  ``JobPaths`` through :func:`analysis.core.compat.submitit_job_paths`): a
   job whose worker left the queue without finishing it is **failed**, with its error
   and traceback, or SLURM's own message (cancelled, time limit, out of memory) from the
   worker's log; so is a job that no worker took when a worker died with an error;
@@ -21,65 +22,31 @@
 * a record ``interrupted`` (Ctrl-C, SIGTERM, a kernel interrupt: the job stopped
   cleanly, with no partial file) is **interrupted**, never failed; running the plan
   again runs it.
+
+What is common to every executor (results, submissions, records, locks) is read here;
+the rest is the executor's own (:meth:`~analysis.runs.executors.base.Executor.job_status`:
+SLURM's queue and submitit's logs in :mod:`analysis.runs.executors.slurm`, the worker's
+pid in :mod:`analysis.runs.executors.local`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import pickle as pickle_module
-import socket
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..core import compat
-from ..core.errors import model_folder_name
+from .executors.factory import executor_class
 from .executors.records import read_record
-from .executors.slurm import ACTIVE_STATES, array_pending, slurm_queue
+from .executors.slurm import slurm_queue
+from .executors.states import STATES, JobStatus, JobTraces, failed
 from .executors.submissions import read_submissions
-from .locks import LOCKS, STALE_AFTER, LockInfo, pid_alive, read_lock
+from .locks import LockInfo, lock_is_held, read_lock
 from .plan import Job, Plan, job_complete
 
-STATES = ("done", "running", "failed", "interrupted", "pending")
 STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "detail"]
-#: Lines of a SLURM log worth showing when a job died without a traceback.
-SLURM_MARKERS = ("slurmstepd", "CANCELLED", "DUE TO TIME LIMIT", "oom", "error", "Error", "Killed")
-
-
-@dataclass(frozen=True)
-class JobStatus:
-    """The state of one job.
-
-    Attributes:
-        job_id: The job.
-        model: Its model's result name.
-        tasks: Its tasks.
-        state: ``done``, ``running``, ``failed``, ``interrupted`` or ``pending``.
-        detail: A short explanation (SLURM's reason, the error's first line).
-        executor: ``local`` or ``slurm`` (last submission), or None.
-        slurm_id: ``<array>_<index>`` of the last SLURM submission, or None.
-        error: The error of a failed job (SLURM's message or the exception).
-        traceback: The traceback of a failed job, when one was recorded.
-        held_by: ``pid <pid> on <host>`` of another process that holds the lock of one
-            of the job's tasks, when no worker of the plan's last submission has started
-            it (a second ``run --plan`` on one plan). A run of the plan may still queue
-            the job: its worker waits behind that lock, then finds the result.
-    """
-
-    job_id: str
-    model: str
-    tasks: tuple[str, ...]
-    state: str
-    detail: str = ""
-    executor: str | None = None
-    slurm_id: str | None = None
-    error: str | None = None
-    traceback: str | None = None
-    held_by: str | None = None
 
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
@@ -163,19 +130,17 @@ def _status(
         return elsewhere or JobStatus(**base, state="pending", detail="not submitted")
     executor = entry["executor"]
     if entry.get("error"):
-        return _failed(base, executor, None, entry["error"], None, prefix="submission rejected")
+        return failed(base, executor, None, entry["error"], None, prefix="submission rejected")
+    kind = executor_class(executor)
     record = read_record(plan, job.job_id)
     if record is not None and record.get("started", 0) < entry["time"] - 1:
         record = None  # from an earlier attempt
     if record is None:  # not taken by the last submission: another process may run it
-        queued_here = executor != "local" or _coordinator_alive(entry)
-        here = "queued here behind it" if queued_here else None
+        here = "queued here behind it" if kind.may_start(entry) else None
         elsewhere = _running_elsewhere(job, base, executor, here=here)
         if elsewhere is not None:
             return elsewhere
-    if executor == "slurm":
-        return _slurm_status(plan, base, entry, record, queue)
-    return _local_status(base, entry, record)
+    return kind.job_status(JobTraces(plan, base, entry, record, queue))
 
 
 def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
@@ -183,24 +148,12 @@ def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
 
     Another process on the plan (a second ``run --plan``, or ``run -m -t`` on the same
     model and task) takes each task's lock (:mod:`analysis.runs.locks`) while it runs it.
-    A holder on this host counts while its process lives; one on another host while its
-    heartbeat keeps the file fresh.
+    Whether it still holds it is :func:`~analysis.runs.locks.lock_is_held`'s rule, the
+    one a worker breaking the lock applies.
     """
-    folder = Path(job.results_dir) / LOCKS / model_folder_name(job.name) / job.revision
-    here = socket.gethostname()
-    for task in job.tasks:
-        path = folder / f"{task}.lock"
+    for task, path in zip(job.tasks, job.lock_files(), strict=True):
         holder = read_lock(path)
-        if holder is None:
-            continue
-        if holder.host == here:
-            alive = pid_alive(holder.pid, holder.pid_start)
-        else:
-            try:
-                alive = time.time() - path.stat().st_mtime < STALE_AFTER
-            except OSError:
-                alive = False
-        if alive:
+        if holder is not None and lock_is_held(path, holder):
             return task, holder
     return None
 
@@ -229,13 +182,6 @@ def _running_elsewhere(
     return JobStatus(**base, state=state, detail=detail, executor=executor, held_by=owner)
 
 
-def _coordinator_alive(entry: dict[str, Any]) -> bool:
-    """Whether the process that made a local submission still runs (on this host)."""
-    return entry.get("host") == socket.gethostname() and pid_alive(
-        int(entry.get("pid", 0)), entry.get("pid_start")
-    )
-
-
 def jobs_to_run(plan: Plan, statuses: Sequence[JobStatus]) -> list[Job]:
     """The jobs a run of the plan submits: unfinished, and not running or queued elsewhere.
 
@@ -249,168 +195,6 @@ def jobs_to_run(plan: Plan, statuses: Sequence[JobStatus]) -> list[Job]:
         if s.held_by is not None
         or (s.state in ("failed", "interrupted", "pending") and not s.detail.startswith("queued"))
     ]
-
-
-def _failed(
-    base: dict[str, Any],
-    executor: str,
-    slurm_id: str | None,
-    error: str,
-    trace: str | None,
-    *,
-    prefix: str = "",
-) -> JobStatus:
-    first = error.strip().splitlines()[0] if error.strip() else "failed"
-    detail = f"{prefix}: {first}" if prefix else first
-    return JobStatus(
-        **base,
-        state="failed",
-        detail=detail[:120],
-        executor=executor,
-        slurm_id=slurm_id,
-        error=error,
-        traceback=trace,
-    )
-
-
-def _interrupted(
-    base: dict[str, Any], executor: str, slurm_id: str | None, record: dict[str, Any]
-) -> JobStatus:
-    detail = f"{record.get('error') or 'interrupted'}; run the plan again"
-    return JobStatus(
-        **base, state="interrupted", detail=detail, executor=executor, slurm_id=slurm_id
-    )
-
-
-def _slurm_status(
-    plan: Plan,
-    base: dict[str, Any],
-    entry: dict[str, Any],
-    record: dict[str, Any] | None,
-    queue: dict[str, tuple[str, str]],
-) -> JobStatus:
-    # submissions before worker arrays had one element per job, named in "jobs"
-    workers = entry.get("workers") or [entry["jobs"][base["job_id"]]]
-    if record is None:
-        return _untaken_status(plan, base, workers, queue)
-    slurm_id = record.get("slurm_job_id")
-    state = queue.get(slurm_id, ("", ""))[0] if slurm_id else ""
-    if record.get("state") == "failed":
-        return _failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
-    if record.get("state") == "interrupted":
-        return _interrupted(base, "slurm", slurm_id, record)
-    if record.get("state") == "done":  # complete once, files removed since
-        return JobStatus(
-            **base, state="pending", detail="results missing; run again", executor="slurm"
-        )
-    if state in ACTIVE_STATES:
-        return JobStatus(
-            **base, state="running", detail=state.lower(), executor="slurm", slurm_id=slurm_id
-        )
-    error, trace = _worker_error(plan, slurm_id, queue) if slurm_id else ("", None)
-    if not error:
-        error = (
-            "the job's worker left SLURM's queue without finishing it (killed, or its node failed)"
-        )
-    return _failed(base, "slurm", slurm_id, error, trace)
-
-
-def _untaken_status(
-    plan: Plan, base: dict[str, Any], workers: list[str], queue: dict[str, tuple[str, str]]
-) -> JobStatus:
-    """A job no worker has started: pending while its workers may still take it."""
-    states = {w: queue.get(w, ("", "")) for w in workers}
-    running = [w for w, (state, _) in states.items() if state in ACTIVE_STATES - {"PENDING"}]
-    queued = [
-        w
-        for w, (state, _) in states.items()
-        if state == "PENDING" or (not state and array_pending(w, queue))
-    ]
-    if running:
-        return JobStatus(
-            **base, state="pending", detail="queued for a running SLURM worker", executor="slurm"
-        )
-    if queued:
-        reason = states[queued[0]][1]
-        detail = f"queued in SLURM ({reason})" if reason and reason != "None" else "queued in SLURM"
-        return JobStatus(**base, state="pending", detail=detail, executor="slurm")
-    for worker in workers:
-        error, trace = _worker_error(plan, worker, queue)
-        if error:
-            return _failed(base, "slurm", None, f"no SLURM worker ran it; {worker}: {error}", trace)
-    return JobStatus(
-        **base,
-        state="pending",
-        detail="not run: the SLURM workers stopped before it; run the plan again",
-        executor="slurm",
-    )
-
-
-def _worker_error(
-    plan: Plan, slurm_id: str, queue: dict[str, tuple[str, str]]
-) -> tuple[str, str | None]:
-    """Why a worker that left the queue ended: its error or SLURM's state ("": it ended well)."""
-    error, trace = _submitit_error(plan.logs_dir, slurm_id)
-    state, reason = queue.get(slurm_id, ("", ""))
-    if state and state not in {"COMPLETED", *ACTIVE_STATES}:
-        error = (
-            f"SLURM state {state}"
-            + (f" ({reason})" if reason and reason != "None" else "")
-            + (f": {error}" if error else "")
-        )
-    return error, trace
-
-
-def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
-    """The error of a SLURM job from submitit's files.
-
-    The traceback from its result pickle, else SLURM's own lines (cancelled, time limit,
-    out of memory) from its stderr log. Returns (error line, full text or None).
-    """
-    pickle = logs / f"{slurm_id}_0_result.pkl"
-    if pickle.is_file():
-        try:
-            outcome, value = compat.submitit_pickle_load(pickle)
-        except (OSError, EOFError, ValueError, TypeError, pickle_module.UnpicklingError):
-            outcome, value = "", None  # a pickle cut by the kill: fall back to the log
-        if outcome == "error":
-            text = str(value).strip()
-            return text.splitlines()[-1] if text else "the job raised", text
-    log = logs / f"{slurm_id}_0_log.err"
-    if not log.is_file():
-        return "", None
-    lines = log.read_text(errors="replace").splitlines()
-    marked = [line.strip() for line in lines if any(m in line for m in SLURM_MARKERS)]
-    tail = "\n".join(lines[-30:])
-    return (marked[-1] if marked else ""), tail or None
-
-
-def _local_status(
-    base: dict[str, Any], entry: dict[str, Any], record: dict[str, Any] | None
-) -> JobStatus:
-    here = socket.gethostname()
-    if record is None:
-        detail = (
-            "queued for a local worker" if _coordinator_alive(entry) else "not run (the run ended)"
-        )
-        return JobStatus(**base, state="pending", detail=detail, executor="local")
-    if record.get("state") == "failed":
-        return _failed(base, "local", None, record["error"], record.get("traceback"))
-    if record.get("state") == "interrupted":
-        return _interrupted(base, "local", None, record)
-    if record.get("state") == "running":
-        if record.get("host") != here or pid_alive(int(record["pid"]), record.get("pid_start")):
-            detail = f"pid {record['pid']} on {record.get('host')}"
-            return JobStatus(**base, state="running", detail=detail, executor="local")
-        return _failed(
-            base,
-            "local",
-            None,
-            f"worker pid {record['pid']} on {record.get('host')} died before finishing",
-            None,
-        )
-    # a "done" record with incomplete results: files were removed since
-    return JobStatus(**base, state="pending", detail="results missing; run again", executor="local")
 
 
 def status_table(statuses: Sequence[JobStatus]) -> pd.DataFrame:

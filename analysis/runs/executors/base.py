@@ -21,13 +21,13 @@ import abc
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from ...core.choices import EXECUTORS
 from ...core.errors import ExecutorError
 from ..plan import Job, Plan
 from .records import read_record
-
-EXECUTORS = ("local", "slurm")
+from .states import JobStatus, JobTraces
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,30 @@ class Executor(abc.ABC):
     """Runs a plan's jobs somewhere: :meth:`submit` returns a :class:`Submitted` handle."""
 
     name: ClassVar[str]
+
+    @staticmethod
+    @abc.abstractmethod
+    def job_status(traces: JobTraces) -> JobStatus:
+        """The state of a job this executor was last given, from its own traces.
+
+        :func:`analysis.runs.status.plan_status` has found the job unfinished, neither
+        rejected at submission nor running elsewhere.
+
+        Args:
+            traces: What was found of the job (its submission, record, SLURM's queue).
+
+        Returns:
+            The job's state.
+        """
+
+    @staticmethod
+    def may_start(entry: dict[str, Any]) -> bool:
+        """Whether a submission may still start the jobs it has not started.
+
+        True by default (a detached submission: its queue decides); the local executor's
+        workers end with the process that made the submission.
+        """
+        return True
 
     @abc.abstractmethod
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> Submitted:

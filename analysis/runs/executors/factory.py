@@ -13,6 +13,17 @@ from .base import Executor, check_executor
 from .local import LocalExecutor
 from .slurm import SlurmExecutor, SlurmOptions
 
+#: Each executor's class by its name (``--executor``); its keys are
+#: :data:`analysis.core.choices.EXECUTORS` (tested).
+EXECUTOR_CLASSES: dict[str, type[Executor]] = {
+    executor.name: executor for executor in (LocalExecutor, SlurmExecutor)
+}
+
+
+def executor_class(name: str) -> type[Executor]:
+    """The executor class named ``name`` (a submission's ``executor``); local for older logs."""
+    return EXECUTOR_CLASSES.get(name, LocalExecutor)
+
 
 def make_executor(name: str, options: Mapping[str, Any] | None = None) -> Executor:
     """The executor ``name`` with ``options`` (unknown options for it are ignored).

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...core.errors import JobFailedError, PlanMismatchError
 from ...core.interrupt import signal_of
+from ...core.layout import ModelFolder
 from ..plan import Job
 from .records import slurm_ids, this_process, write_record
 
@@ -85,11 +86,11 @@ def _evaluate(job: Job, *, batch_size: int) -> tuple[list[dict[str, Any]], list[
                 f"{job.content} planned, {current} now. Make a new plan."
             )
     model = load_model(job.model, name=job.name_override)
-    meta = model.mteb_model_meta
-    if (str(meta.name), str(meta.revision)) != (job.name, job.revision):
+    loaded = ModelFolder.of(model.mteb_model_meta)
+    if loaded != job.folder:
         raise PlanMismatchError(
-            f"{job.model} loads as {meta.name} revision {meta.revision}, but the plan expects "
-            f"{job.name} revision {job.revision}. Make a new plan."
+            f"{job.model} loads as {_described(loaded)}, but the plan expects "
+            f"{_described(job.folder)}. Make a new plan."
         )
     summary = run_evaluation(
         [model],
@@ -106,6 +107,12 @@ def _evaluate(job: Job, *, batch_size: int) -> tuple[list[dict[str, Any]], list[
     ]
     tracebacks = [f"[{task}]\n{trace}" for (_, task), trace in summary.attrs["tracebacks"].items()]
     return rows, tracebacks
+
+
+def _described(folder: ModelFolder) -> str:
+    """``<name> revision <revision>`` (``, experiment <name>`` when there is one)."""
+    experiment = f", experiment {folder.experiment}" if folder.experiment else ""
+    return f"{folder.name} revision {folder.revision}{experiment}"
 
 
 def _is_nan(value: object) -> bool:

@@ -28,6 +28,7 @@ import multiprocessing.connection
 import multiprocessing.forkserver
 import os
 import signal
+import socket
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -37,9 +38,11 @@ from tqdm.auto import tqdm
 from ...core.errors import RunInterrupted
 from ...core.interrupt import GRACE, signal_of, signals_ignored
 from ...core.interrupt import worker_signals as _worker_signals
+from ..locks import pid_alive
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
 from .records import ENDED, mark_interrupted, read_record, stop_counts, this_process
+from .states import JobStatus, JobTraces, failed, interrupted, results_missing
 from .submissions import log_submission
 from .worker import new_token, run_worker
 
@@ -48,6 +51,48 @@ POLL = 0.25
 #: Modules the fork server imports once, so that workers forked from it start at once
 #: (the last one freezes the server's objects for the garbage collector: see it).
 PRELOAD = ("analysis.runs.executors.local", "analysis.runs.runner", f"{__package__}._preloaded")
+
+
+def coordinator_alive(entry: dict[str, Any]) -> bool:
+    """Whether the process that made a local submission still runs (on this host)."""
+    return entry.get("host") == socket.gethostname() and pid_alive(
+        int(entry.get("pid", 0)), entry.get("pid_start")
+    )
+
+
+def local_job_status(traces: JobTraces) -> JobStatus:
+    """A local job's state from its record: a running record whose worker is gone failed.
+
+    Args:
+        traces: What was found of the job (:meth:`.base.Executor.job_status`).
+
+    Returns:
+        The job's state.
+    """
+    base, entry, record = traces.base, traces.entry, traces.record
+    here = socket.gethostname()
+    if record is None:
+        detail = (
+            "queued for a local worker" if coordinator_alive(entry) else "not run (the run ended)"
+        )
+        return JobStatus(**base, state="pending", detail=detail, executor="local")
+    if record.get("state") == "failed":
+        return failed(base, "local", None, record["error"], record.get("traceback"))
+    if record.get("state") == "interrupted":
+        return interrupted(base, "local", None, record)
+    if record.get("state") == "running":
+        if record.get("host") != here or pid_alive(int(record["pid"]), record.get("pid_start")):
+            detail = f"pid {record['pid']} on {record.get('host')}"
+            return JobStatus(**base, state="running", detail=detail, executor="local")
+        return failed(
+            base,
+            "local",
+            None,
+            f"worker pid {record['pid']} on {record.get('host')} died before finishing",
+            None,
+        )
+    # a "done" record with incomplete results: files were removed since
+    return results_missing(base, "local")
 
 
 class LocalExecutor(Executor):
@@ -69,6 +114,9 @@ class LocalExecutor(Executor):
             raise ValueError(f"workers must be positive, got {self.workers}.")
         self.threads = max(1, cores // self.workers)
         self.verbose = verbose
+
+    job_status = staticmethod(local_job_status)
+    may_start = staticmethod(coordinator_alive)
 
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> LocalRun:
         """Start ``min(workers, len(jobs))`` worker processes on ``jobs``; log the submission."""

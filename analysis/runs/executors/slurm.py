@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import pickle
 import shutil
 import subprocess
 import time
@@ -31,11 +32,14 @@ from ...core.errors import RunInterrupted, SubmissionError
 from ...core.interrupt import signal_of
 from ..plan import Job, Plan, write_plan
 from .base import Executor, JobOutcome, Submitted, check_executor, outcomes_from_records
+from .states import JobStatus, JobTraces, failed, interrupted, results_missing
 from .submissions import LEGACY_OPTIONS, log_submission
 from .worker import JOBS_FILE, claims_dir, new_token, run_worker
 
 logger = logging.getLogger(__name__)
 
+#: Lines of a SLURM log worth showing when a job died without a traceback.
+SLURM_MARKERS = ("slurmstepd", "CANCELLED", "DUE TO TIME LIMIT", "oom", "error", "Error", "Killed")
 #: SLURM job states in which a job may still run (squeue's long names).
 ACTIVE_STATES = frozenset(
     {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}
@@ -139,6 +143,112 @@ class Submission(Submitted):
         return outcomes_from_records(plan, self.job_ids, self.submitted)
 
 
+def slurm_job_status(traces: JobTraces) -> JobStatus:
+    """A SLURM job's state from its record, SLURM's queue and submitit's logs.
+
+    Args:
+        traces: What was found of the job (:meth:`.base.Executor.job_status`).
+
+    Returns:
+        The job's state.
+    """
+    plan, base, entry, record, queue = (
+        traces.plan, traces.base, traces.entry, traces.record, traces.queue
+    )  # fmt: skip
+    # submissions before worker arrays had one element per job, named in "jobs"
+    workers = entry.get("workers") or [entry["jobs"][base["job_id"]]]
+    if record is None:
+        return _untaken_status(plan, base, workers, queue)
+    slurm_id = record.get("slurm_job_id")
+    state = queue.get(slurm_id, ("", ""))[0] if slurm_id else ""
+    if record.get("state") == "failed":
+        return failed(base, "slurm", slurm_id, record["error"], record.get("traceback"))
+    if record.get("state") == "interrupted":
+        return interrupted(base, "slurm", slurm_id, record)
+    if record.get("state") == "done":  # complete once, files removed since
+        return results_missing(base, "slurm")
+    if state in ACTIVE_STATES:
+        return JobStatus(
+            **base, state="running", detail=state.lower(), executor="slurm", slurm_id=slurm_id
+        )
+    error, trace = _worker_error(plan, slurm_id, queue) if slurm_id else ("", None)
+    if not error:
+        error = (
+            "the job's worker left SLURM's queue without finishing it (killed, or its node failed)"
+        )
+    return failed(base, "slurm", slurm_id, error, trace)
+
+
+def _untaken_status(
+    plan: Plan, base: dict[str, Any], workers: list[str], queue: Mapping[str, tuple[str, str]]
+) -> JobStatus:
+    """A job no worker has started: pending while its workers may still take it."""
+    states = {w: queue.get(w, ("", "")) for w in workers}
+    running = [w for w, (state, _) in states.items() if state in ACTIVE_STATES - {"PENDING"}]
+    queued = [
+        w
+        for w, (state, _) in states.items()
+        if state == "PENDING" or (not state and array_pending(w, queue))
+    ]
+    if running:
+        return JobStatus(
+            **base, state="pending", detail="queued for a running SLURM worker", executor="slurm"
+        )
+    if queued:
+        reason = states[queued[0]][1]
+        detail = f"queued in SLURM ({reason})" if reason and reason != "None" else "queued in SLURM"
+        return JobStatus(**base, state="pending", detail=detail, executor="slurm")
+    for worker in workers:
+        error, trace = _worker_error(plan, worker, queue)
+        if error:
+            return failed(base, "slurm", None, f"no SLURM worker ran it; {worker}: {error}", trace)
+    return JobStatus(
+        **base,
+        state="pending",
+        detail="not run: the SLURM workers stopped before it; run the plan again",
+        executor="slurm",
+    )
+
+
+def _worker_error(
+    plan: Plan, slurm_id: str, queue: Mapping[str, tuple[str, str]]
+) -> tuple[str, str | None]:
+    """Why a worker that left the queue ended: its error or SLURM's state ("": it ended well)."""
+    error, trace = _submitit_error(plan.logs_dir, slurm_id)
+    state, reason = queue.get(slurm_id, ("", ""))
+    if state and state not in {"COMPLETED", *ACTIVE_STATES}:
+        error = (
+            f"SLURM state {state}"
+            + (f" ({reason})" if reason and reason != "None" else "")
+            + (f": {error}" if error else "")
+        )
+    return error, trace
+
+
+def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
+    """The error of a SLURM job from submitit's files.
+
+    The traceback from its result pickle, else SLURM's own lines (cancelled, time limit,
+    out of memory) from its stderr log. Returns (error line, full text or None).
+    """
+    paths = compat.submitit_job_paths(logs, slurm_id)
+    if paths.result_pickle.is_file():
+        try:
+            outcome, value = compat.submitit_pickle_load(paths.result_pickle)
+        except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError):
+            outcome, value = "", None  # a pickle cut by the kill: fall back to the log
+        if outcome == "error":
+            text = str(value).strip()
+            return text.splitlines()[-1] if text else "the job raised", text
+    log = paths.stderr
+    if not log.is_file():
+        return "", None
+    lines = log.read_text(errors="replace").splitlines()
+    marked = [line.strip() for line in lines if any(m in line for m in SLURM_MARKERS)]
+    tail = "\n".join(lines[-30:])
+    return (marked[-1] if marked else ""), tail or None
+
+
 class SlurmExecutor(Executor):
     """One submitit job array of workers per submission.
 
@@ -154,6 +264,8 @@ class SlurmExecutor(Executor):
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> Submission:
         """Submit ``jobs`` as one array (:func:`submit_slurm`)."""
         return submit_slurm(plan, jobs, self.options, batch_size=batch_size)
+
+    job_status = staticmethod(slurm_job_status)
 
 
 def slurm_worker(
@@ -330,7 +442,7 @@ def _still_running(submission: Submission) -> str:
     )
 
 
-def array_pending(slurm_id: str, queue: dict[str, tuple[str, str]]) -> bool:
+def array_pending(slurm_id: str, queue: Mapping[str, tuple[str, str]]) -> bool:
     """Whether ``slurm_id``'s array still has pending elements folded into one squeue line."""
     array = slurm_id.split("_", 1)[0]
     return any(key.startswith(f"{array}_[") for key in queue)

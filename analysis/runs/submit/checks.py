@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ...core.compat import registered_meta, registered_model_names
-from ...core.errors import model_folder_name, model_name_from_folder
+from ...core.errors import model_name_from_folder
+from ...core.layout import EXPERIMENTS, ModelFolder
 
 #: check id -> the CI test (file::function) or workflow that enforces it.
 CHECKS: dict[str, str] = {
@@ -142,19 +143,18 @@ def _meta_fix(model_folder: str) -> str:
 
 
 def _expected_folder(root: Path, meta: dict[str, Any], meta_file: Path) -> Path:
-    name = model_folder_name(str(meta["name"]))
     revision = meta["revision"]
     if revision is None:
         revision = meta_file.parent.name
     if meta_file.parent.name == "external":
         revision = "external"
-    expected = root / "results" / name / str(revision)
-    if "experiments" in meta_file.relative_to(root).parts:
+    experiment = None
+    if EXPERIMENTS in meta_file.relative_to(root).parts:
         from mteb.models import ModelMeta
 
         experiment = ModelMeta.model_validate({**meta, "loader": None}).experiment_name
-        expected = expected / "experiments" / str(experiment)
-    return expected
+        experiment = str(experiment)
+    return ModelFolder(str(meta["name"]), str(revision), experiment).results_folder(root)
 
 
 def is_sha1(value: str) -> bool:

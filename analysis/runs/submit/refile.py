@@ -21,8 +21,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ...core import compat
-from ...core.errors import LeaderboardSubmitError, model_folder_name
+from ...core.errors import LeaderboardSubmitError
 from ...core.io import atomic_write_text
+from ...core.layout import RESULTS, ModelFolder
 from ...core.paths import display_path
 from ..models import LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
 from .checks import is_sha1
@@ -126,7 +127,7 @@ class Submission:
     @property
     def folder(self) -> str:
         """``results/<org>__<name>/<revision>`` relative to the checkout."""
-        return f"results/{model_folder_name(self.name)}/{self.revision}"
+        return f"{RESULTS}/{ModelFolder(self.name, str(self.revision)).relative}"
 
     @property
     def model_dir(self) -> Path | None:
