@@ -12,6 +12,7 @@ import json
 import os
 import re
 
+import pandas as pd
 import pytest
 from conftest import write_result
 
@@ -158,3 +159,34 @@ def test_estimate_on_a_lite_list_uses_the_selection_aware_interval(
     assert f"the {lite.label} list: interval calibrated on its nested selection" in out
     # calibrated forward in time, with the selection redone on the earlier models
     assert "predicted from those released before it" in out
+
+
+def test_estimate_takes_a_release_date_and_left_out_tasks(shared_results, tmp_path, capsys):
+    """`--released` widens the interval with the time since the leaderboard;
+    `--exclude-tasks` leaves a task out of the benchmark (the loader names the blocking one)."""
+    own = tmp_path / "own"
+    write_result(own, NEW, "r1", "STSBenchmark", 0.78)
+    write_result(own, NEW, "r1", "Banking77Classification", 0.70)
+    args = ["estimate", "--results", str(shared_results), str(own), "--model", NEW, "-b", BENCH,
+            "--pin", "as-of-post", "--next", "0"]  # fmt: skip
+
+    def interval(extra: list[str]) -> tuple[float, float, str]:
+        assert cli.main([*args, *extra]) == 0
+        out = capsys.readouterr().out
+        line = next(x for x in out.splitlines() if x.startswith(f"{BENCH} mean:"))
+        low, high = (float(v) for v in re.findall(r"\d+\.\d+", line)[1:3])
+        return low, high, out
+
+    newest = release_dates(load_leaderboard(BENCH, results=shared_results, pin="as-of-post")
+                           .wide().columns).max()  # fmt: skip
+    soon = (newest + pd.Timedelta(days=1)).date().isoformat()
+    late = (newest + pd.Timedelta(days=700)).date().isoformat()
+    low_now, high_now, _ = interval(["--released", soon])
+    low_late, high_late, out = interval(["--released", late])
+    # the drift moves it up; the width never shrinks (here the exchangeable floor holds it)
+    assert high_late - low_late >= high_now - low_now - 0.011 and low_late > low_now
+    assert "700 days from the newest reference" in out and "released 700 days after" in out
+    _, _, out = interval(["--exclude-tasks", "ArXivHierarchicalClusteringP2P"])
+    assert "exclude ['ArXivHierarchicalClusteringP2P']" in out and "of 40 tasks" in out
+    assert cli.main([*args, "--released", "someday"]) == 2
+    assert "`released` is not a date" in capsys.readouterr().err

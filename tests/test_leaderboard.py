@@ -500,3 +500,42 @@ def test_the_other_pins_count_keeps_the_first_folder_too(tmp_path):
     with pytest.warns(IncompleteBenchmarkWarning, match="0 of 4"):
         lb = load_leaderboard("RTEB(beta)", pin="as-of-post", on_conflict="first", **kw)
     assert not lb.summary["complete"].any()
+
+
+def test_a_benchmark_no_model_completes_names_the_blocking_task(tmp_path, monkeypatch):
+    """Issue 31: the warning names the task no model has, and how to leave it out."""
+    from analysis.core.errors import SPELLING_ENV, spoken_as
+    from analysis.results.summary import blocking_message, blocking_tasks
+
+    monkeypatch.delenv(SPELLING_ENV, raising=False)
+    spec = resolve_spec("RTEB(beta)", pin="as-of-post")
+    absent = spec.task_names[0]
+    root = tmp_path / "cache"
+    for i in range(4):
+        _write_benchmark(root, spec, f"org/m{i}", skip={absent})
+    kw = dict(results=root, cache_dir=tmp_path / "c", workers=1, pin="as-of-post")
+    with pytest.warns(IncompleteBenchmarkWarning) as caught:
+        lb = load_leaderboard("RTEB(beta)", **kw)
+    message = str(caught[0].message)
+    assert f"No model has {absent}" in message and f"exclude_tasks=['{absent}']" in message
+    assert blocking_tasks(lb.scores, lb.spec) == ([absent], [])
+    with spoken_as("cli"):
+        assert f"--exclude-tasks {absent}" in blocking_message([absent], [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IncompleteBenchmarkWarning)
+        fixed = load_leaderboard("RTEB(beta)", exclude_tasks=[absent], **kw)
+    assert fixed.summary["complete"].all()
+    # no task absent: the ones most incomplete models lack are named instead
+    _write_benchmark(root, spec, "org/m9", skip=set())
+    with pytest.warns(IncompleteBenchmarkWarning, match=f"Most incomplete models lack {absent}"):
+        load_leaderboard("RTEB(beta)", **{**kw, "cache_dir": tmp_path / "c2"})
+
+
+def test_a_benchmark_without_any_result_loads_empty(tmp_path):
+    """A benchmark none of whose tasks has a result loads with an empty summary (it crashed)."""
+    spec = resolve_spec("RTEB(beta)", pin="as-of-post")
+    root = tmp_path / "cache"
+    write_result(root, "org/m0", "r1", "STSBenchmark", 0.5)  # not an RTEB task
+    lb = load_leaderboard("RTEB(beta)", results=root, cache_dir=tmp_path / "c", workers=1,
+                          pin="as-of-post")  # fmt: skip
+    assert lb.summary.empty and lb.wide().empty and len(spec.task_names)

@@ -77,7 +77,8 @@ class HeldOut:
     """Errors of the procedure on held-out models (predicted - actual), one per model.
 
     ``gaps``: for forward-in-time predictions, days between the held-out model's release
-    and the newest model it was predicted from (empty otherwise).
+    and the newest model it was predicted from; ``lags``: the horizon each was made at
+    (both empty otherwise).
     """
 
     models: np.ndarray
@@ -85,6 +86,7 @@ class HeldOut:
     leverage: np.ndarray
     flagged: np.ndarray
     gaps: np.ndarray = field(default_factory=lambda: np.empty(0))
+    lags: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def __len__(self) -> int:
         return len(self.models)
@@ -197,11 +199,16 @@ class Procedure:
             lags: horizons in days (0: every earlier model).
         """
         dated = np.flatnonzero(~np.isnan(dates))
-        pairs, gaps = [], []
+        pairs, gaps, horizons = [], [], []
         for lag in lags:
             for m in dated[np.argsort(dates[dated], kind="stable")]:
                 train = dated[dates[dated] < dates[m] - lag]
                 if len(train) >= min_train:
                     pairs.append((train, int(m)))
                     gaps.append(float(dates[m] - dates[train].max()))
-        return replace(self._held_out(pairs), gaps=np.asarray(gaps, dtype=float))
+                    horizons.append(float(lag))
+        return replace(
+            self._held_out(pairs),
+            gaps=np.asarray(gaps, dtype=float),
+            lags=np.asarray(horizons, dtype=float),
+        )
