@@ -371,8 +371,8 @@ def rteb_split(rteb: Leaderboard) -> tuple[pd.DataFrame, list[str], list[str]]:
     """RTEB's complete models (tasks x models), its public and its private tasks."""
     complete = rteb.complete_models("public", "private")
     rwide = rteb.wide().reindex(columns=complete)
-    public = [t.task for t in rteb.spec.tasks if t.is_public]
-    private = [t.task for t in rteb.spec.tasks if not t.is_public]
+    public = rteb.spec.scope_tasks("public")
+    private = rteb.spec.scope_tasks("private")
     return rwide, public, private
 
 

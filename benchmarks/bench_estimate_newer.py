@@ -222,8 +222,8 @@ def mteb_section(
 
 def rteb_section(board: Any, log: Any) -> tuple[list[str], pd.DataFrame]:
     complete = board.complete_models("public", "private")
-    public = [t.task for t in board.spec.tasks if t.is_public]
-    private = [t.task for t in board.spec.tasks if not t.is_public]
+    public = board.spec.scope_tasks("public")
+    private = board.spec.scope_tasks("private")
     wide = board.wide().reindex(columns=complete).loc[public + private]
     dates = release_dates(wide.columns).dropna()
     wide = wide[list(dates.index)]

@@ -287,8 +287,8 @@ nb.table(
 rteb = boards[rteb_benchmark]
 complete = rteb.complete_models("public", "private")
 rwide = rteb.wide().reindex(columns=complete)
-public = [t.task for t in rteb.spec.tasks if t.is_public]
-private = [t.task for t in rteb.spec.tasks if not t.is_public]
+public = rteb.spec.scope_tasks("public")
+private = rteb.spec.scope_tasks("private")
 check, leaks = [], []
 for m in complete:
     with warnings.catch_warnings(record=True) as caught:

@@ -58,8 +58,8 @@ nb = setup("public_private_gap.py")
 labelled = list(highlight) or post_models()
 rng = nb.rng("public_private_gap")  # the gap table, its figure and the rank-shift table
 lb = load_leaderboard(benchmark, results=nb.results, pin=pin, cache_dir=cache_dir or None)
-public_tasks = [t.task for t in lb.spec.tasks if t.is_public]
-private_tasks = [t.task for t in lb.spec.tasks if not t.is_public]
+public_tasks = lb.spec.scope_tasks("public")
+private_tasks = lb.spec.scope_tasks("private")
 both = lb.complete_models("public", "private")
 nb.md(
     f"{benchmark} ({lb.spec.source}): {len(public_tasks)} public and {len(private_tasks)} private tasks "

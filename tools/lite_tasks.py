@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             for key in ("task_list", "n_tasks", "results_fingerprint", "mteb_version")
         }
         types = {t.task: t.type for t in board.spec.tasks}
-        public = [t.task for t in board.spec.tasks if t.is_public]
+        public = board.spec.scope_tasks("public")
         for _, target, k, typed in (x for x in LISTS if x[0] == benchmark):
             wide = board.wide(is_public=True if target == "public" else None)
             groups = model_groups(list(wide.columns))

@@ -5,7 +5,9 @@
 * :mod:`~analysis.notebook.flags`: papermill's ``-p`` / ``-r`` / ``-y`` flags;
 * :mod:`~analysis.notebook.batch`: every notebook under papermill (``static-rteb batch``);
 * :mod:`~analysis.notebook.display`: tables as a person reads them;
-* :mod:`~analysis.notebook.style`: one style and one palette for every figure.
+* :mod:`~analysis.notebook.style`: one style and one palette for every figure;
+* :mod:`~analysis.notebook.estimate`: where a model stands from the tasks it has run, as
+  ``static-rteb estimate`` decides it (scopes, lite lists, next tasks).
 
 ``from analysis.notebook import setup`` is what a notebook types; the names load on first
 use, so ``static-rteb batch --help`` imports neither pandas nor matplotlib.

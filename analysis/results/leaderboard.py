@@ -129,7 +129,8 @@ class Leaderboard:
         Raises:
             UnknownTaskError: a task of ``tasks`` is not in the benchmark.
         """
-        names = [t.task for t in self.spec.tasks if is_public is None or t.is_public == is_public]
+        scope = "all" if is_public is None else "public" if is_public else "private"
+        names = self.spec.scope_tasks(scope)
         if tasks is not None:
             wanted = check_names(
                 tasks,

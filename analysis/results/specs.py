@@ -45,6 +45,10 @@ class TaskSpec:
         return _mteb_task(self)
 
 
+#: The task scopes of a benchmark (:meth:`BenchmarkSpec.scope_tasks`).
+SCOPES = ("all", "public", "private")
+
+
 @dataclass(frozen=True)
 class BenchmarkSpec:
     """A named task list with its provenance.
@@ -66,6 +70,28 @@ class BenchmarkSpec:
     def task_names(self) -> list[str]:
         """Task names in benchmark order."""
         return [t.task for t in self.tasks]
+
+    def scope_tasks(self, scope: str = "all") -> list[str]:
+        """The task names of one scope, in benchmark order: the one owner of these lists.
+
+        Args:
+            scope: ``"all"``, ``"public"`` or ``"private"`` (RTEB's closed tasks).
+
+        Raises:
+            ValueError: another scope.
+
+        Examples:
+            >>> from analysis.results.specs import BenchmarkSpec, TaskSpec
+            >>> a = TaskSpec("A", "Retrieval", True, ("test",), ("default",))
+            >>> b = TaskSpec("B", "Retrieval", False, ("test",), ("default",))
+            >>> spec = BenchmarkSpec("toy", (a, b), "by hand")
+            >>> spec.scope_tasks("public"), spec.scope_tasks("private"), spec.scope_tasks()
+            (['A'], ['B'], ['A', 'B'])
+        """
+        if scope not in SCOPES:
+            raise ValueError(f"`scope` must be one of {list(SCOPES)}, got {scope!r}")
+        wanted = {"all": None, "public": True, "private": False}[scope]
+        return [t.task for t in self.tasks if wanted is None or t.is_public == wanted]
 
     def key(self) -> dict[str, Any]:
         """Everything about the spec that changes a loaded result (for cache keys)."""
