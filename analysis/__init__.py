@@ -59,8 +59,8 @@ if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded 
         rank_correlation,
         rank_intervals,
     )
-    from .stats.estimate import BenchmarkPrediction, next_tasks, predict_benchmark
-    from .stats.selection import TaskSelectionResult, select_tasks
+    from .stats.estimate.predict import BenchmarkPrediction, next_tasks, predict_benchmark
+    from .stats.estimate.selection import TaskSelectionResult, select_tasks
 
 __version__ = "0.1.0"
 

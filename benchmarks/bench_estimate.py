@@ -59,11 +59,11 @@ from analysis.stats import (
     predict_benchmark,
     select_tasks,
 )
-from analysis.stats._conformal import sigma, upper_order_statistic, variance_slope
-from analysis.stats._nested import nested_errors
-from analysis.stats._ridge import fit_ridge
-from analysis.stats._select import _criterion, forward_path
-from analysis.stats.validation import _twin_groups
+from analysis.stats.estimate._conformal import sigma, upper_order_statistic, variance_slope
+from analysis.stats.estimate._nested import nested_errors
+from analysis.stats.estimate._ridge import fit_ridge
+from analysis.stats.estimate._select import _criterion, forward_path
+from analysis.stats.estimate.validation import _twin_groups
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = 0.95

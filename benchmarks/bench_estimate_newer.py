@@ -35,14 +35,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-import analysis.stats.estimate as estimate_module
+import analysis.stats.estimate.predict as estimate_module
 from analysis.core.errors import ExtrapolationWarning, IncompleteBenchmarkWarning
 from analysis.core.io import atomic_write_text
 from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.summary import blocking_tasks
 from analysis.stats import cross_fit_selection, select_tasks, validate_by_release_date
-from analysis.stats._conformal import TimeDrift, time_drift, upper_order_statistic
+from analysis.stats.estimate._conformal import TimeDrift, time_drift, upper_order_statistic
 
 MTEB, RTEB, PIN = "MTEB(eng, v2)", "RTEB(beta)", "as-of-post"
 LEVEL = 0.95

@@ -4,7 +4,7 @@ Kernels are checked against independent implementations: explicit refits without
 model (numpy least squares / ridge normal equations), mteb's own task-selection code
 (``mteb.task_selection.leave_one_task_out`` as it was before its removal, re-typed with
 scikit-learn's ``LinearRegression``) and scipy's Spearman correlation, and brute-force
-forward selection. Coverage is checked by simulation (``analysis.stats._estimate_sim``:
+forward selection. Coverage is checked by simulation (``analysis.stats.estimate._sim``:
 correlated tasks with unequal spreads, a skewed ability, t3 errors, 10% unusual models)
 with Monte-Carlo tolerances; the full-size measurements are in
 ``benchmarks/bench_estimate.py``.
@@ -28,14 +28,14 @@ from analysis.stats import (
     predict_benchmark,
     select_tasks,
 )
-from analysis.stats._conformal import (
+from analysis.stats.estimate._conformal import (
     leave_one_out_widths,
     upper_order_statistic,
     variance_slope,
 )
-from analysis.stats._estimate_sim import simulate_scores
-from analysis.stats._ridge import LAMBDA_FLOOR, LAMBDA_GRID, fit_ridge
-from analysis.stats._select import forward_path, mmteb_path, task_predictability
+from analysis.stats.estimate._ridge import LAMBDA_FLOOR, LAMBDA_GRID, fit_ridge
+from analysis.stats.estimate._select import forward_path, mmteb_path, task_predictability
+from analysis.stats.estimate._sim import simulate_scores
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ import pytest
 
 from analysis.core.errors import CalibrationWarning, ExtrapolationWarning, LeakageWarning
 from analysis.stats import predict_benchmark, select_tasks, validate_by_release_date
-from analysis.stats._estimate_sim import simulate_scores, simulate_scores_over_time
-from analysis.stats._procedure import Procedure
+from analysis.stats.estimate._procedure import Procedure
+from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_more_observed_tasks_never_give_a_wider_typical_interval():
     quantile of 70 models' errors, and it moves by 10-20% between simulations (ratios
     all / best subset over seeds 5-9: 1.05, 1.10, 0.97, 1.02, 1.09 with the penalty
     chosen by leave-one-out alone; 1.21, 0.91, 1.08, 0.94, 1.04 with the penalty floor
-    of ``analysis.stats._ridge``). The median over the simulations must not be wider.
+    of ``analysis.stats.estimate._ridge``). The median over the simulations must not be wider.
     """
 
     def ratio(seed: int) -> float:
@@ -267,7 +267,7 @@ def test_time_drift_recovers_a_trend_and_a_growing_spread():
     """Errors with a known trend and a variance growing with the gap, against scipy."""
     from scipy import stats
 
-    from analysis.stats._conformal import YEAR, time_drift
+    from analysis.stats.estimate._conformal import YEAR, time_drift
 
     rng = np.random.default_rng(0)
     gaps = rng.uniform(0, 2 * YEAR, 4000)

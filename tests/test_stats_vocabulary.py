@@ -27,7 +27,7 @@ import pytest
 import analysis.stats as stats
 from analysis.core.errors import ExtrapolationWarning
 from analysis.stats import ConfidenceInterval, StatsResult
-from analysis.stats._estimate_sim import simulate_scores, simulate_scores_over_time
+from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
 
 #: Public functions that return something other than a result object, and why.
 NOT_A_RESULT = {

@@ -13,8 +13,10 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
 * :mod:`._simulate`, :mod:`._simulate_departures`: the validation simulations;
 * public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
-  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`,
-  :mod:`.selection`, :mod:`.estimate`, :mod:`.validation`.
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`;
+* :mod:`.estimate`: the estimator's own room (a benchmark mean from a few tasks:
+  :func:`predict_benchmark`, :func:`next_tasks`, :func:`select_tasks`,
+  :func:`cross_fit_selection`, :func:`validate_by_release_date`), with its private layers.
 
 Every function here follows the same conventions (scipy.stats-like):
 
@@ -84,19 +86,23 @@ from .agreement import BenchmarkAgreementResult, benchmark_agreement
 from .compare import ComparisonReport, compare
 from .contrast import GroupContrastResult, group_contrast
 from .correlation import RankCorrelationResult, rank_correlation
-from .estimate import BenchmarkPrediction, NextTasksResult, next_tasks, predict_benchmark
+from .estimate import (
+    BenchmarkPrediction,
+    CrossFitResult,
+    NextTasksResult,
+    ReleaseDateValidation,
+    TaskSelectionResult,
+    cross_fit_selection,
+    next_tasks,
+    predict_benchmark,
+    select_tasks,
+    validate_by_release_date,
+)
 from .friedman import FriedmanNemenyiResult, friedman_nemenyi
 from .gap import PublicPrivateGapResult, public_private_gap
 from .paired import PairedTestResult, paired_bootstrap
 from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
 from .ranks import RankIntervalsResult, rank_intervals
-from .selection import TaskSelectionResult, select_tasks
-from .validation import (
-    CrossFitResult,
-    ReleaseDateValidation,
-    cross_fit_selection,
-    validate_by_release_date,
-)
 
 __all__ = [
     "BenchmarkAgreementResult",

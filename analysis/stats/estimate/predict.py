@@ -9,7 +9,7 @@ On a tasks x models table of *complete* reference models (as
 * :func:`next_tasks`: which task to run next to narrow the interval most.
 
 Which tasks to run in the first place: :func:`analysis.stats.select_tasks`
-(:mod:`analysis.stats.selection`).
+(:mod:`analysis.stats.estimate.selection`).
 
 **The estimator.** The mean of the target tasks the model has not run is predicted by
 ridge regression on the z-scores of the tasks it has run (penalty chosen by exact
@@ -70,13 +70,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import (
+from ...core.errors import (
     CalibrationWarning,
     DroppedModelsWarning,
     ExtrapolationWarning,
     LeakageWarning,
 )
-from ._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
+from .._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
+from .._results import ConfidenceInterval, StatsResult
+from ._checks import (
+    MIN_REFERENCE_MODELS,
+    _leaked,
+    _observed,
+    _reference,
+    _require_frame,
+    _task_list,
+)
 from ._conformal import (
     TimeDrift,
     sigma,
@@ -85,16 +94,7 @@ from ._conformal import (
     upper_order_statistic,
     variance_slope,
 )
-from ._estimate_checks import (
-    MIN_REFERENCE_MODELS,
-    _leaked,
-    _observed,
-    _reference,
-    _require_frame,
-    _task_list,
-)
 from ._procedure import Procedure
-from ._results import ConfidenceInterval, StatsResult
 from ._target import fit_target
 from .selection import TaskSelectionResult, select_tasks
 

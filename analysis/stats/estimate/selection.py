@@ -28,11 +28,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._checks import _check_choice, _check_open_unit
+from .._checks import _check_choice, _check_open_unit
+from .._results import StatsResult
+from ._checks import _check_k, _reference, _require_frame, _task_list, _type_codes
 from ._conformal import leave_one_out_widths
-from ._estimate_checks import _check_k, _reference, _require_frame, _task_list, _type_codes
 from ._nested import nested_errors
-from ._results import StatsResult
 from ._select import CRITERIA, forward_path, mmteb_path
 
 __all__ = ["TaskSelectionResult", "select_tasks"]

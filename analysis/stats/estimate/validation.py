@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import ExtrapolationWarning, LeakageWarning
-from ._checks import RngLike, _check_rng
-from ._estimate_checks import _leaked, _reference, _require_frame, _task_list
-from ._results import StatsResult
-from .estimate import (
+from ...core.errors import ExtrapolationWarning, LeakageWarning
+from .._checks import RngLike, _check_rng
+from .._results import StatsResult
+from ._checks import _leaked, _reference, _require_frame, _task_list
+from .predict import (
     BenchmarkPrediction,
     _calibrate,
     _day_numbers,

@@ -1,4 +1,4 @@
-"""Input checks of :mod:`analysis.stats.estimate` and :mod:`analysis.stats.selection`.
+"""Input checks of :mod:`analysis.stats.estimate` and :mod:`analysis.stats.estimate.selection`.
 
 Errors name the argument and the fix; pandas inputs align by label (tasks by the
 reference's row names, models by its column names).
@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.errors import UnknownTaskError, check_names
-from ._checks import complete_score_matrix
+from ...core.errors import UnknownTaskError, check_names
+from .._checks import complete_score_matrix
 
 #: Fewest reference models accepted.
 MIN_REFERENCE_MODELS = 10
