@@ -7,6 +7,7 @@ release-date splits of ``benchmarks/results/estimate.md`` measure on the snapsho
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 
@@ -18,6 +19,7 @@ from analysis.core.errors import CalibrationWarning, ExtrapolationWarning, Leaka
 from analysis.stats import predict_benchmark, select_tasks, validate_by_release_date
 from analysis.stats.estimate._procedure import Procedure
 from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
+from analysis.stats.estimate.predict import _narrowest_prefix, _quantile_rse
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +354,26 @@ def test_more_selected_tasks_never_widen_with_selection():
             ]  # fmt: skip
         widths[sel.k] = [r.confidence_interval.high - r.confidence_interval.low for r in res]
         assert all(set(r.features) <= set(sel.tasks) for r in res)
-    assert np.median(widths[12]) <= np.median(widths[8]) + 1e-12, widths
+    # within one standard error of the 95% quantile (the rule of _narrowest_prefix)
+    assert np.median(widths[12]) <= np.median(widths[8]) * (1 + _quantile_rse(70, 0.95))
+
+
+def test_a_selection_is_cut_only_where_a_prefix_is_narrower_beyond_noise():
+    """The longest step within one standard error of the narrowest is kept."""
+    board = simulate_scores(np.random.default_rng(2), 77, 10)
+    sel = select_tasks(board, 5)
+    rse = _quantile_rse(77, 0.95)
+    assert rse == pytest.approx(0.108, abs=0.001)
+    for widths, kept in (
+        ([0.05, 0.03, 0.020, 0.021, 0.040], 4),  # 0.021 is within noise of 0.020
+        ([0.05, 0.03, 0.020, 0.080, 0.090], 3),  # RTEB's case: more tasks, much wider
+        ([0.05, 0.03, 0.025, 0.022, 0.020], 5),  # the full selection is the narrowest
+    ):
+        steps = sel.steps.assign(half_width=widths)
+        cut = _narrowest_prefix(dataclasses.replace(sel, steps=steps))
+        assert cut.k == kept and cut.tasks == sel.tasks[:kept]
+        X, y = board.loc[list(sel.candidates)].T.to_numpy(), board.mean().to_numpy()
+        assert len(cut.chooser()(X, y)) == kept
 
 
 def test_the_batch_validation_equals_one_prediction_at_a_time(timed):

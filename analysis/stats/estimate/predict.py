@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ...core.errors import (
     CalibrationWarning,
@@ -209,15 +210,14 @@ def _rank(value: float, means: np.ndarray) -> int:
 def _best_k(
     reference: pd.DataFrame, observed: Sequence[str], target: Sequence[str], level: float
 ) -> TaskSelectionResult | None:
-    """The forward selection among the observed tasks, cut at its narrowest nested width.
+    """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts.
 
     :func:`select_tasks` runs over every observed task (as many steps as the reference
-    allows) with its nested leave-one-model-out validation, and the step whose held-out
-    half-width is smallest is kept. Forward selection is greedy, so its first k steps are
-    the k-task selection: observing more tasks can never give a wider (exchangeable)
-    interval than the best subset would. The choice of the step is made on the same
-    nested errors that calibrate it (not nested again): slightly optimistic, measured in
-    ``benchmarks/results/estimate.md``. None when no step can be validated.
+    allows) with its nested leave-one-model-out validation, and the longest step within
+    one standard error of the narrowest held-out half-width is kept (the same rule as
+    for ``selection=``). Forward selection is greedy, so its first k steps are the k-task
+    selection: observing more tasks gives no wider (exchangeable) interval than the best
+    subset would, within that standard error. None when no step can be validated.
 
     Measured and rejected (release-date splits of RTEB(beta), section 6b, and its
     section 5): cutting the path where the interval *for the new model* (at its own
@@ -236,11 +236,9 @@ def _best_k(
             reference, limit, target_tasks=list(target), candidates=list(observed),
             confidence_level=level,
         )  # fmt: skip
-    widths = path.steps["half_width"].to_numpy()
-    if not np.isfinite(widths).any():
+    if not np.isfinite(path.steps["half_width"].to_numpy(dtype=float)).any():
         return None
-    k = int(path.steps["n_tasks"].iloc[int(np.nanargmin(widths))])
-    return path if k == path.k else path.redo(reference, k=k)
+    return _narrowest_prefix(path)
 
 
 def _day_numbers(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> np.ndarray:
@@ -291,13 +289,30 @@ def _drop_leaked(
     return reference.drop(columns=leaked), tuple(map(str, leaked))
 
 
+def _quantile_rse(n: int, level: float) -> float:
+    """Relative standard error of a ``level`` quantile of ``n`` normal absolute errors.
+
+    The asymptotic variance of a sample quantile, ``p (1 - p) / (n f(q)^2)`` (van der
+    Vaart 1998, 21.2), for half-normal ``|e|`` at ``p = level`` (0.108 for 77 models at 95%).
+    """
+    p = float(level)
+    q = float(stats.halfnorm.ppf(p))
+    return float(np.sqrt(p * (1 - p) / n) / (stats.halfnorm.pdf(q) * q))
+
+
 def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
-    """The selection cut at its step with the narrowest held-out half-width.
+    """The selection cut at its longest step within one standard error of the narrowest.
 
     Forward selection is greedy, so its first j steps are the j-task selection: a user
-    who ran all k selected tasks gets an interval no wider (typically) than from the
-    first j of them. The step is chosen on :func:`select_tasks`' own nested half-widths
-    (made without each reference model), before the new model is seen. MMTEB's backward
+    who ran all k selected tasks should not get a wider interval than from the first j.
+    The steps are compared on :func:`select_tasks`' own nested half-widths (made without
+    each reference model, before the new model is seen). Taking the narrowest step
+    outright is optimistic, as choosing the smallest of several noisy estimates always is
+    (dropping a task whose half-width was within noise of the others cost coverage for
+    newer models: ``benchmarks/results/estimate.md``, section 6); so, by the
+    one-standard-error rule (Hastie, Tibshirani and Friedman 2009, 7.10, here in the
+    direction of keeping the tasks run), the longest step whose half-width is within one
+    standard error (:func:`_quantile_rse`) of the narrowest is kept. MMTEB's backward
     elimination has no such prefixes and is kept whole.
     """
     steps = selection.steps
@@ -306,14 +321,18 @@ def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
     widths = steps["half_width"].to_numpy(dtype=float)
     if not np.isfinite(widths).any():
         return selection
-    j = int(steps["n_tasks"].iloc[int(np.nanargmin(widths))])
+    bound = np.nanmin(widths) * (
+        1 + _quantile_rse(len(selection.models), selection.confidence_level)
+    )
+    within = np.flatnonzero(widths <= bound)
+    j = int(steps["n_tasks"].iloc[int(within.max())])
     if j >= selection.k:
         return selection
     return replace(
         selection,
         tasks=selection.tasks[:j],
         options={**selection.options, "k": j},
-        half_width=float(widths[int(np.nanargmin(widths))]),
+        half_width=float(widths[int(within.max())]),
     )
 
 
