@@ -44,15 +44,22 @@ runs: setup  ## the model-running notebooks (params/runs.yaml); finished runs in
 all-figures: setup  ## everything: `make runs`, then `make figures` (a failure in one does not skip the other)
 	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures && exit $$runs
 
-test: lint typecheck  ## lint + type check + the whole test suite, slow tests too (what .ci/run calls)
-	$(PY) -m pytest -q --durations=30
-
+# Both test targets run pytest-xdist workers, a whole file per worker at a time (module
+# fixtures are made once; the SLURM cluster, the JupyterLab server and the docs build each
+# belong to one file); files with slow tests are handed out first (tests/conftest.py), so
+# xdist's own order (by number of tests) is turned off. WORKERS=1 for one process.
 # The distilled test model is kept here across runs (tests/_run_fixtures.py); `make clean` drops it.
 STATIC_RTEB_TEST_MODELS ?= $(CURDIR)/build/test-models
-FAST_WORKERS ?= 2
+WORKERS ?= 2
+FAST_WORKERS ?= $(WORKERS)
+PYTEST := STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q \
+  --dist loadfile --no-loadscope-reorder
+
+test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls)
+	$(PYTEST) -n $(WORKERS) --durations=30
+
 test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (minutes)
-	STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q -m "not slow" \
-	  -n $(FAST_WORKERS) --dist loadfile --durations=15
+	$(PYTEST) -n $(FAST_WORKERS) -m "not slow" --durations=15
 
 lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)
 	$(VENV)/bin/ruff check analysis tests benchmarks tools notebooks

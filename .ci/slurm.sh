@@ -49,8 +49,13 @@ install_if_missing() {
     fi
     log "installing ${PACKAGES[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    # one apt-get at a time: the browser tests may install Chromium on another pytest-xdist
+    # worker (tests/test_lab.py takes the same flock); one started elsewhere is waited for
+    exec 9>>"${STATIC_RTEB_APT_LOCK:-/tmp/static-rteb-apt.lock}"
+    flock 9
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >/dev/null
+    apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends "${PACKAGES[@]}" >/dev/null
+    flock -u 9
 }
 
 write_config() {

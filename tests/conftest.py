@@ -71,3 +71,18 @@ def write_result(
     path = folder / f"{task}.json"
     path.write_text(json.dumps(payload))
     return path
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files that hold a selected slow test run first; each file's own order is kept.
+
+    pytest-xdist (``make test``, ``make test-fast``: ``--dist loadfile
+    --no-loadscope-reorder``) hands each worker a whole file at a time in this order, so
+    the long files start at once and the short ones fill in at the end, and two workers
+    end together instead of one waiting for a long file handed out last. Runs after
+    ``-m`` has deselected (``trylast``), on every worker alike (the order is a function of
+    the collection).
+    """
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: files stay contiguous

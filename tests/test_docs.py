@@ -12,7 +12,8 @@ with ``<!-- illustrative -->`` on the line before it: shell blocks of ``static-r
 The notebook pages are the figures batch's executed copies (``tools/docs_notebooks.py``):
 the repository's ``build/notebooks/figures/`` when every copy is fresh (after ``make
 docs`` or ``make figures``), else a batch run into a temporary folder (minutes; the
-committed ``figures/`` is not touched).
+committed ``figures/`` is not touched), kept in ``build/test-docs-notebooks/`` for the
+next session with the same code, profiles and results.
 
 The browser tests serve the built site over http (``python -m http.server``) and drive
 Debian's Chromium with Playwright, as tests/test_lab.py does (Chromium is installed with
@@ -62,13 +63,45 @@ def _docs_notebooks() -> ModuleType:
     return module
 
 
+#: The tests' own figures batch runs are kept here, one folder per digest of their inputs.
+KEPT_COPIES = ROOT / "build" / "test-docs-notebooks"
+
+
+def _batch_inputs_digest(shared_results: Path) -> str:
+    """12 hex digits of what the figures batch's copies depend on.
+
+    The code (``analysis/``, ``notebooks/``, ``tools/``), the profiles, the pinned
+    dependencies and the results folder's path: a kept batch run is used only for the
+    very same inputs (stricter than :func:`tools.docs_notebooks.stale`, which ignores
+    ``analysis/``).
+    """
+    import hashlib
+
+    sources = [*ROOT.glob("analysis/**/*.py"), *ROOT.glob("notebooks/*.py")]
+    sources += [*ROOT.glob("tools/*.py"), *ROOT.glob("params/*.yaml"), ROOT / "pyproject.toml"]
+    digest = hashlib.sha256(str(shared_results.resolve()).encode())
+    for path in sorted(sources):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 @pytest.fixture(scope="module")
 def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Path) -> Path:
-    """Fresh executed copies of the figures profile's notebooks (see the module docstring)."""
+    """Fresh executed copies of the figures profile's notebooks (see the module docstring).
+
+    A batch run of the test is kept under ``build/test-docs-notebooks/<digest of its
+    inputs>`` (written whole or not at all), so the next session with the same code finds
+    it made; ``make clean`` drops it.
+    """
+    import shutil
+
     tool = _docs_notebooks()
     repo_copies = ROOT / "build" / "notebooks" / tool.PROFILE
     if not tool.stale(repo_copies):
         return repo_copies
+    kept = KEPT_COPIES / _batch_inputs_digest(shared_results) / "notebooks"
+    if kept.is_dir() and not tool.stale(kept):
+        return kept
     tmp = tmp_path_factory.mktemp("figures-batch")
     runs = batch.run_batch(
         tool.PROFILE,
@@ -78,7 +111,14 @@ def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Pa
     )
     failed = [f"{r.name}: {r.where()}: {r.error}" for r in runs if not r.ok]
     assert not failed, f"the figures batch failed: {failed}"
-    return tmp / "notebooks"
+    shutil.rmtree(KEPT_COPIES, ignore_errors=True)  # older inputs' runs
+    staging = KEPT_COPIES / f".staging-{os.getpid()}"
+    shutil.copytree(tmp / "notebooks", staging / "notebooks")  # keeps the copies' times
+    try:
+        staging.rename(kept.parent)
+    except OSError:  # another session kept the same inputs' run first
+        shutil.rmtree(staging, ignore_errors=True)
+    return kept
 
 
 @pytest.fixture(scope="module")

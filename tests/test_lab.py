@@ -16,6 +16,8 @@ under `make lab-check` (STATIC_RTEB_LAB_ALL=1): they take minutes.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -65,6 +67,24 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+#: One apt-get at a time on this machine: the browser tests and .ci/slurm.sh (the SLURM test)
+#: may install at once on two pytest-xdist workers, and apt's own lock fails at once.
+APT_LOCK = Path(os.environ.get("STATIC_RTEB_APT_LOCK", "/tmp/static-rteb-apt.lock"))
+#: ... and an apt-get started elsewhere is waited for.
+APT_WAIT = ["-o", "DPkg::Lock::Timeout=600"]
+
+
+@contextlib.contextmanager
+def _apt_lock() -> Iterator[None]:
+    """Hold :data:`APT_LOCK` (``flock``, as ``.ci/slurm.sh`` takes it)."""
+    with APT_LOCK.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Path:
     """Debian's chromium; installed with apt-get (as root) when missing."""
@@ -78,13 +98,18 @@ def _ensure_chromium() -> Path:
                 f"{CHROMIUM} is missing and this machine has no apt-get or is not root; "
                 "install Debian's chromium (`apt-get install -y chromium`) to run this test"
             )
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-q"], check=False, env=env)
-        done = subprocess.run(
-            ["apt-get", "install", "-y", "-q", "chromium"], env=env, capture_output=True, text=True
-        )
-        if done.returncode or not CHROMIUM.exists():
-            _unavailable(f"apt-get install chromium failed: {done.stderr[-500:]}")
+        with _apt_lock():  # tests/test_docs.py asks too, maybe on another pytest-xdist worker
+            if not CHROMIUM.exists():
+                env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+                subprocess.run(["apt-get", "update", "-q"], check=False, env=env)
+                done = subprocess.run(
+                    ["apt-get", "install", "-y", "-q", *APT_WAIT, "chromium"],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode or not CHROMIUM.exists():
+                    _unavailable(f"apt-get install chromium failed: {done.stderr[-500:]}")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -312,3 +337,26 @@ def test_without_chromium_and_root_it_skips_with_the_reason_except_in_ci(ci, mon
     outcome = pytest.fail.Exception if ci else pytest.skip.Exception
     with pytest.raises(outcome, match="apt-get install -y chromium"):
         _ensure_chromium()
+
+
+def test_chromium_is_installed_under_the_apt_lock(monkeypatch, tmp_path):
+    """apt-get runs while this process holds the lock .ci/slurm.sh takes, and waits for apt's."""
+    lock = tmp_path / "apt.lock"
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "chromium")
+    monkeypatch.setattr(sys.modules[__name__], "APT_LOCK", lock)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    held: list[bool] = []
+    real_run = subprocess.run
+
+    def run(argv, **kwargs):
+        probe = real_run(["flock", "-n", str(lock), "true"], check=False)
+        held.append(probe.returncode != 0)
+        if argv[:2] == ["apt-get", "install"]:
+            assert "DPkg::Lock::Timeout=600" in argv
+            (tmp_path / "chromium").touch()
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert _ensure_chromium() == tmp_path / "chromium"
+    assert held == [True, True]
