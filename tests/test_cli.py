@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis import cli
-from analysis.cli import build_cli, options
+from analysis.cli import build_cli
 
 REPO = Path(__file__).resolve().parents[1]
 COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "submit"]
@@ -142,9 +142,14 @@ def test_distill_default_dims_are_distill_models() -> None:
     assert f"(default {PCA_DIMS})" in " ".join(sub.format_help().split())
 
 
-def test_on_conflict_choices_are_load_leaderboards() -> None:
-    from typing import get_args
+def test_on_conflict_choices_are_what_the_loader_accepts(tmp_path) -> None:
+    """--on-conflict offers exactly the values load_leaderboard accepts (one tuple)."""
+    from analysis.core.choices import ON_CONFLICT
+    from analysis.results.leaderboard import load_leaderboard
 
-    from analysis.results.leaderboard import OnConflict
-
-    assert set(options.ON_CONFLICT) == set(get_args(OnConflict))
+    parser = build_cli.build_cli()
+    estimate = parser._subparsers._group_actions[0].choices["estimate"]
+    action = next(a for a in estimate._actions if a.dest == "on_conflict")
+    assert tuple(action.choices) == ON_CONFLICT
+    with pytest.raises(ValueError, match="on_conflict"):
+        load_leaderboard(tasks=["STSBenchmark"], results=tmp_path, on_conflict="last")

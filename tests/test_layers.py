@@ -88,3 +88,68 @@ def test_the_check_sees_function_level_and_relative_imports() -> None:
     found = _imports(PACKAGE / "core" / "errors.py", source)
     assert found == [(2, "analysis.cli"), (3, "analysis.stats")]
     assert [_floor(name) for _, name in found] == [3, 1]
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (module and function level, resolved).
+
+    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else
+    ``pkg``; a module importing its own package's ``__init__`` counts (it runs it).
+    """
+    files = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        targets = set()
+        for _, name in _imports(path):
+            while name not in files and "." in name:  # an attribute: its module
+                name = name.rsplit(".", 1)[0]
+            if name in files and name != module:
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, directly or through others, a module that imports it."""
+    cycles = _cycles(_import_graph())
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []

@@ -20,7 +20,11 @@ import pytest
 from analysis.core.lazy import type_checking_imports
 from tests.conftest import REPO
 
-PACKAGES = {"analysis": REPO / "analysis", "analysis.notebook": REPO / "analysis" / "notebook"}
+PACKAGES = {
+    "analysis": REPO / "analysis",
+    "analysis.notebook": REPO / "analysis" / "notebook",
+    "analysis.stats": REPO / "analysis" / "stats",
+}
 
 
 def _mentions(folder: Path) -> Counter[str]:

@@ -13,11 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..core.choices import EXECUTORS
+from ..core.choices import EXECUTORS, ON_CONFLICT
 from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
-
-#: ``--on-conflict`` choices; those of ``load_leaderboard(on_conflict=...)`` (tested).
-ON_CONFLICT = ("first", "error")
 
 
 def positive_int(text: str) -> int:
@@ -221,7 +218,6 @@ __all__ = [
     "DEFAULT_PLAN",
     "DEFAULT_RUNS",
     "DEPRECATED_OPTIONS",
-    "ON_CONFLICT",
     "add_executor_options",
     "add_local_tasks",
     "add_model_options",

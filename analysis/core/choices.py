@@ -20,3 +20,8 @@ EXECUTORS: tuple[str, ...] = get_args(Executor)
 #: A distilled student's embedding dimensions by default (model2vec's default;
 #: ``distill_model(pca_dims=...)``, ``static-rteb distill --pca-dims``).
 PCA_DIMS = 256
+
+#: What a load does when two results folders hold different results for one (model,
+#: revision, task) (``load_leaderboard(on_conflict=...)``, ``--on-conflict``).
+OnConflict = Literal["error", "first"]
+ON_CONFLICT: tuple[str, ...] = get_args(OnConflict)

@@ -43,6 +43,17 @@ class LazyNames:
         """The public names, in the order the block lists them (the package's ``__all__``)."""
         return list(self.modules)
 
+    def bind_shadowed(self, namespace: dict[str, Any]) -> None:
+        """Load now the names their own module is named after (``stats.compare``).
+
+        Importing a submodule binds it on its package under its own name, which would
+        hide a public function of the same name from ``__getattr__``; bound first, the
+        function stays (the import system binds a submodule only when it first loads it).
+        """
+        for name, module in self.modules.items():
+            if module == f"{self.package}.{name}":
+                self.load(name, namespace)
+
     def load(self, name: str, namespace: dict[str, Any]) -> Any:
         """The package attribute ``name``: imported from its module and kept in ``namespace``.
 

@@ -32,10 +32,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
+from ..core.choices import OnConflict
 from ..core.errors import (
     IncompleteBenchmarkWarning,
     ResultFileWarning,
@@ -72,7 +73,6 @@ from .summary import (
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
 #: How merged folders that disagree are settled (see :func:`load_leaderboard`).
-OnConflict = Literal["error", "first"]
 
 __all__ = [
     "ENGINES",

@@ -80,63 +80,40 @@ whose tasks' signs flip together.
 
 from __future__ import annotations
 
-from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
-from ._results import ConfidenceInterval, StatsResult
-from .agreement import BenchmarkAgreementResult, benchmark_agreement
-from .compare import ComparisonReport, compare
-from .contrast import GroupContrastResult, group_contrast
-from .correlation import RankCorrelationResult, rank_correlation
-from .estimate import (
-    BenchmarkPrediction,
-    CrossFitResult,
-    NextTasksResult,
-    ReleaseDateValidation,
-    TaskSelectionResult,
-    cross_fit_selection,
-    next_tasks,
-    predict_benchmark,
-    select_tasks,
-    validate_by_release_date,
-)
-from .friedman import FriedmanNemenyiResult, friedman_nemenyi
-from .gap import PublicPrivateGapResult, public_private_gap
-from .paired import PairedTestResult, paired_bootstrap
-from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
-from .ranks import RankIntervalsResult, rank_intervals
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "BenchmarkAgreementResult",
-    "BenchmarkPrediction",
-    "ComparisonReport",
-    "ConfidenceInterval",
-    "CrossFitResult",
-    "DroppedModelsWarning",
-    "FriedmanNemenyiResult",
-    "GroupContrastResult",
-    "LabelMismatchError",
-    "NextTasksResult",
-    "PairedTestResult",
-    "PairwiseResult",
-    "PublicPrivateGapResult",
-    "RankCorrelationResult",
-    "RankIntervalsResult",
-    "ReleaseDateValidation",
-    "StatsResult",
-    "TaskSelectionResult",
-    "UnknownModelError",
-    "adjust_pvalues",
-    "benchmark_agreement",
-    "compare",
-    "cross_fit_selection",
-    "friedman_nemenyi",
-    "group_contrast",
-    "next_tasks",
-    "paired_bootstrap",
-    "pairwise_significance",
-    "predict_benchmark",
-    "public_private_gap",
-    "rank_correlation",
-    "rank_intervals",
-    "select_tasks",
-    "validate_by_release_date",
-]
+from ..core.lazy import LazyNames
+
+if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded on first use
+    from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
+    from ._results import ConfidenceInterval, StatsResult
+    from .agreement import BenchmarkAgreementResult, benchmark_agreement
+    from .compare import ComparisonReport, compare
+    from .contrast import GroupContrastResult, group_contrast
+    from .correlation import RankCorrelationResult, rank_correlation
+    from .estimate import (
+        BenchmarkPrediction,
+        CrossFitResult,
+        NextTasksResult,
+        ReleaseDateValidation,
+        TaskSelectionResult,
+        cross_fit_selection,
+        next_tasks,
+        predict_benchmark,
+        select_tasks,
+        validate_by_release_date,
+    )
+    from .friedman import FriedmanNemenyiResult, friedman_nemenyi
+    from .gap import PublicPrivateGapResult, public_private_gap
+    from .paired import PairedTestResult, paired_bootstrap
+    from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
+    from .ranks import RankIntervalsResult, rank_intervals
+
+_LAZY = LazyNames(__name__, __file__, submodules=True)
+__all__: list[str] = _LAZY.names
+_LAZY.bind_shadowed(globals())  # compare() is named as its module
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (from its module) or a submodule (``analysis.stats.estimate``)."""
+    return _LAZY.load(name, globals())
