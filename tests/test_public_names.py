@@ -28,12 +28,21 @@ PACKAGES = {
 
 
 def _mentions(folder: Path) -> Counter[str]:
-    """How often each identifier or string literal occurs in the package's Python files."""
+    """How often each name is listed in the package's ``__init__`` (and stubs).
+
+    A listing is a name imported (after ``import``; not the module path before it, so a
+    function named as its module, ``stats.compare``, counts once) or a string literal.
+    """
     counts: Counter[str] = Counter()
     for path in [folder / "__init__.py", *folder.glob("*.pyi")]:
         source = path.read_text(encoding="utf-8")
+        importing = False
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.NAME:
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                importing = False
+            elif token.type == tokenize.NAME and token.string == "import":
+                importing = True
+            elif token.type == tokenize.NAME and importing and token.string != "as":
                 counts[token.string] += 1
             elif token.type == tokenize.STRING and token.string[:1] in "\"'":
                 counts[token.string.strip("\"'")] += 1
