@@ -70,6 +70,13 @@ def adjust_pvalues(
 
     Raises:
         ValueError: a p-value is NaN or outside [0, 1]; or ``adjustment`` is unknown.
+
+    Examples:
+        >>> from analysis.stats import adjust_pvalues
+        >>> adjust_pvalues([0.01, 0.02, 0.04]).round(3).tolist()
+        [0.03, 0.04, 0.04]
+        >>> adjust_pvalues([0.01, 0.02, 0.04], adjustment="bonferroni").round(3).tolist()
+        [0.03, 0.06, 0.12]
     """
     method = _check_choice(adjustment, "adjustment", _CORRECTIONS)
     p = _as_vector(pvalues, "pvalues")
@@ -309,6 +316,23 @@ def pairwise_significance(
             2 units, duplicate, non-numeric or infinite columns; or an option is
             invalid. The message names the argument.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
+
+    Examples:
+        Four models on 8 tasks (synthetic; A best, then B, C, D):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
+        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
+        >>> scores = pd.DataFrame(
+        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
+        >>> from analysis.stats import pairwise_significance
+        >>> res = pairwise_significance(scores)
+        >>> res.n_models, len(res.table), bool(res.table["significant"].all())
+        (4, 6, True)
+        >>> res.table.loc[0, ["model_a", "model_b"]].tolist()
+        ['A', 'B']
     """
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     alpha = _check_open_unit(alpha, "alpha")

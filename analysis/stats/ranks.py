@@ -382,6 +382,26 @@ def rank_intervals(
         ValueError: ``scores`` is not a DataFrame, has duplicate, non-numeric or
             infinite columns, or fewer than 2 complete models; or an option is invalid.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
+
+    Examples:
+        Four models on 8 tasks (synthetic; A best, then B, C, D):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
+        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
+        >>> scores = pd.DataFrame(
+        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
+        >>> from analysis.stats import rank_intervals
+        >>> res = rank_intervals(scores)
+        >>> res.to_frame()[["rank", "rank_low", "rank_high"]]
+               rank  rank_low  rank_high
+        model
+        A         1         1          1
+        B         2         2          2
+        C         3         3          3
+        D         4         4          4
     """
     aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
     interval = _check_choice(interval, "interval", _INTERVALS)
