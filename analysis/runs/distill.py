@@ -136,6 +136,18 @@ def distill_model(
         DistillError: ``output`` already holds a model and ``overwrite`` is False.
         ModelLoadError: The teacher cannot be found (see :func:`teacher_folder`).
         RunInterrupted: On Ctrl-C / SIGTERM; nothing is written to ``output``.
+
+    Examples:
+        ``tiny_teacher`` is a tiny random BERT the tests make (``tests/_run_fixtures.py``;
+        not a real model, it distils in a second):
+
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from analysis import distill_model
+        >>> output = Path(tempfile.mkdtemp()) / "student"
+        >>> folder = distill_model(tiny_teacher, output, pca_dims=8, show_progress=False)
+        >>> folder == output, (folder / "config.json").is_file()
+        (True, True)
     """
     if pca_dims <= 0:
         raise ValueError(f"pca_dims must be positive, got {pca_dims}.")

@@ -138,12 +138,12 @@ def group_contrast(
       (as ``scipy.stats.ttest_ind(equal_var=False)``).
     * **Why not a permutation test.** Permuting labels tests "the two groups have the
       same distribution"; it rejects true equal-mean nulls when the spreads differ (the
-      raw difference of means: type-I error 0.43 at 4 vs 150 models with SD 8 vs 3).
-      Permuting the studentized statistic (Welch's t) instead was measured beside the
-      Welch reference distribution at the acceptance designs
-      (``benchmarks/README_stats.md``): it stays above 0.06 at 5 vs 5 (SD 1 vs 4) and 3
-      vs 20 (SD 4 vs 1) models, where Welch's reference holds, so Welch's reference
-      distribution is used.
+      raw difference of means, at 4 vs 150 models with SD 8 vs 3, far more often than
+      alpha). Permuting the studentized statistic (Welch's t) instead was measured
+      beside the Welch reference distribution at the acceptance designs
+      (``benchmarks/README_stats.md``, section "Issue 18"): it stays above 0.06 at 5
+      vs 5 (SD 1 vs 4) and 3 vs 20 (SD 4 vs 1) models, where Welch's reference holds,
+      so Welch's reference distribution is used.
     * **Interval**: the inversion of the same test, i.e. Welch's interval ``difference
       +- t_{df, 1 - alpha/2} * se``; it excludes 0 exactly when ``pvalue < 1 -
       confidence_level``.

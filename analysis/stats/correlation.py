@@ -110,8 +110,8 @@ def rank_correlation(
       (``n_resamples_dropped``) and the interval uses the rest (NaN if none is
       left). The interval is approximate and too narrow at small n.
     * **Cost**: Spearman is O(n log n) per resample, Kendall O(n^2) (contiguous
-      16-bit comparisons). With 9,999 resamples on 2 cores: n=300 takes about 1 s
-      (Spearman) / 2 s (Kendall), n=700 about 2 s / 6 s.
+      16-bit comparisons): Kendall's resamples cost more as n grows (no file of
+      ``benchmarks/results/`` times them yet).
 
     Draws from ``rng``: the orderings (Monte-Carlo only), then the bootstrap indices.
 

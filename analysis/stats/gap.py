@@ -215,9 +215,9 @@ def public_private_gap(
       p-value: Welch t over the tasks (public and private tasks are two independent
       samples; units = tasks, assumed independent within each side, unequal variances
       allowed; for the median the median model is taken as fixed, which is
-      conservative). Measured coverage of the 95% interval at 7 public / 6 private and
-      17 / 13 tasks, by simulation, in ``benchmarks/README_stats.md``: at least 0.93
-      with normal or t3 noise and under an outlier; *below* 0.93 (about 0.90 - 0.93)
+      conservative). Coverage of the 95% interval at 7 public / 6 private and 17 / 13
+      tasks, measured by simulation in ``benchmarks/README_stats.md`` ("relative gap"
+      rows): at least 0.93 with normal or t3 noise and under an outlier; *below* 0.93
       for a model whose private losses are strongly skewed (a few large losses): with 6
       to 13 private tasks the sample rarely shows the tail, and neither Welch nor a
       bootstrap-t interval (measured there too) can correct for what it does not see.
