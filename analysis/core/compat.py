@@ -481,9 +481,9 @@ def float64_token_encoding() -> Iterator[bool]:
     model2vec (``create_embeddings``) pools the teacher's output in float32
     (``hidden.float()``), and its PCA then runs in the embeddings' dtype. float32 sums
     come out differently with other CPU kernels (torch's AVX2 or default kernels, another
-    OpenBLAS core type): 191,952 and 252,834 of the MiniLM student's 7,558,400 float16
-    values differed by one step, and STSBenchmark's score by up to 1e-5
-    (``benchmarks/results/distill.md``). With the
+    OpenBLAS core type): many of the MiniLM student's float16 values differed by one
+    step, and STSBenchmark's score in the fifth decimal (the counts and scores:
+    ``benchmarks/results/distill.md``). With the
     teacher in float64 (the caller's ``model.double()``) and this encoding, everything up
     to model2vec's final float16 is float64, whose noise (about 1e-16 of a value) stays far
     below a float16 step (about 1e-3): the student is byte-identical with other kernels

@@ -419,6 +419,17 @@ class ResultsFolders:
     Attributes:
         folders: absolute paths, symlinks kept (as given), each holding results.
         revision: the results repository commit asked for (None: whatever is there).
+
+    Examples:
+        ``tiny_results`` is a results folder of two models on three tasks, written by the tests
+        (``tests/test_doctests.py``):
+
+        >>> from analysis import ResultsFolders
+        >>> folders = ResultsFolders.resolve(tiny_results)
+        >>> len(folders.folders), folders.n_files
+        (1, 8)
+        >>> len(folders.fingerprint())
+        16
     """
 
     folders: tuple[Path, ...]

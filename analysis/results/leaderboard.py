@@ -371,6 +371,18 @@ def load_leaderboards(
 
     Returns:
         ``{benchmark name: Leaderboard}`` in the order given.
+
+    Examples:
+        ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three
+        tasks, written by the tests (``tests/test_doctests.py``):
+
+        >>> from analysis import load_leaderboards, resolve_spec
+        >>> sts = resolve_spec(tasks=["STSBenchmark"])
+        >>> retrieval = resolve_spec(tasks=["SciFact", "AILAStatutes"])
+        >>> boards = load_leaderboards([sts, retrieval], results=tiny_results, use_cache=False,
+        ...                            workers=1)
+        >>> {name: board.wide().shape for name, board in boards.items()}
+        {'custom': (2, 2)}
     """
     specs = [
         b
@@ -463,6 +475,26 @@ def load_leaderboard(
         ResultsNotFoundError: missing or empty results folder.
         ResultsConflictError: two folders hold different results for one
             (model, revision, task).
+
+    Examples:
+        ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three
+        tasks, written by the tests (``tests/test_doctests.py``); use your own folder or
+        ``../shared/mteb-cache`` instead:
+
+        >>> from analysis import load_leaderboard
+        >>> lb = load_leaderboard(
+        ...     tasks=["STSBenchmark", "SciFact", "AILAStatutes"], results=tiny_results,
+        ...     use_cache=False, workers=1)
+        >>> lb.wide()
+                      org/A  org/B
+        task
+        STSBenchmark    0.8    0.7
+        SciFact         0.6    0.5
+        AILAStatutes    0.2    0.3
+        >>> lb.complete_models()
+        ['org/A', 'org/B']
+
+        A benchmark by name: ``load_leaderboard("RTEB(beta)", results="../shared/mteb-cache")``.
     """
     spec = resolve_spec(
         benchmark, tasks=tasks, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks

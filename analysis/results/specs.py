@@ -32,6 +32,12 @@ class TaskSpec:
         is_public: False for RTEB's closed datasets.
         eval_splits: splits averaged into the task score.
         hf_subsets: subsets averaged into the task score.
+
+    Examples:
+        >>> from analysis import TaskSpec
+        >>> task = TaskSpec("SciFact", "Retrieval", True, ("test",), ("default",))
+        >>> task.task, task.is_public
+        ('SciFact', True)
     """
 
     task: str
@@ -59,6 +65,15 @@ class BenchmarkSpec:
         source: where the definition came from, e.g. ``"mteb 2.26.24"`` or
             ``"pin as-of-post (mteb 1.39.2)"``.
         excluded: tasks removed by the caller.
+
+    Examples:
+        Usually made by :func:`resolve_spec`; by hand:
+
+        >>> from analysis import BenchmarkSpec, TaskSpec
+        >>> a = TaskSpec("A", "Retrieval", True, ("test",), ("default",))
+        >>> spec = BenchmarkSpec("toy", (a,), "by hand")
+        >>> spec.task_names, spec.excluded
+        (['A'], ())
     """
 
     name: str
@@ -123,7 +138,13 @@ def _registry() -> Mapping[str, Any]:
 
 
 def available_pins() -> list[str]:
-    """Names accepted by ``pin=``: ``"now"`` and the files in ``analysis/results/pins``."""
+    """Names accepted by ``pin=``: ``"now"`` and the files in ``analysis/results/pins``.
+
+    Examples:
+        >>> from analysis import available_pins
+        >>> available_pins()[:2]
+        ['now', 'as-of-post']
+    """
     return [NOW, *sorted(p.stem for p in PINS_DIR.glob("*.json"))]
 
 
@@ -217,6 +238,15 @@ def resolve_spec(
     Raises:
         ValueError: unknown benchmark, pin or task (with the closest valid names), or
             an exclusion that names a task not in the list.
+
+    Examples:
+        >>> from analysis import resolve_spec
+        >>> spec = resolve_spec(tasks=["SciFact", "STSBenchmark"])
+        >>> spec.name, spec.task_names, [t.type for t in spec.tasks]
+        ('custom', ['SciFact', 'STSBenchmark'], ['Retrieval', 'STS'])
+        >>> rteb = resolve_spec("RTEB(beta)", pin="as-of-post")
+        >>> rteb.name, len(rteb.scope_tasks("public")) > 0, len(rteb.scope_tasks("private")) > 0
+        ('RTEB(beta)', True, True)
     """
     if (benchmark is None) == (tasks is None):
         raise ValueError(

@@ -19,12 +19,13 @@ float64 (:func:`analysis.core.compat.float64_token_encoding`) up to the final fl
 and the PCA (a covariance matrix and its eigenvectors, in numpy) runs with one BLAS
 thread (:data:`DISTILL_BLAS_THREADS`). model2vec's own float32 path changes with the
 CPU's kernels: torch's default kernels instead of AVX2, or OpenBLAS's Sandy Bridge
-kernels, changed 191,952 and 252,834 of the MiniLM student's 7,558,400 float16 values by
-one step (and STSBenchmark's score by up to 1e-5); OpenBLAS also splits the PCA's sums
+kernels, changed hundreds of thousands of the MiniLM student's float16 values by one step
+(and STSBenchmark's score in the fifth decimal); OpenBLAS also splits the PCA's sums
 differently with 1 and 2 threads. In float64 that noise (about 1e-16 of a value) stays
 far below a float16 step (about 1e-3 of it), and the MiniLM student came out the same
-under all of them. float64 takes about 1.5 times model2vec's float32 time (MiniLM: 58 s
-on two cores; ``benchmarks/bench_distill.py``, ``benchmarks/results/distill.md``).
+under all of them. float64 costs more time than model2vec's float32. The counts, the
+scores and the two times are measured in ``benchmarks/results/distill.md`` (written by
+``benchmarks/bench_distill.py``).
 ``config.json`` names a packaged teacher ``module:<package>`` (given so or by its folder),
 not by the package's folder on this machine, so the student's revision is the same
 everywhere too. The model card names the output folder (not the staging folder's random
@@ -136,6 +137,18 @@ def distill_model(
         DistillError: ``output`` already holds a model and ``overwrite`` is False.
         ModelLoadError: The teacher cannot be found (see :func:`teacher_folder`).
         RunInterrupted: On Ctrl-C / SIGTERM; nothing is written to ``output``.
+
+    Examples:
+        ``tiny_teacher`` is a tiny random BERT the tests make (``tests/_run_fixtures.py``;
+        not a real model, it distils in a second):
+
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from analysis import distill_model
+        >>> output = Path(tempfile.mkdtemp()) / "student"
+        >>> folder = distill_model(tiny_teacher, output, pca_dims=8, show_progress=False)
+        >>> folder == output, (folder / "config.json").is_file()
+        (True, True)
     """
     if pca_dims <= 0:
         raise ValueError(f"pca_dims must be positive, got {pca_dims}.")

@@ -181,6 +181,15 @@ def load_local_task(folder: str | Path) -> AbsTask:
 
     Raises:
         LocalTaskError: If the folder is invalid or does not fit the registered task.
+
+    Examples:
+        ``tiny_task`` is a hand-made local task folder of the tests
+        (``tests/fixtures/local_tasks/Reranking``: AskUbuntuDupQuestions' code on 4 queries):
+
+        >>> from analysis import load_local_task
+        >>> task = load_local_task(tiny_task)
+        >>> task.metadata.name, task.eval_splits
+        ('AskUbuntuDupQuestions', ['test'])
     """
     spec = read_spec(folder)
     task = _registered_task(spec)

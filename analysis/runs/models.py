@@ -269,6 +269,15 @@ def load_model(
     Raises:
         ModelLoadError: The path does not exist, is not a model folder, the name is not
             ``org/name``, or the hub id cannot be loaded (offline: pass a local folder).
+
+    Examples:
+        ``tiny_model`` is the tests' distilled static model (model2vec, a local folder; see
+        ``tests/_run_fixtures.py``):
+
+        >>> from analysis import load_model
+        >>> model = load_model(tiny_model, name="local/tiny-static")
+        >>> model.mteb_model_meta.name
+        'local/tiny-static'
     """
     text = str(name_or_path)
     path = Path(text).expanduser()

@@ -37,6 +37,16 @@ def per_query_ndcg(predictions: Predictions, qrels: Qrels, k: int = 10) -> pd.Se
 
     Raises:
         ValueError: If ``k`` is not positive or no query is shared by both inputs.
+
+    Examples:
+        Two queries, each with one relevant document (``d1``), ranked first for ``q1`` and
+        second for ``q2``:
+
+        >>> from analysis import per_query_ndcg
+        >>> predictions = {"q1": {"d1": 0.9, "d2": 0.1}, "q2": {"d1": 0.2, "d2": 0.8}}
+        >>> qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+        >>> per_query_ndcg(predictions, qrels).round(3).to_dict()
+        {'q1': 1.0, 'q2': 0.631}
     """
     if k <= 0:
         raise ValueError(f"k must be a positive integer, got {k}.")

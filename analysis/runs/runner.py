@@ -79,6 +79,16 @@ class ModelSpec:
         source: Hub id (``org/name``) or local model folder.
         name: Name to file results under (see :func:`analysis.runs.models.load_model`).
         revision: Revision override.
+
+    Examples:
+        A hub model, and a local folder filed under a name of your choice (both loaded only
+        when :func:`run_evaluation` runs):
+
+        >>> from analysis import ModelSpec
+        >>> ModelSpec("minishlab/potion-base-8M")
+        ModelSpec(source='minishlab/potion-base-8M', name=None, revision=None)
+        >>> ModelSpec("data/models/my-static", name="me/my-static").name
+        'me/my-static'
     """
 
     source: str | Path
@@ -278,6 +288,23 @@ def run_evaluation(
             SIGTERM under :func:`analysis.core.interrupt.stop_on_signals`): the running
             evaluation's staging folder is removed and its lock released, so no partial
             file is left; finished evaluations are kept, and running again resumes.
+
+    Examples:
+        ``tiny_model`` is the tests' distilled static model and ``tiny_task`` a hand-made local
+        task folder (AskUbuntuDupQuestions' code on 4 queries; both from
+        ``tests/test_doctests.py``):
+
+        >>> import tempfile
+        >>> from analysis import load_local_task, run_evaluation
+        >>> results = tempfile.mkdtemp()
+        >>> summary = run_evaluation(
+        ...     [tiny_model], [load_local_task(tiny_task)], results_dir=results,
+        ...     show_progress=False)
+        >>> summary[["task", "status"]].values.tolist()
+        [['AskUbuntuDupQuestions', 'ran']]
+        >>> run_evaluation([tiny_model], [load_local_task(tiny_task)], results_dir=results,
+        ...                show_progress=False)["status"].tolist()  # resumes: nothing to run
+        ['cached']
     """
     if overwrite not in OVERWRITE_STRATEGIES:
         raise ValueError(f"overwrite must be one of {OVERWRITE_STRATEGIES}, got {overwrite!r}.")

@@ -28,7 +28,18 @@ MAX_REPR_LINES = 10
 
 
 class ConfidenceInterval(NamedTuple):
-    """A confidence interval; a one-sided interval has an infinite end."""
+    """A confidence interval; a one-sided interval has an infinite end.
+
+    Examples:
+        >>> import math
+        >>> from analysis.stats import ConfidenceInterval
+        >>> ci = ConfidenceInterval(0.01, 0.05)
+        >>> ci.low < 0.03 < ci.high
+        True
+        >>> low, high = ConfidenceInterval(0.01, math.inf)  # one-sided ("greater")
+        >>> high
+        inf
+    """
 
     low: float
     high: float

@@ -172,6 +172,21 @@ def benchmark_agreement(
         ValueError: x and y differ in length, a size is out of range, or an option is
             invalid (the message names the argument).
         LabelMismatchError: two Series with different labels.
+
+    Examples:
+        30 models' scores on two benchmarks (synthetic, strongly related):
+
+        >>> import numpy as np
+        >>> from analysis.stats import benchmark_agreement
+        >>> rng = np.random.default_rng(0)
+        >>> x = rng.normal(size=30)
+        >>> y = x + rng.normal(0, 0.5, 30)
+        >>> res = benchmark_agreement(
+        ...     x, y, top_k=10, subset_sizes=(10, None), n_subsets=100, n_resamples=999, rng=0)
+        >>> res.n, res.top["k"].tolist(), res.subsets["k"].tolist()
+        (30, [10], [10, 30])
+        >>> round(res.overall.statistic, 2)
+        0.64
     """
     method = _check_choice(method, "method", _METHODS)
     n_subsets = _check_n_resamples(n_subsets, "n_subsets")

@@ -299,6 +299,28 @@ def compare(
     Raises:
         ValueError: as :func:`pairwise_significance`, or fewer than 3 units.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
+
+    Examples:
+        Four models on 8 tasks (synthetic; A best, then B, C, D):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
+        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
+        >>> scores = pd.DataFrame(
+        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
+        >>> from analysis.stats import compare
+        >>> report = compare(scores)
+        >>> report.models[["rank", "better_than"]]
+               rank better_than
+        model
+        A         1         bcd
+        B         2          cd
+        C         3           d
+        D         4
+        >>> bool(report.pairwise.table["significant"].all())
+        True
     """
     aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
     alpha = _check_open_unit(alpha, "alpha")

@@ -138,12 +138,12 @@ def group_contrast(
       (as ``scipy.stats.ttest_ind(equal_var=False)``).
     * **Why not a permutation test.** Permuting labels tests "the two groups have the
       same distribution"; it rejects true equal-mean nulls when the spreads differ (the
-      raw difference of means: type-I error 0.43 at 4 vs 150 models with SD 8 vs 3).
-      Permuting the studentized statistic (Welch's t) instead was measured beside the
-      Welch reference distribution at the acceptance designs
-      (``benchmarks/README_stats.md``): it stays above 0.06 at 5 vs 5 (SD 1 vs 4) and 3
-      vs 20 (SD 4 vs 1) models, where Welch's reference holds, so Welch's reference
-      distribution is used.
+      raw difference of means, at 4 vs 150 models with SD 8 vs 3, far more often than
+      alpha). Permuting the studentized statistic (Welch's t) instead was measured
+      beside the Welch reference distribution at the acceptance designs
+      (``benchmarks/README_stats.md``, section "Issue 18"): it stays above 0.06 at 5
+      vs 5 (SD 1 vs 4) and 3 vs 20 (SD 4 vs 1) models, where Welch's reference holds,
+      so Welch's reference distribution is used.
     * **Interval**: the inversion of the same test, i.e. Welch's interval ``difference
       +- t_{df, 1 - alpha/2} * se``; it excludes 0 exactly when ``pvalue < 1 -
       confidence_level``.
@@ -170,6 +170,18 @@ def group_contrast(
             is empty, ``group_a == group_b``, or an option is invalid. The message names
             the argument.
         LabelMismatchError: two Series with different labels.
+
+    Examples:
+        One number per model, in two groups of 5 (synthetic; ``static`` about 1 higher):
+
+        >>> import numpy as np
+        >>> from analysis.stats import group_contrast
+        >>> rng = np.random.default_rng(0)
+        >>> values = np.r_[rng.normal(1, 0.3, 5), rng.normal(0, 0.3, 5)]
+        >>> groups = ["static"] * 5 + ["transformer"] * 5
+        >>> res = group_contrast(values, groups, group_a="static", group_b="transformer")
+        >>> res.n_a, res.n_b, bool(res.pvalue < 0.05), bool(res.confidence_interval.low > 0)
+        (5, 5, True, True)
     """
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
     vals, labels = align_labels(values, groups, ("values", "groups"))

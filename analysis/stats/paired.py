@@ -235,13 +235,14 @@ def paired_bootstrap(
     scores could have been swapped, i.e. every difference ``a[i] - b[i]`` is
     symmetric about 0. That is stronger than "the mean difference is 0": a skewed
     distribution of differences with mean 0 is *not* the null, and the test rejects
-    it more often than alpha. Measured type-I error at alpha = 0.05 for mean-zero
-    skewed differences (10,000 data sets each, ``benchmarks/README_stats.md``,
-    written by ``benchmarks/bench_stats_validation.py``): centred exponential
-    (skewness 2) 0.068, 0.094, 0.088, 0.074 at n = 6, 7, 13, 30; centred
-    lognormal(0, 1) (skewness 6.2) 0.110, 0.156, 0.149, 0.124. With symmetric
-    differences (normal, t3) it is at most alpha at every n (exact: 0.031 at n=6,
-    0.047 at n=7, 0.050 at n=13), and the interval covers the centre of symmetry
+    it more often than alpha: for mean-zero centred exponential (skewness 2) and
+    centred lognormal(0, 1) (skewness 6.2) differences the type-I error at alpha =
+    0.05 is above alpha at n = 6, 7, 13 and 30 (the measured values are the
+    "skewed null" rows of ``benchmarks/README_stats.md``, written by
+    ``benchmarks/bench_stats_validation.py``). With symmetric differences (normal,
+    t3) it is at most alpha at every n (the exact sizes are 2/64 at n=6, 6/128 at
+    n=7, 408/8192 at n=13; measured: the "symmetric null" rows of the same file),
+    and the interval covers the centre of symmetry
     with probability at least ``confidence_level``. Read a rejection as "the
     differences are not symmetric about 0", which with roughly symmetric task
     differences means a shift.
@@ -254,11 +255,12 @@ def paired_bootstrap(
       and extra ones), arrays by position. Units are assumed independent; nothing is
       assumed about the joint distribution of a[i] and b[i] beyond the null above.
     * **Clusters** (``clusters=``, one label per task): near-duplicate tasks are not
-      independent. Measured without clusters (``benchmarks/README_stats.md``): 13
-      tasks in clusters of 3 + 2 + 2 whose differences correlate at 0.9 give a
-      type-I error of about 0.13 at alpha = 0.05. With ``clusters`` every sign flip
-      flips a whole cluster, so the units are the clusters (independent across
-      clusters, any dependence within), and the type-I error is back at alpha. The
+      independent. Without clusters, 13 tasks in clusters of 3 + 2 + 2 whose
+      differences correlate at 0.9 give a type-I error well above alpha = 0.05. With
+      ``clusters`` every sign flip flips a whole cluster, so the units are the
+      clusters (independent across clusters, any dependence within), and the type-I
+      error is back at alpha (both measured: the "clusters 3+2+2" rows of
+      ``benchmarks/README_stats.md``, section "Issue 18"). The
       statistic and the interval stay the mean over tasks; the smallest p-value is
       then 2/2**G for G clusters.
     * **Missing values**: none allowed (NaN or inf raise); drop incomplete units
@@ -285,9 +287,10 @@ def paired_bootstrap(
     * **Interval, ``method="percentile"``**: percentile bootstrap of the mean, units
       resampled with replacement (``scipy.stats.bootstrap(..., paired=True,
       method="percentile")``, same draws from the same Generator). It does not match
-      the test and is too narrow at small n (measured coverage of the 95% interval
-      with normal differences: 0.863 at n=6, 0.878 at n=7, 0.912 at n=13, 0.935 at n=30);
-      use it only with many units (hundreds of queries), where it is cheap and fine.
+      the test and is too narrow at small n (the coverage of its 95% interval with
+      normal differences is below 0.95 at n = 6 to 30, measured in
+      ``benchmarks/README_stats.md``, "Details"); use it only with many units
+      (hundreds of queries), where it is cheap and fine.
     * **Paired t and d_z**: ``ttest_pvalue`` is the paired t-test
       (``scipy.stats.ttest_rel``) for reference; ``effect_size`` is Cohen's d_z.
 
@@ -316,6 +319,20 @@ def paired_bootstrap(
         ValueError: a and b differ in length, hold NaN or inf or have fewer than 2
             units; or an option is invalid. The message names the argument.
         LabelMismatchError: two Series (or ``clusters``) with different labels.
+
+    Examples:
+        Two models' scores on the same 8 tasks (synthetic; ``b`` about 0.03 lower):
+
+        >>> import numpy as np
+        >>> from analysis.stats import paired_bootstrap
+        >>> rng = np.random.default_rng(0)
+        >>> a = rng.normal(0.6, 0.05, 8)
+        >>> b = a - 0.03 + rng.normal(0, 0.01, 8)
+        >>> res = paired_bootstrap(a, b)
+        >>> res.exact, res.pvalue == 2 / 2**8, res.pvalue < 0.05
+        (True, True, True)
+        >>> bool(res.confidence_interval.low < res.statistic < res.confidence_interval.high)
+        True
     """
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")

@@ -70,6 +70,13 @@ def adjust_pvalues(
 
     Raises:
         ValueError: a p-value is NaN or outside [0, 1]; or ``adjustment`` is unknown.
+
+    Examples:
+        >>> from analysis.stats import adjust_pvalues
+        >>> adjust_pvalues([0.01, 0.02, 0.04]).round(3).tolist()
+        [0.03, 0.04, 0.04]
+        >>> adjust_pvalues([0.01, 0.02, 0.04], adjustment="bonferroni").round(3).tolist()
+        [0.03, 0.06, 0.12]
     """
     method = _check_choice(adjustment, "adjustment", _CORRECTIONS)
     p = _as_vector(pvalues, "pvalues")
@@ -253,8 +260,8 @@ def pairwise_significance(
       than the exact test). Measured with 10 models x 13 tasks
       (``benchmarks/README_stats.md``): family-wise error under the global null and
       the share of data sets with any interval excluding 0 at most alpha within
-      Monte-Carlo error; joint coverage of all 45 intervals about 0.94 when the
-      models differ (measured, not guaranteed). The kernel and the sign patterns are
+      Monte-Carlo error; the joint coverage of all 45 intervals when the models
+      differ is measured there too (not guaranteed). The kernel and the sign patterns are
       those of :func:`rank_intervals` (the same seed gives the same patterns). The
       patterns are enumerated when all 2**(n-1) fit in ``n_resamples``.
     * ``"holm"``: Holm's step-down on the per-pair p-values (any dependence). Interval:
@@ -267,11 +274,12 @@ def pairwise_significance(
 
     **Independence and clusters.** Tasks are assumed independent. Near-duplicate tasks
     are not: with 13 tasks in clusters of 3 + 2 + 2 whose differences correlate at 0.9,
-    the max-T family-wise error over 10 models is about 0.3 at alpha = 0.05 (measured,
-    ``benchmarks/README_stats.md``). ``clusters=`` (one label per task) flips the signs
-    of a whole cluster at once, so the units are the clusters; the family-wise error is
-    then back at alpha. Differences and intervals stay means over tasks; ``d_z`` and
-    ``ttest_pvalue`` are then computed over the cluster means.
+    the max-T family-wise error over 10 models is far above alpha = 0.05.
+    ``clusters=`` (one label per task) flips the signs of a whole cluster at once, so
+    the units are the clusters; the family-wise error is then back at alpha (both
+    measured: the "clusters 3+2+2" rows of ``benchmarks/README_stats.md``).
+    Differences and intervals stay means over tasks; ``d_z`` and ``ttest_pvalue`` are
+    then computed over the cluster means.
 
     **Float rounding.** A pair whose differences are constant within rounding (e.g.
     ``x`` and ``x - 0.001``) counts as constant: its interval is the point at its mean,
@@ -285,7 +293,8 @@ def pairwise_significance(
     ``1/(n_resamples+1)``; Holm/Bonferroni multiply it by the number of pairs m, so
     with 13 tasks and 80 models (3,160 pairs) nothing can pass Holm (a warning says
     so), whereas max-T is not multiplied. Cost: 80 models x 13 tasks (exact, 4,096
-    patterns) in well under 2 s on 2 cores (``benchmarks/bench_pairwise.py``).
+    patterns) is timed in ``benchmarks/results/pairwise.md`` (written by
+    ``benchmarks/bench_pairwise.py``).
 
     Rows are put in sorted-label order first, so the order of the rows never changes
     the result; the column order only orients the pairs.
@@ -309,6 +318,23 @@ def pairwise_significance(
             2 units, duplicate, non-numeric or infinite columns; or an option is
             invalid. The message names the argument.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
+
+    Examples:
+        Four models on 8 tasks (synthetic; A best, then B, C, D):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
+        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
+        >>> scores = pd.DataFrame(
+        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
+        >>> from analysis.stats import pairwise_significance
+        >>> res = pairwise_significance(scores)
+        >>> res.n_models, len(res.table), bool(res.table["significant"].all())
+        (4, 6, True)
+        >>> res.table.loc[0, ["model_a", "model_b"]].tolist()
+        ['A', 'B']
     """
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     alpha = _check_open_unit(alpha, "alpha")

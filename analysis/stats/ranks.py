@@ -50,9 +50,10 @@ not on the true one, and it under-covers (measured: see below and
   :func:`analysis.stats.pairwise_significance` (``analysis/stats/_maxt.py``): the same
   seed gives the same patterns.
 * Tasks are independent units; near-duplicate tasks are not, and ``clusters=`` makes each
-  cluster of tasks one unit (one sign per cluster). Measured without it: family-wise
-  error about 0.3 for 10 models over 13 tasks in clusters of 3 + 2 + 2 correlated at
-  0.9 (``benchmarks/README_stats.md``). The smallest attainable adjusted p-value is
+  cluster of tasks one unit (one sign per cluster). Without it the family-wise error
+  for 10 models over 13 tasks in clusters of 3 + 2 + 2 correlated at 0.9 is far above
+  alpha (measured: the "clusters 3+2+2" rows of ``benchmarks/README_stats.md``). The
+  smallest attainable adjusted p-value is
   ``2 / 2**n`` (exact): 0.031 at n = 6, so with 5 tasks or fewer nothing is ever
   separated at 0.05. Fewer than 3 tasks give no interval at all (``caveat`` says why).
 
@@ -61,18 +62,18 @@ not on the true one, and it under-covers (measured: see below and
 effect + model effect + normal noise, K = 10 and 20 models):
 
 * global null (all models tied): the share of data sets in which every interval is
-  [1, K] is 0.968 / 0.945 / 0.950 / 0.960 at n = 6 / 7 / 13 / 30 tasks (K = 10), against
-  one minus the attained level of the exact max-T test, 0.969 / 0.953 / 0.950 / 0.950
-  (1 - 2/64 at n = 6, 1 - 3/64 at n = 7): within 2 Monte-Carlo SE everywhere, for K = 20
-  and for per-model families too; with skewed (exponential) noise i.i.d. across models
-  0.971 / 0.958 / 0.949 / 0.951, also within 2 SE;
+  [1, K], at n = 6, 7, 13, 30 tasks and K = 10 or 20, is within 2 Monte-Carlo SE of one
+  minus the attained level of the exact max-T test (1 - 2/64 at n = 6, 1 - 3/64 at
+  n = 7), for per-model families too and with skewed (exponential) noise i.i.d. across
+  models;
 * a known order (distinct, well separated, or tied pairs of models; mean or Borda):
-  all true ranks covered at once in 0.989 - 1.000 of data sets: conservative by
+  all true ranks are covered at once in nearly every data set: conservative by
   design, as the guarantee implies (the guarantee binds only where models are tied);
-* the percentile bootstrap of ranks covers each model's true rank in only 0.92 / 0.93
-  (distinct effects) and 0.85 / 0.87 (tied pairs) of data sets at n = 6 / 7.
-* cost: 80 models x 13 tasks (exact) 0.6 s; 183 models x 41 tasks with 10,000 sign
-  patterns 6 - 13 s on 2 busy cores (3 - 4x faster than a loop of paired tests + Holm).
+* the percentile bootstrap of ranks covers each model's true rank in clearly fewer
+  than 95% of data sets at n = 6 and 7, most of all for tied pairs;
+* cost: the time for 80 models x 13 tasks (exact) and 183 models x 41 tasks (10,000
+  sign patterns), against a loop of paired tests + Holm, is in the "Speed of
+  rank_intervals" table of ``benchmarks/README_stats.md``.
 """
 
 from __future__ import annotations
@@ -345,8 +346,8 @@ def rank_intervals(
     intervals (``caveat`` says why).
 
     **Clusters.** Tasks are assumed independent; near-duplicate tasks are not, and
-    counting them as independent inflates the family-wise error (measured: 0.3 instead
-    of 0.05 for 10 models over 13 tasks in clusters of 3 + 2 + 2 correlated at 0.9,
+    counting them as independent inflates the family-wise error (10 models over 13
+    tasks in clusters of 3 + 2 + 2 correlated at 0.9, measured in
     ``benchmarks/README_stats.md``). ``clusters=`` (one label per task) flips each
     cluster's tasks together: the units are then the clusters.
 
@@ -382,6 +383,26 @@ def rank_intervals(
         ValueError: ``scores`` is not a DataFrame, has duplicate, non-numeric or
             infinite columns, or fewer than 2 complete models; or an option is invalid.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.
+
+    Examples:
+        Four models on 8 tasks (synthetic; A best, then B, C, D):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
+        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
+        >>> scores = pd.DataFrame(
+        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
+        >>> from analysis.stats import rank_intervals
+        >>> res = rank_intervals(scores)
+        >>> res.to_frame()[["rank", "rank_low", "rank_high"]]
+               rank  rank_low  rank_high
+        model
+        A         1         1          1
+        B         2         2          2
+        C         3         3          3
+        D         4         4          4
     """
     aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
     interval = _check_choice(interval, "interval", _INTERVALS)

@@ -781,6 +781,25 @@ def next_tasks(
         NextTasksResult; its ``to_frame()`` has one row per candidate, narrowest first:
         ``task``, ``half_width`` (0-1 scale), ``narrower_by`` (the current typical
         half-width minus it).
+
+    Examples:
+        A reference leaderboard of 30 models on 12 tasks (synthetic, as in
+        :func:`predict_benchmark`'s example):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> skill = rng.normal(0.6, 0.05, 30)
+        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(
+        ...     scores, index=[f"task{i}" for i in range(12)],
+        ...     columns=[f"model{j}" for j in range(30)])
+        >>> from analysis.stats import next_tasks
+        >>> res = next_tasks(reference, {"task0": 0.62, "task1": 0.60, "task2": 0.63})
+        >>> table = res.to_frame()
+        >>> len(table), bool(table["half_width"].is_monotonic_increasing)
+        (9, True)
+        >>> table.columns.tolist()
+        ['task', 'half_width', 'narrower_by']
     """
     level = _check_open_unit(confidence_level, "confidence_level")
     _require_frame(reference)

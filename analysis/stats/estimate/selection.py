@@ -194,6 +194,22 @@ def select_tasks(
         UnknownTaskError: a target or candidate task is not in ``reference``.
         ValueError: fewer than 10 complete reference models, values above 1, k out of
             range, a candidate without a type, or an invalid option.
+
+    Examples:
+        A reference leaderboard of 30 models on 12 tasks (synthetic, as in
+        :func:`predict_benchmark`'s example):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> skill = rng.normal(0.6, 0.05, 30)
+        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(
+        ...     scores, index=[f"task{i}" for i in range(12)],
+        ...     columns=[f"model{j}" for j in range(30)])
+        >>> from analysis.stats import select_tasks
+        >>> sel = select_tasks(reference, 3)
+        >>> len(sel.tasks), set(sel.tasks) <= set(reference.index), len(sel.models)
+        (3, True, 30)
     """
     method = _check_choice(method, "method", _METHODS)
     criterion = _check_choice(criterion, "criterion", CRITERIA)

@@ -173,6 +173,23 @@ def cross_fit_selection(
 
     Returns:
         CrossFitResult; its ``to_frame()`` has one row per model (see there).
+
+    Examples:
+        A reference leaderboard of 30 models on 12 tasks (synthetic, as in
+        :func:`predict_benchmark`'s example):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> skill = rng.normal(0.6, 0.05, 30)
+        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(
+        ...     scores, index=[f"task{i}" for i in range(12)],
+        ...     columns=[f"model{j}" for j in range(30)])
+        >>> from analysis.stats import cross_fit_selection
+        >>> res = cross_fit_selection(reference, 2, n_folds=3, rng=0)
+        >>> table = res.to_frame()
+        >>> len(table), sorted(table["fold"].unique().tolist()), bool(table["covered"].mean() > 0.8)
+        (30, [0, 1, 2], True)
     """
     _require_frame(reference)
     gen = _check_rng(rng)
@@ -300,6 +317,30 @@ def validate_by_release_date(
     Returns:
         ReleaseDateValidation; its ``to_frame()`` has one row per (cut, newer model)
         (see there).
+
+    Examples:
+        A reference leaderboard of 30 models on 12 tasks (synthetic, as in
+        :func:`predict_benchmark`'s example):
+
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> skill = rng.normal(0.6, 0.05, 30)
+        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(
+        ...     scores, index=[f"task{i}" for i in range(12)],
+        ...     columns=[f"model{j}" for j in range(30)])
+
+        One model released a month, from January 2024; those from June 2025 on are predicted
+        from the older ones' scores on three tasks:
+
+        >>> from analysis.stats import validate_by_release_date
+        >>> dates = pd.Series(pd.date_range("2024-01-01", periods=30, freq="MS"),
+        ...                   index=reference.columns)
+        >>> res = validate_by_release_date(
+        ...     reference, dates, ["2025-06-01"], k=None, candidates=["task0", "task1", "task2"])
+        >>> table = res.to_frame()
+        >>> len(table), int(table["n_older"].iloc[0]), table["model"].iloc[0]
+        (13, 17, 'model17')
     """
     _require_frame(reference)
     tasks_all = [str(t) for t in reference.index]
