@@ -133,13 +133,7 @@ def test_examples_run(module_name: str, request: pytest.FixtureRequest) -> None:
 def _public_definitions() -> dict[str, tuple[str, ast.FunctionDef | ast.ClassDef]]:
     """``package.name`` -> (its module, its definition), for both ``__all__`` lists."""
     where = dict(type_checking_imports(PACKAGE / "__init__.py", "analysis"))
-    stats = {}
-    init = PACKAGE / "stats" / "__init__.py"
-    for node in ast.parse(init.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = "analysis" if node.level == 2 else "analysis.stats"
-            for alias in node.names:
-                stats[alias.asname or alias.name] = f"{base}.{node.module}"
+    stats = dict(type_checking_imports(PACKAGE / "stats" / "__init__.py", "analysis.stats"))
     stats_all = importlib.import_module("analysis.stats").__all__
     found = {}
     for package, names in (
@@ -157,6 +151,13 @@ def _definition(module: str, name: str) -> tuple[str, ast.FunctionDef | ast.Clas
     """The def or class statement of ``name``, following re-exports of a package."""
     path = PACKAGE.parent / Path(*module.split("."))
     source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    if source.name == "__init__.py":  # a package listing its names lazily (core/lazy.py)
+        try:
+            listed = type_checking_imports(source, module)
+        except ImportError:
+            listed = {}
+        if name in listed:
+            return _definition(listed[name], name)
     for node in ast.parse(source.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
             return module, node

@@ -714,11 +714,13 @@ def _min_train(n_dated: int) -> int:
 def _min_forward(level: float) -> int:
     """Fewest forward-in-time predictions (at the shortest horizon) calibrated on.
 
-    ``2 / (1 - level)`` (40 at 95%): with fewer, the conformal quantile is the largest
-    error or next to it, and one unusual model sets the width. Below it, the
-    exchangeable calibration is used and ``method`` says so.
+    The fewest that give a finite split-conformal quantile, ``ceil(level (n + 1)) <= n``
+    (19 at 95%). Below about ``2 / (1 - level)`` (40) the quantile is the largest error or
+    next to it: a wide interval, but one calibrated for a newer model; the exchangeable
+    fallback below 19 is not, and under-covers newer models (the small benchmarks'
+    early cuts in ``benchmarks/results/estimate.md``, section 6c). ``method`` says which.
     """
-    return int(np.ceil(2 / (1 - level)))
+    return int(np.ceil(level / (1 - level)))
 
 
 @dataclass(frozen=True, repr=False)
