@@ -48,6 +48,8 @@ all-figures: setup  ## everything: `make runs`, then `make figures` (a failure i
 # fixtures are made once; the SLURM cluster, the JupyterLab server and the docs build each
 # belong to one file); files with slow tests are handed out first (tests/conftest.py), so
 # xdist's own order (by number of tests) is turned off. WORKERS=1 for one process.
+# Measured on the 2 shared cores at load 4-10 (docs/development.md): test-fast 3 min 13 s,
+# test 33 min (one process before: 4 min 19 s + 28 min for its two tiers, at load 3-5).
 # The distilled test model is kept here across runs (tests/_run_fixtures.py); `make clean` drops it.
 STATIC_RTEB_TEST_MODELS ?= $(CURDIR)/build/test-models
 WORKERS ?= 2

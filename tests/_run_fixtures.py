@@ -59,9 +59,9 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base temp folder, so the second module to ask finds it made. Under pytest-xdist the
     workers share it (the folder above each worker's base temp folder): the first to ask
     distills under a lock, the others wait for it. With ``$STATIC_RTEB_TEST_MODELS`` set
-    (``make test-fast`` sets it), it is kept in that folder across sessions instead (the
-    distillation takes minutes on two busy cores); it is written atomically, so a stopped
-    session never leaves half a model there.
+    (``make test`` and ``make test-fast`` set it), it is kept in that folder across
+    sessions instead (the distillation takes minutes on two busy cores); it is written
+    atomically, so a stopped session never leaves half a model there.
     """
     keep = os.environ.get("STATIC_RTEB_TEST_MODELS")
     base = tmp_path_factory.getbasetemp()
