@@ -19,7 +19,12 @@ from analysis.core.errors import CalibrationWarning, ExtrapolationWarning, Leaka
 from analysis.stats import predict_benchmark, select_tasks, validate_by_release_date
 from analysis.stats.estimate._procedure import Procedure
 from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
-from analysis.stats.estimate.predict import _narrowest_prefix, _quantile_rse
+from analysis.stats.estimate.predict import (
+    _calibrate,
+    _narrowest_prefix,
+    _predict,
+    _quantile_rse,
+)
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +139,6 @@ def test_a_near_twin_gets_a_warning_naming_it_and_a_prediction(timed):
     assert set(chosen.features) <= set(sel.tasks)
 
 
-@pytest.mark.slow
 def test_more_observed_tasks_never_give_a_wider_typical_interval():
     """RTEB's shape: a private mean from public tasks; all of them vs the best few.
 
@@ -151,19 +155,16 @@ def test_more_observed_tasks_never_give_a_wider_typical_interval():
         ref, new = scores.iloc[:, :70], scores.iloc[:, 70:]
 
         def typical_half_width(tasks: list[str]) -> float:
+            # one calibration for all 20 new models (what predict_benchmark makes per call)
+            cal = _calibrate(ref, tasks, private, None, None, 0.95)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ExtrapolationWarning)
-                return float(
-                    np.median(
-                        [
-                            (r.confidence_interval.high - r.confidence_interval.low) / 2
-                            for r in (
-                                predict_benchmark(ref, new.loc[tasks, m], target_tasks=private)
-                                for m in new.columns
-                            )
-                        ]
-                    )
-                )
+                widths = [
+                    np.diff(_predict(cal, new.loc[tasks, m], None, "exchangeable")
+                            .confidence_interval)[0] / 2
+                    for m in new.columns
+                ]  # fmt: skip
+            return float(np.median(widths))
 
         everything = typical_half_width(public)
         subsets = [list(select_tasks(ref, k, target_tasks=private, candidates=public,
@@ -198,7 +199,6 @@ def test_validate_by_release_date_predicts_every_newer_model(timed):
         validate_by_release_date(scores, dates, ["someday"], k=3)
 
 
-@pytest.mark.slow
 def test_forward_calibration_covers_the_next_models_of_a_moving_frontier():
     """12 leaderboards of 110 models x 12 tasks whose frontier moves (a trend on 8 tasks).
 
@@ -220,10 +220,13 @@ def test_forward_calibration_covers_the_next_models_of_a_moving_frontier():
             ref = scores.loc[:, dates < cut]
             observed = list(scores.index[:4])
             hit_n, hit_e = [], []
+            # one calibration per leaderboard, each way (what predict_benchmark makes per call)
+            forward = _calibrate(ref, observed, list(scores.index), None, dates[ref.columns], 0.95)
+            exchangeable = _calibrate(ref, observed, list(scores.index), None, None, 0.95)
             for m in dates[dates >= cut].sort_values().index[:10]:
                 truth = scores[m].mean()
-                a = predict_benchmark(ref, scores.loc[observed, m], reference_dates=dates)
-                b = predict_benchmark(ref, scores.loc[observed, m])
+                a = _predict(forward, scores.loc[observed, m], None, "auto")
+                b = _predict(exchangeable, scores.loc[observed, m], None, "exchangeable")
                 hit_n.append(a.confidence_interval.low <= truth <= a.confidence_interval.high)
                 hit_e.append(b.confidence_interval.low <= truth <= b.confidence_interval.high)
             newer.append(np.mean(hit_n))
@@ -397,7 +400,6 @@ def test_the_batch_validation_equals_one_prediction_at_a_time(timed):
             )
 
 
-@pytest.mark.slow
 def test_the_calibration_in_time_covers_every_later_model_of_a_moving_frontier():
     """12 leaderboards of 110 models: every model released after the 65% cut, up to two
     years later, predicted with its own release date (``validate_by_release_date``).
