@@ -531,6 +531,8 @@ def test_markdown_links_in_a_shown_table_are_html_links():
     assert "](http" not in html and "plain &lt;b&gt;" in html and "—" in html
     assert links_as_html("a [b](http://c?d=1&e=2) f") == 'a <a href="http://c?d=1&amp;e=2">b</a> f'
     assert links_as_html("[not a link](ftp://x)") == "[not a link](ftp://x)"
+    shown = nbmod.styled(pd.DataFrame({"rank_shift_ci_low": [1.0], "a<b": [2.0]})).to_html()
+    assert "rank_<wbr>shift_<wbr>ci_<wbr>low" in shown and "a&lt;b" in shown
 
 
 def test_table_shows_the_chosen_columns_and_writes_them_all(tmp_path):

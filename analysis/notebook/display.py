@@ -98,7 +98,8 @@ def styled(
 ) -> Any:
     """A pandas Styler: floats as ``floatfmt``, p-values as text, missing as "—", compact.
 
-    Markdown links in text cells (a model's name linking to its page) show as links.
+    Markdown links in text cells (a model's name linking to its page) show as links; column
+    names may break after an underscore.
     """
     floats = [
         c
@@ -115,6 +116,11 @@ def styled(
             subset=links,
             na_rep="—",
         )
+    # A long column name (relative_gap_ci_low) may break after its underscores, so a
+    # table of many such columns is not as wide as its names laid end to end.
+    styler = styler.format_index(
+        lambda name: html.escape(str(name)).replace("_", "_<wbr>"), axis="columns"
+    )
     styler = styler.set_table_styles(
         [
             {"selector": "th", "props": "white-space: normal; max-width: 14em; font-size: 0.9em;"},
