@@ -612,6 +612,9 @@ EN_DASH_FLAG = re.compile(r"–-|–[a-z]")
 def test_browser_flags_keep_their_hyphens(layout: dict[str, dict[str, Any]]) -> None:
     dashed = EN_DASH_FLAG.findall(layout["cli.html"]["text"])
     assert not dashed, f"cli.html shows {len(dashed)} flags with an en dash: {dashed[:10]}"
+    # A value in quotes is copied too (-y "tasks: [...]"): curly quotes fail in a shell.
+    curly = re.findall(r".{0,20}[“”‘’].{0,20}", layout["cli.html"]["text"])
+    assert not curly, f"cli.html shows {len(curly)} smart quotes: {curly[:5]}"
     in_code = {
         page: [c[:80] for c in seen["code"] if EN_DASH_FLAG.search(c)]
         for page, seen in layout.items()
