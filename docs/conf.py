@@ -15,7 +15,16 @@ autodoc_typehints = "signature"
 napoleon_google_docstring = True
 nb_execution_mode = "off"
 html_theme = "pydata_sphinx_theme"
-html_theme_options = {"navigation_with_keys": False}
+html_theme_options = {
+    "navigation_with_keys": False,
+    # The header on one line at 1400 px: the first guides, the rest under "More".
+    "header_links_before_dropdown": 2,
+}
+html_static_path = ["_static"]
+html_css_files = ["layout.css"]  # code wraps, wide tables scroll in their own box
+# No smart quotes: "--plan" must stay two hyphens on the command-line page and in every
+# help text, or a copied flag fails (docutils would turn "--" into an en dash).
+smartquotes = False
 exclude_patterns = ["_build", "_generated"]
 suppress_warnings = ["myst.header"]
 # Docstrings write absolute values as |t| and |statistic|; reST reads them as
@@ -57,7 +66,7 @@ def _write_analysis_api() -> None:
 _write_analysis_api()
 
 
-def _copy_notebook_pages() -> None:
+def _copy_notebook_pages() -> list[str]:
     """Copy the figures batch's executed notebooks into docs/notebooks/ (ignored by git).
 
     The pages are the batch's executed copies (``build/notebooks/figures/``), never
@@ -77,9 +86,17 @@ def _copy_notebook_pages() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     try:
-        module.copy_pages(here / "notebooks")
+        return list(module.copy_pages(here / "notebooks"))
     except module.StaleCopiesError as err:
         raise ConfigError(str(err)) from None
 
 
-_copy_notebook_pages()
+# The left sidebar ("Section Navigation") only where there is a section to navigate: the
+# notebook pages and their index. Every other page is a top-level entry with no sub-pages,
+# whose sidebar would be a heading over nothing (340 px of the column). Names without a
+# wildcard win over "**" in Sphinx's matching, so no page matches two patterns.
+html_sidebars = {
+    "**": [],
+    "notebooks": ["sidebar-nav-bs"],
+    **{f"notebooks/{name}": ["sidebar-nav-bs"] for name in _copy_notebook_pages()},
+}

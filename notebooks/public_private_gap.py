@@ -49,6 +49,7 @@ import seaborn as sns
 
 from analysis.core.io import pvalue_phrase
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.notebook.display import display_path
 from analysis.results.blog import post_models
 from analysis.results.groups import model_groups
 from analysis.results.leaderboard import load_leaderboard
@@ -86,7 +87,7 @@ columns = [
     "relative_gap_ci_high", "relative_gap_pvalue", "relative_gap_median", "relative_gap_median_pvalue",
     "rank_public", "rank_private", "rank_shift", "rank_shift_ci_low", "rank_shift_ci_high",
 ]
-nb.table(
+gap_table = nb.table(
     gaps[columns], "public_private_gap", floatfmt=".3f", pvalue_columns=("relative_gap_pvalue", "relative_gap_median_pvalue"),
     title=f"Public vs private on {benchmark} (0-1 scale; gap = private − public; relative gap = gap − mean gap of the other models)",
     note=(
@@ -97,7 +98,9 @@ nb.table(
     ),
     show=False,
 )
-nb.show(gaps[columns].head(), floatfmt=".3f", pvalue_columns=("relative_gap_pvalue",))
+shown = ["model", "relative_gap", "relative_gap_ci_low", "relative_gap_ci_high", "relative_gap_pvalue", "rank_public", "rank_private", "rank_shift"]
+nb.show(gaps[shown].head(), floatfmt=".3f", pvalue_columns=("relative_gap_pvalue",))
+nb.md(f"The first rows, the answer's columns only; all {len(columns)} columns, every model: `{display_path(gap_table)}`.")
 
 # %% [markdown]
 # ## Relative gap per model, and public vs private means

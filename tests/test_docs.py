@@ -468,3 +468,188 @@ def test_browser_search_finds_the_api_entry(reader: Reader) -> None:
     assert tab.url.endswith(f"/api.html#{RANK_INTERVALS}"), tab.url
     assert tab.locator(f'dt[id="{RANK_INTERVALS}"]').is_visible()
     assert not reader.problems, reader.problems
+
+
+# --------------------------------------------------------------------------- layout (issue 33)
+#: The reader's laptop: what issue 33 measured the site at.
+LAYOUT_VIEWPORT = {"width": 1400, "height": 900}
+
+#: Run in each page (``.bd-article`` is the main content column): what is wider than it.
+#:
+#: What counts as too wide, precisely:
+#: * the page itself: ``<html>`` scrolls sideways (``scrollWidth > clientWidth``);
+#: * the column: ``.bd-article``'s ``scrollWidth > clientWidth`` (some content sticks out);
+#: * every ``pre`` (code block, command output): ``scrollWidth > clientWidth``, i.e. it
+#:   scrolls sideways; code wraps on this site, so even a ``pre`` in a scroll box counts;
+#: * every ``table`` that is *not* inside a scroll container (an ancestor, below the
+#:   column, whose ``overflow-x`` is ``auto`` or ``scroll``): its right edge past the
+#:   column's, or its own ``scrollWidth > clientWidth``. A table in a scroll container
+#:   scrolls in its box and leaves the page as it is, so it does not count.
+#: One pixel is allowed for rounding.
+OVERFLOW_JS = """() => {
+  const column = document.querySelector('.bd-article');
+  if (!column) return ['no .bd-article on the page'];
+  const out = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth + 1)
+    out.push(`the page scrolls sideways: ${doc.scrollWidth} px in ${doc.clientWidth} px`);
+  if (column.scrollWidth > column.clientWidth + 1)
+    out.push(`the column: ${column.scrollWidth} px of content in ${column.clientWidth} px`);
+  const inScrollBox = (el) => {
+    for (let p = el.parentElement; p && p !== column; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll') return true;
+    }
+    return false;
+  };
+  const what = (el) => JSON.stringify(el.innerText.trim().slice(0, 60));
+  for (const pre of column.querySelectorAll('pre')) {
+    if (pre.scrollWidth > pre.clientWidth + 1)
+      out.push(`code block ${pre.scrollWidth} px in ${pre.clientWidth} px: ${what(pre)}`);
+  }
+  const right = column.getBoundingClientRect().right;
+  for (const table of column.querySelectorAll('table')) {
+    if (inScrollBox(table)) continue;
+    const box = table.getBoundingClientRect();
+    if (box.right > right + 1 || table.scrollWidth > table.clientWidth + 1)
+      out.push(`table ${Math.round(box.width)} px, ends ${Math.round(box.right - right)} px past the column: ${what(table)}`);
+  }
+  return out;
+}"""
+
+#: Run in each page: what the reader sees that is not what they should.
+PAGE_JS = """() => {
+  const visible = (el) => !!el && el.getBoundingClientRect().width > 0
+    && getComputedStyle(el).display !== 'none' && getComputedStyle(el).visibility !== 'hidden';
+  const cells = [...document.querySelectorAll('.bd-article td, .bd-article th')];
+  const sidebar = document.querySelector('.bd-sidebar-primary');
+  const items = [...document.querySelectorAll('.bd-header .navbar-header-items .navbar-nav > li')]
+    .filter(visible);
+  return {
+    cells: cells.length,
+    rawLinks: cells.map((c) => c.innerText).filter((t) => t.includes('](http')),
+    sidebarWidth: visible(sidebar) ? Math.round(sidebar.getBoundingClientRect().width) : 0,
+    sidebarLinks: sidebar ? [...sidebar.querySelectorAll('.bd-links a')].filter(visible).length : 0,
+    headerItemTops: items.map((li) => Math.round(li.getBoundingClientRect().top)),
+    headerItems: items.length,
+    headerHeight: Math.round(document.querySelector('.bd-header').getBoundingClientRect().height),
+    text: document.querySelector('.bd-article') ? document.querySelector('.bd-article').innerText : '',
+    code: [...document.querySelectorAll('.bd-article pre, .bd-article code')].map((c) => c.innerText),
+  };
+}"""
+
+
+def site_pages() -> list[str]:
+    """Every page of the site a reader reaches from its table of contents, as a path.
+
+    The pages of ``docs/`` (``.md`` and ``.rst``) and the figures profile's notebook pages;
+    Sphinx's own index, search and module-index pages are left out.
+    """
+    sources = sorted(p for p in (ROOT / "docs").glob("*") if p.suffix in {".md", ".rst"})
+    pages = [f"{p.stem}.html" for p in sources]
+    return pages + [f"notebooks/{name}.html" for name in _docs_notebooks().page_names(ROOT)]
+
+
+@pytest.fixture(scope="module")
+def layout(reader: Reader) -> dict[str, dict[str, Any]]:
+    """Each page of the site at 1400 x 900: what overflows and what the reader sees."""
+    reader.tab.set_viewport_size(LAYOUT_VIEWPORT)
+    seen = {}
+    for page in site_pages():
+        reader.open(page)
+        seen[page] = {**reader.tab.evaluate(PAGE_JS), "overflow": reader.tab.evaluate(OVERFLOW_JS)}
+    return seen
+
+
+@pytest.mark.slow
+def test_browser_nothing_is_wider_than_its_column(layout: dict[str, dict[str, Any]]) -> None:
+    assert len(layout) >= 20, sorted(layout)
+    wide = {page: seen["overflow"] for page, seen in layout.items() if seen["overflow"]}
+    assert not wide, (
+        f"{len(wide)} of {len(layout)} pages have something wider than its column: {wide}"
+    )
+
+
+@pytest.mark.slow
+def test_browser_table_cells_show_no_markdown_links(layout: dict[str, dict[str, Any]]) -> None:
+    raw = {page: seen["rawLinks"] for page, seen in layout.items() if seen["rawLinks"]}
+    count = sum(len(cells) for cells in raw.values())
+    assert not raw, f"{count} table cells show markdown link syntax instead of a link: {raw}"
+    assert layout["notebooks/blog_tables.html"]["cells"], "blog_tables.html has no table cell"
+
+
+@pytest.mark.slow
+def test_executed_notebooks_hold_links_not_markdown(notebook_copies: Path) -> None:
+    """The executed copies (what JupyterLab opens, and the site renders) link the models."""
+    import json
+
+    raw = {}
+    for copy in sorted(notebook_copies.glob("*.ipynb")):
+        cells = json.loads(copy.read_text(encoding="utf-8"))["cells"]
+        outputs = [o for c in cells for o in c.get("outputs", [])]
+        html = ["".join(o.get("data", {}).get("text/html", "")) for o in outputs]
+        cells_html = re.findall(r"<td[^>]*>(.*?)</td>", "".join(html), flags=re.S)
+        raw[copy.stem] = [c for c in cells_html if "](http" in c]
+    raw = {name: cells for name, cells in raw.items() if cells}
+    assert not raw, f"table cells with markdown link syntax in the executed copies: {raw}"
+
+
+@pytest.mark.slow
+def test_browser_blog_tables_link_the_models(reader: Reader) -> None:
+    reader.open("notebooks/blog_tables.html")
+    links = reader.tab.locator(".bd-article .cell_output td a[href^='https://huggingface.co/']")
+    assert links.count() >= 8, f"{links.count()} model links in the blog's tables"
+
+
+#: The header's height on one line: 80 px measured at 1400 px (the theme's header),
+#: with room for fonts; it was 136 px with the links on two lines and search on a third.
+HEADER_ONE_LINE_PX = 96
+
+#: An en dash where a flag's two hyphens were: smart quotes applied to a flag.
+EN_DASH_FLAG = re.compile(r"–-|–[a-z]")
+
+
+@pytest.mark.slow
+def test_browser_flags_keep_their_hyphens(layout: dict[str, dict[str, Any]]) -> None:
+    dashed = EN_DASH_FLAG.findall(layout["cli.html"]["text"])
+    assert not dashed, f"cli.html shows {len(dashed)} flags with an en dash: {dashed[:10]}"
+    # A value in quotes is copied too (-y "tasks: [...]"): curly quotes fail in a shell.
+    curly = re.findall(r".{0,20}[“”‘’].{0,20}", layout["cli.html"]["text"])
+    assert not curly, f"cli.html shows {len(curly)} smart quotes: {curly[:5]}"
+    in_code = {
+        page: [c[:80] for c in seen["code"] if EN_DASH_FLAG.search(c)]
+        for page, seen in layout.items()
+    }
+    in_code = {page: blocks for page, blocks in in_code.items() if blocks}
+    assert not in_code, f"code with an en dash before a flag: {in_code}"
+    assert "--results" in layout["cli.html"]["text"]
+
+
+@pytest.mark.slow
+def test_browser_left_sidebar_only_with_something_in_it(
+    layout: dict[str, dict[str, Any]],
+) -> None:
+    empty = [
+        f"{page} ({seen['sidebarWidth']} px)"
+        for page, seen in layout.items()
+        if seen["sidebarWidth"] and not seen["sidebarLinks"]
+    ]
+    assert not empty, f"a left sidebar with no link in it: {empty}"
+    notebook = layout["notebooks/significance.html"]
+    assert notebook["sidebarWidth"] and notebook["sidebarLinks"], "the notebook pages lost theirs"
+
+
+@pytest.mark.slow
+def test_browser_header_is_one_line(layout: dict[str, dict[str, Any]]) -> None:
+    assert layout["index.html"]["headerItems"] >= 3, layout["index.html"]["headerItems"]
+    # The links' tops within a few pixels: one line (the active link may sit a pixel lower).
+    stacked = {
+        page: seen["headerItemTops"]
+        for page, seen in layout.items()
+        if max(seen["headerItemTops"]) - min(seen["headerItemTops"]) > 8
+    }
+    assert not stacked, f"the header's links stand on several lines (their tops): {stacked}"
+    # Search and the theme switcher beside the links, not on a line of their own.
+    high = {page: seen["headerHeight"] for page, seen in layout.items()}
+    high = {page: px for page, px in high.items() if px > HEADER_ONE_LINE_PX}
+    assert not high, f"the header is higher than one line (px): {high}"

@@ -518,3 +518,27 @@ def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
         warnings.warn("something else", UserWarning, stacklevel=1)
     assert shown == ["**IncompleteBenchmarkWarning**: only 7 of 283 models are complete"]
     assert "IncompleteBenchmarkWarning" not in capsys.readouterr().err  # others go the usual way
+
+
+def test_markdown_links_in_a_shown_table_are_html_links():
+    """figures/*.md keep ``[name](url)``; the notebook (and the site) shows a link."""
+    from analysis.notebook.display import links_as_html
+
+    url = "https://huggingface.co/minishlab/potion-base-8M"
+    frame = pd.DataFrame({"Name": [f"[potion-base-8m]({url})", "plain <b>"], "x": [1.0, None]})
+    html = nbmod.styled(frame).to_html()
+    assert f'<a href="{url}">potion-base-8m</a>' in html
+    assert "](http" not in html and "plain &lt;b&gt;" in html and "—" in html
+    assert links_as_html("a [b](http://c?d=1&e=2) f") == 'a <a href="http://c?d=1&amp;e=2">b</a> f'
+    assert links_as_html("[not a link](ftp://x)") == "[not a link](ftp://x)"
+    shown = nbmod.styled(pd.DataFrame({"rank_shift_ci_low": [1.0], "a<b": [2.0]})).to_html()
+    assert "rank_<wbr>shift_<wbr>ci_<wbr>low" in shown and "a&lt;b" in shown
+
+
+def test_table_shows_the_chosen_columns_and_writes_them_all(tmp_path):
+    nb = nbmod.setup("t.py", parameters={}, output_dir=tmp_path, resolve=False)
+    frame = pd.DataFrame({"model": ["a"], "difference": [0.5], "d_z": [0.1], "p": [0.01]})
+    path = nb.table(frame, "tab", pvalue_columns=["p"], shown_columns=["model", "p"])
+    assert "| model | difference | d_z | p |" in path.read_text()
+    with pytest.raises(KeyError, match="shown_columns"):
+        nb.table(frame, "bad", shown_columns=["nope"])

@@ -174,6 +174,7 @@ class NotebookContext:
         pvalue_columns: Sequence[str] = (),
         parameters: Mapping[str, Any] | None = None,
         show: bool = True,
+        shown_columns: Sequence[str] | None = None,
     ) -> Path:
         """Write ``<out>/<name>.md`` (provenance header) and display a rounded view inline.
 
@@ -186,11 +187,15 @@ class NotebookContext:
             pvalue_columns: Columns shown as p-values (``"<0.001"``, never ``"0.000"``).
             parameters: Extra header entries for this table (e.g. the pin of a loop).
             show: Display the table inline.
+            shown_columns: The columns displayed inline, the answer first (default: all);
+                the file holds every column, and the line below the table names the others.
 
         Returns:
             The path written.
         """
         check_columns(frame, pvalue_columns)
+        if shown_columns is not None:
+            check_columns(frame, shown_columns, "shown_columns")
         path = write_markdown_table(
             self.out / f"{name}.md",
             pvalues_as_text(frame, pvalue_columns),
@@ -205,8 +210,15 @@ class NotebookContext:
         if show:
             if title:
                 self.md(f"**{title}**")
-            self.show(frame, floatfmt=floatfmt, pvalue_columns=pvalue_columns)
-            self.md(f"Wrote `{display_path(path)}`.")
+            shown = list(frame.columns) if shown_columns is None else list(shown_columns)
+            self.show(
+                frame[shown],
+                floatfmt=floatfmt,
+                pvalue_columns=[c for c in pvalue_columns if c in shown],
+            )
+            hidden = [str(c) for c in frame.columns if c not in shown]
+            more = f" (with {len(hidden)} more columns: {', '.join(hidden)})" if hidden else ""
+            self.md(f"Wrote `{display_path(path)}`{more}.")
         return path
 
     def figure(self, fig: Any, name: str, *, show: bool = True, close: bool = True) -> list[Path]:

@@ -1,7 +1,8 @@
 """How tables and written files show in a notebook: rounded views, p-values as text, quiet paths.
 
 A table is shown as a pandas Styler (floats rounded, p-values as ``"<0.001"``, missing as
-"—"); the file it was written to as a path relative to the repository. Paths returned by
+"—", markdown links ``[name](https://...)`` as HTML links); the file it was written to as a
+path relative to the repository. Paths returned by
 the notebook helpers do not echo when they end a cell (the helper already said what it
 wrote).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,35 @@ import pandas as pd
 
 from ..core.io import format_pvalue
 from ..core.paths import repo_root
+
+#: A markdown link with an http(s) target, as the markdown tables write a model's name.
+MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+
+
+def links_as_html(text: str) -> str:
+    """``text`` as HTML: escaped, each markdown link ``[label](https://...)`` an ``<a href>``.
+
+    The markdown tables in ``figures/`` keep the markdown; a Styler shows its cells as raw
+    HTML, so without this the notebook (and the site) would show the brackets.
+    """
+    out, end = [], 0
+    for match in MARKDOWN_LINK.finditer(text):
+        out.append(html.escape(text[end : match.start()]))
+        label, url = match.group(1), match.group(2)
+        out.append(f'<a href="{html.escape(url)}">{html.escape(label)}</a>')
+        end = match.end()
+    out.append(html.escape(text[end:]))
+    return "".join(out)
+
+
+def link_columns(frame: pd.DataFrame) -> list[str]:
+    """The text columns of ``frame`` with a markdown link in some cell."""
+    return [
+        c
+        for c in frame.columns
+        if not pd.api.types.is_numeric_dtype(frame[c])
+        and any(isinstance(v, str) and MARKDOWN_LINK.search(v) for v in frame[c])
+    ]
 
 
 class QuietPath(type(Path())):  # type: ignore[misc]
@@ -34,12 +65,17 @@ class QuietList(list):
         """Display nothing."""
 
 
-def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Raise ``KeyError`` naming the table's columns when a p-value column is not one of them."""
+def check_columns(
+    frame: pd.DataFrame, columns: Sequence[str], what: str = "pvalue_columns"
+) -> None:
+    """Raise ``KeyError`` naming the table's columns when one of ``columns`` is not one of them.
+
+    ``what`` names the argument in the message (``pvalue_columns``, ``shown_columns``).
+    """
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise KeyError(
-            f"pvalue_columns {missing} are not columns of the table; it has {list(frame.columns)}."
+            f"{what} {missing} are not columns of the table; it has {list(frame.columns)}."
         )
 
 
@@ -60,7 +96,11 @@ def styled(
     pvalue_columns: Sequence[str] = (),
     index: bool = False,
 ) -> Any:
-    """A pandas Styler: floats as ``floatfmt``, p-values as text, missing as "—", compact."""
+    """A pandas Styler: floats as ``floatfmt``, p-values as text, missing as "—", compact.
+
+    Markdown links in text cells (a model's name linking to its page) show as links; column
+    names may break after an underscore.
+    """
     floats = [
         c
         for c in frame.columns
@@ -68,6 +108,18 @@ def styled(
     ]
     styler = frame.style.format({c: f"{{:{floatfmt}}}" for c in floats}, na_rep="—").format(
         lambda p: html.escape(format_pvalue(p)), subset=list(pvalue_columns)
+    )
+    links = [c for c in link_columns(frame) if c not in pvalue_columns]
+    if links:
+        styler = styler.format(
+            lambda v: links_as_html(v) if isinstance(v, str) else html.escape(str(v)),
+            subset=links,
+            na_rep="—",
+        )
+    # A long column name (relative_gap_ci_low) may break after its underscores, so a
+    # table of many such columns is not as wide as its names laid end to end.
+    styler = styler.format_index(
+        lambda name: html.escape(str(name)).replace("_", "_<wbr>"), axis="columns"
     )
     styler = styler.set_table_styles(
         [
@@ -87,7 +139,16 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-__all__ = ["QuietList", "QuietPath", "check_columns", "display_path", "pvalues_as_text", "styled"]
+__all__ = [
+    "QuietList",
+    "QuietPath",
+    "check_columns",
+    "display_path",
+    "link_columns",
+    "links_as_html",
+    "pvalues_as_text",
+    "styled",
+]
 
 
 def show_package_warnings_as_notes() -> None:
