@@ -39,7 +39,8 @@ def _write_analysis_api() -> None:
     """Write docs/_generated/analysis_api.rst: one entry per name in analysis.__all__.
 
     ``analysis`` loads its names lazily, so ``automodule :members:`` sees none;
-    names that ``analysis.stats`` also exports link to their entry there.
+    names that ``analysis.stats`` also exports link to their entry there (``analysis.stats``
+    is lazy as well: its names are loaded first, for its ``automodule``).
     """
     import inspect
     from pathlib import Path
@@ -47,6 +48,8 @@ def _write_analysis_api() -> None:
     import analysis
     import analysis.stats
 
+    for name in analysis.stats.__all__:  # lazy too: loaded here so that automodule sees them
+        getattr(analysis.stats, name)
     lines = []
     for name in analysis.__all__:
         obj = getattr(analysis, name)
