@@ -42,7 +42,7 @@ from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.summary import blocking_tasks
 from analysis.stats import cross_fit_selection, select_tasks, validate_by_release_date
-from analysis.stats.estimate._conformal import TimeDrift, time_drift, upper_order_statistic
+from analysis.stats.estimate._conformal import YEAR, TimeDrift, time_drift, upper_order_statistic
 
 MTEB, RTEB, PIN = "MTEB(eng, v2)", "RTEB(beta)", "as-of-post"
 LEVEL = 0.95
@@ -62,7 +62,7 @@ def _no_time(errors: np.ndarray, gaps: np.ndarray, level: float) -> TimeDrift:
 
 def _drift_only(errors: np.ndarray, gaps: np.ndarray, level: float) -> TimeDrift:
     fit = time_drift(errors, gaps, level)
-    resid = np.abs(np.asarray(errors) - fit.drift * np.asarray(gaps) / 365.25)
+    resid = np.abs(np.asarray(errors) - fit.drift * np.asarray(gaps) / YEAR)
     return TimeDrift(fit.drift, 0.0, upper_order_statistic(resid, level), fit.n)
 
 

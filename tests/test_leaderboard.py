@@ -539,3 +539,11 @@ def test_a_benchmark_without_any_result_loads_empty(tmp_path):
     lb = load_leaderboard("RTEB(beta)", results=root, cache_dir=tmp_path / "c", workers=1,
                           pin="as-of-post")  # fmt: skip
     assert lb.summary.empty and lb.wide().empty and len(spec.task_names)
+
+
+def test_load_leaderboards_refuses_two_boards_of_one_name(tmp_path):
+    """Two custom task lists are both named "custom": one board would be silently lost."""
+    write_result(tmp_path, "org/m0", "r1", "STSBenchmark", 0.5)
+    a, b = resolve_spec(tasks=["STSBenchmark"]), resolve_spec(tasks=["SciFact"])
+    with pytest.raises(ValueError, match=r"\['custom'\] more than once"):
+        load_leaderboards([a, b], results=tmp_path, use_cache=False, workers=1)

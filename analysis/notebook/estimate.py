@@ -56,12 +56,14 @@ def scopes(board: Leaderboard, target: str = "auto") -> list[tuple[str, list[str
     ``"auto"``: the public and the private mean of a benchmark with closed tasks (RTEB),
     else the mean of all tasks; a named scope with no task is left out.
     """
-    spec = board.spec
+    from analysis.results.specs import SCOPES
+
+    lists = {scope: board.spec.scope_tasks(scope) for scope in SCOPES}
     if target == "auto":
-        chosen = ["public", "private"] if spec.scope_tasks("private") else ["all"]
+        chosen = ["public", "private"] if lists["private"] else ["all"]
     else:
         chosen = [target]
-    return [(scope, spec.scope_tasks(scope)) for scope in chosen if spec.scope_tasks(scope)]
+    return [(scope, lists[scope]) for scope in chosen if lists[scope]]
 
 
 def runnable_tasks(board: Leaderboard, scope: str, target_tasks: Sequence[str]) -> list[str]:

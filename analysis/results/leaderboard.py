@@ -72,8 +72,6 @@ from .summary import (
 
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
-#: How merged folders that disagree are settled (see :func:`load_leaderboard`).
-
 __all__ = [
     "ENGINES",
     "LOADER_VERSION",
@@ -372,17 +370,22 @@ def load_leaderboards(
     Returns:
         ``{benchmark name: Leaderboard}`` in the order given.
 
+    Raises:
+        ValueError: two benchmarks of the same name (custom task lists are all named
+            ``"custom"``: name each, as in the example).
+
     Examples:
         ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three
         tasks, written by the tests (``tests/test_doctests.py``):
 
+        >>> from dataclasses import replace
         >>> from analysis import load_leaderboards, resolve_spec
-        >>> sts = resolve_spec(tasks=["STSBenchmark"])
-        >>> retrieval = resolve_spec(tasks=["SciFact", "AILAStatutes"])
+        >>> sts = replace(resolve_spec(tasks=["STSBenchmark"]), name="STS")
+        >>> retrieval = replace(resolve_spec(tasks=["SciFact", "AILAStatutes"]), name="retrieval")
         >>> boards = load_leaderboards([sts, retrieval], results=tiny_results, use_cache=False,
         ...                            workers=1)
         >>> {name: board.wide().shape for name, board in boards.items()}
-        {'custom': (2, 2)}
+        {'STS': (1, 2), 'retrieval': (2, 2)}
     """
     specs = [
         b
@@ -390,6 +393,14 @@ def load_leaderboards(
         else resolve_spec(b, pin=pin, include_tasks=include_tasks, exclude_tasks=exclude_tasks)
         for b in benchmarks
     ]
+    names = [spec.name for spec in specs]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(
+            f"`benchmarks` holds {twice} more than once: each board is returned under its "
+            "name, so one would be lost; give each custom task list its own name "
+            "(dataclasses.replace(spec, name=...))"
+        )
     pins = [None if isinstance(b, BenchmarkSpec) else pin for b in benchmarks]
     boards = _load(
         specs,

@@ -241,17 +241,25 @@ def _best_k(
     return _narrowest_prefix(path)
 
 
-def _day_numbers(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> np.ndarray:
-    """Release dates of ``models`` as day numbers (NaN when unknown), aligned by name."""
+def _release_stamps(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> pd.Series:
+    """Release dates of ``models`` as timestamps (NaT when unknown), aligned by name."""
     if not isinstance(dates, Mapping | pd.Series):
         raise ValueError(
             "`reference_dates` must map model names to release dates (a dict or a pandas "
             f"Series indexed by model), got {type(dates).__name__}"
         )
     series = pd.Series(dict(dates.items()), dtype=object)
-    parsed = pd.to_datetime(series.reindex(list(models)), errors="coerce")
-    days = (parsed - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
-    return days.to_numpy(dtype=float)
+    return pd.to_datetime(series.reindex(list(models)), errors="coerce")
+
+
+def _days(stamps: Any) -> Any:
+    """Timestamps as day numbers (days since 1970-01-01; NaN for NaT)."""
+    return (stamps - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1)
+
+
+def _day_numbers(dates: Mapping[str, Any] | pd.Series, models: Sequence[str]) -> np.ndarray:
+    """Release dates of ``models`` as day numbers (NaN when unknown), aligned by name."""
+    return _days(_release_stamps(dates, models)).to_numpy(dtype=float)
 
 
 def _released_day(released: Any) -> float | None:
@@ -260,7 +268,7 @@ def _released_day(released: Any) -> float | None:
     stamp = pd.to_datetime(released, errors="coerce")
     if pd.isna(stamp):
         raise ValueError(f"`released` is not a date: {released!r} (give e.g. '2026-11-25')")
-    return float((stamp - pd.Timestamp("1970-01-01")) / pd.Timedelta(days=1))
+    return float(_days(stamp))
 
 
 def _drop_leaked(
@@ -366,7 +374,6 @@ class _Calibrated:
     n_undated: int
     why_not_newer: str
     selection_used: bool
-    n_observed: int
 
 
 def _calibrate(
@@ -431,7 +438,6 @@ def _calibrate(
         n_undated=n_undated,
         why_not_newer=why_not,
         selection_used=selection is not None,
-        n_observed=len(observed_tasks),
     )
 
 
@@ -496,16 +502,11 @@ def _predict(
     caveat = flags.reason()
     beyond_time = used == "newer" and gap > FORWARD_LAGS[-1]
     if beyond_time:
-        caveat = "; ".join(
-            filter(
-                None,
-                [
-                    caveat,
-                    f"released {gap:.0f} days after the newest reference model (the "
-                    f"calibration in time measured up to {FORWARD_LAGS[-1]:.0f})",
-                ],
-            )
+        late = (
+            f"released {gap:.0f} days after the newest reference model (the calibration in "
+            f"time measured up to {FORWARD_LAGS[-1]:.0f})"
         )
+        caveat = f"{caveat}; {late}" if caveat else late
     flagged = flags.flagged or beyond_time
     if flagged and fitted.fit is not None:
         if used == "newer":
@@ -628,8 +629,9 @@ def predict_benchmark(
         selection: the :func:`select_tasks` result that chose the observed tasks on
             this same reference; the interval is then calibrated on the selection
             procedure rerun without each calibration model. Its first j tasks are
-            used, with j the step of narrowest held-out half-width (so more selected
-            tasks never widen it). Without it, the predictor chooses its features among
+            used, with j its longest step within one standard error of the narrowest
+            held-out half-width (so more selected tasks widen it by no more than that
+            error). Without it, the predictor chooses its features among
             the observed tasks itself (forward selection, rerun likewise).
         reference_dates: model -> release date of the reference models (aligned by
             name; models without one are counted and left out of the calibration in

@@ -26,8 +26,10 @@ from .predict import (
     BenchmarkPrediction,
     _calibrate,
     _day_numbers,
+    _days,
     _narrowest_prefix,
     _predict,
+    _release_stamps,
     _released_day,
     predict_benchmark,
 )
@@ -92,7 +94,8 @@ class ReleaseDateValidation(_HeldOutResult):
             ``predicted``, ``ci_low``, ``ci_high`` (its interval), ``error``,
             ``half_width``, ``covered``, ``extrapolating``, ``above_all_older`` (its
             actual mean exceeds every older model's), ``calibration``, ``n_older``,
-            ``n_undated``.
+            ``n_undated``, ``days_after_newest`` (its release after the newest older
+            model's).
         confidence_level: level of the intervals.
         cuts: the split dates (as ``YYYY-MM-DD``).
         k: tasks selected per cut (None: every candidate observed).
@@ -238,7 +241,6 @@ def _predict_newer(
     sel: TaskSelectionResult | None,
     cands: list[str],
     target: list[str],
-    dates: pd.Series,
     stamps: pd.Series,
     older: list[str],
     level: float,
@@ -277,8 +279,8 @@ def _predict_newer(
                 "above_all_older": actual > best_older,
                 "calibration": res.calibration,
                 "n_older": len(older),
-                "n_undated": int(dates.isna().sum()),
-                "days_after_newest": float(dates[model] - dates[older].max()),
+                "n_undated": int(stamps.isna().sum()),
+                "days_after_newest": float(_days(stamps[model]) - _days(stamps[older].max())),
             }
         )
     return rows
@@ -348,11 +350,8 @@ def validate_by_release_date(
     cands = _task_list(candidates, tasks_all, "candidates")
     scores, models, tasks = _reference(reference, tasks_all, caller="validate_by_release_date")
     frame = pd.DataFrame(scores, index=tasks, columns=models)
-    days = _day_numbers(reference_dates, models)
-    dates = pd.Series(days, index=models)
-    stamps = pd.to_datetime(
-        pd.Series(dict(reference_dates.items()), dtype=object).reindex(models), errors="coerce"
-    )
+    stamps = _release_stamps(reference_dates, models)
+    dates = pd.Series(_days(stamps).to_numpy(dtype=float), index=models)
     rows = []
     for cut in cuts:
         cut_day = float(_day_numbers({"cut": cut}, ["cut"])[0])
@@ -373,7 +372,7 @@ def validate_by_release_date(
                 **options,
             )
         rows += _predict_newer(
-            frame, ref, newer, sel, cands, target, dates, stamps, older, confidence_level, cut
+            frame, ref, newer, sel, cands, target, stamps, older, confidence_level, cut
         )
     return ReleaseDateValidation(
         table=pd.DataFrame(rows),
