@@ -57,13 +57,13 @@ NEAR_DAYS = 90  # "a model released soon after the leaderboard it is compared wi
 
 
 def _no_time(errors: np.ndarray, gaps: np.ndarray, level: float) -> TimeDrift:
-    return TimeDrift(0.0, 0.0, upper_order_statistic(np.abs(errors), level), len(errors))
+    return TimeDrift(0.0, 0.0, upper_order_statistic(np.abs(errors), level), len(errors), level)
 
 
 def _drift_only(errors: np.ndarray, gaps: np.ndarray, level: float) -> TimeDrift:
     fit = time_drift(errors, gaps, level)
     resid = np.abs(np.asarray(errors) - fit.drift * np.asarray(gaps) / YEAR)
-    return TimeDrift(fit.drift, 0.0, upper_order_statistic(resid, level), fit.n)
+    return TimeDrift(fit.drift, 0.0, upper_order_statistic(resid, level), fit.n, level)
 
 
 #: name -> (forward lags, drift fit): the estimator and the interval with parts switched off.
@@ -117,7 +117,10 @@ def summary(
         "non-finite": int((~finite).sum()),
         "coverage": frame["covered"].mean(),
         "worst cut": f"{per_cut.min():.3f} ({per_cut.idxmin()})",
+        "cuts below 0.85": ", ".join(per_cut.index[per_cut < 0.85]) or "none",
     }
+    if "level" in frame:
+        row["below 95% level"] = float((frame["level"] < 0.95).mean())
     if weekly is not None:
         week = weekly.groupby("cut")["covered"].mean()
         row["worst weekly cut"] = f"{week.min():.3f} ({week.idxmin()})"
@@ -310,12 +313,53 @@ def every_benchmark_section(results: str, log: Any) -> tuple[list[str], pd.DataF
         "Found by `qualifying_benchmarks` over every benchmark mteb defines, on the results "
         "snapshot, after leaving out the tasks no model has (`left_out`; the loader's "
         "warning names them). Monthly cuts as above; `random split`: 10-fold "
-        "`cross_fit_selection` (models exchangeable with the references).",
+        "`cross_fit_selection` (models exchangeable with the references). `below 95% "
+        "level`: share of the predictions made where a cut had too few forward-in-time "
+        "predictions for 95% (the interval is then their largest error, at its lower "
+        "level, which the result reports).",
         "",
         md(table),
         "",
+        "#### What to expect on each benchmark",
+        "",
+        "Read from the table above, one row per benchmark (its largest k): whether the "
+        "interval held 0.85 at every cut, and if not, at which cuts it did not.",
+        "",
+        md(expectations(table)),
+        "",
     ]
     return text, table
+
+
+def expectations(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per benchmark (its largest k): what a user should expect there, in words."""
+    rows = []
+    for name, part in table.groupby("benchmark", sort=False):
+        row = part.sort_values("k").iloc[-1]
+        below = [c for c in str(row["cuts below 0.85"]).split(", ") if c != "none"]
+        if not below:
+            verdict = "held 0.85 or more at every cut"
+        else:
+            early = all(c <= str(MONTHLY[2].date()) for c in below)
+            verdict = "below 0.85 " + (
+                f"only at the first cuts, with the fewest older models ({', '.join(below)})"
+                if early
+                else f"at {len(below)} of {row['cuts']} cuts ({', '.join(below)})"
+            )
+        rows.append(
+            {
+                "benchmark": name,
+                "k": row["k"],
+                "coverage": row["coverage"],
+                "worst cut": row["worst cut"],
+                f"half-width within {NEAR_DAYS} days (pts)": row[
+                    f"half-width within {NEAR_DAYS} days (pts)"
+                ],
+                "random split coverage": row["random split coverage"],
+                "expect": verdict,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _worst(cell: str) -> float:

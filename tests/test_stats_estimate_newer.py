@@ -95,12 +95,33 @@ def test_a_newer_model_is_calibrated_forward_in_time(timed):
 
 def test_too_few_dated_models_fall_back_to_the_exchangeable_interval(timed):
     scores, dates = timed
-    ref = scores.iloc[:, :25]  # 15 forward predictions: fewer than the 19 a 95% quantile needs
+    ref = scores.iloc[:, :14]  # fewer than 9 forward predictions: not even a 90% interval
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
         res = predict_benchmark(ref, scores.iloc[:4, 50], reference_dates=dates)
-    assert res.calibration == "exchangeable"
+    assert res.calibration == "exchangeable" and res.confidence_level == 0.95
     assert "not calibrated forward in time" in res.method
+
+
+def test_too_few_forward_predictions_for_95_give_the_largest_error_at_its_level(timed):
+    """From 9 to 18 forward predictions: the largest error, at level n / (n + 1), said."""
+    from analysis.stats.estimate._conformal import time_drift
+
+    scores, dates = timed
+    ref = scores.iloc[:, :16]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExtrapolationWarning)
+        with pytest.warns(CalibrationWarning, match=r"too few for a 95% interval"):
+            res = predict_benchmark(ref, scores.iloc[:4, 50], reference_dates=dates)
+    n = res.n_calibration
+    assert res.calibration == "newer" and 9 <= n < 19
+    assert res.confidence_level == pytest.approx(n / (n + 1))
+    assert f"a {n / (n + 1):.1%} interval" in res.method
+    # the quantile is then the largest scaled error, never infinite
+    rng = np.random.default_rng(0)
+    fit = time_drift(rng.normal(size=n), rng.uniform(0, 200, n), 0.95)
+    assert np.isfinite(fit.quantile) and fit.level == pytest.approx(n / (n + 1))
+    assert time_drift(rng.normal(size=40), rng.uniform(0, 200, 40), 0.95).level == 0.95
 
 
 def test_a_model_beyond_the_references_is_flagged_and_told_why(timed):
@@ -189,10 +210,9 @@ def test_validate_by_release_date_predicts_every_newer_model(timed):
         assert set(part["model"]) == set(dates.index[dates >= stamp])
         assert (part["n_older"] == int((dates < stamp).sum())).all()
     assert not set(undated) & set(out["model"]) and (out["n_undated"] == 3).all()
-    # 70 dated older models give 47 forward predictions (enough), 24 give 14 (too few: 19)
-    later = out["cut"] == str(cuts[1].date())
-    assert (out.loc[later, "calibration"] == "newer").all()
-    assert (out.loc[~later, "calibration"] == "exchangeable").all()
+    # 24 dated older models give 14 forward predictions at the shortest horizon, and
+    # with the 90- and 180-day horizons at least the 19 a 95% interval needs
+    assert (out["calibration"] == "newer").all() and (out["level"] == 0.95).all()
     best = {str(c.date()): scores.loc[:, dates < c].mean().max() for c in cuts}
     assert (out["above_all_older"] == (out["actual"] > out["cut"].map(best))).all()
     with pytest.raises(ValueError, match="not a date"):

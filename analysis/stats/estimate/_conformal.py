@@ -132,12 +132,16 @@ class TimeDrift:
         growth: :func:`variance_slope` of the detrended errors on the gap (per year).
         quantile: the conformal quantile of the detrended errors scaled to gap 0.
         n: held-out predictions it is fitted on.
+        level: the coverage level ``quantile`` is calibrated for: the level asked for,
+            or, when ``n`` is too small for it (fewer than 19 at 95%), ``n / (n + 1)``,
+            the level of the largest error (split conformal's guarantee for it).
     """
 
     drift: float
     growth: float
     quantile: float
     n: int
+    level: float
 
     def shift(self, gap_days: float) -> float:
         """The correction added to a prediction ``gap_days`` newer than the references."""
@@ -152,7 +156,8 @@ def time_drift(errors: np.ndarray, gaps_days: np.ndarray, level: float) -> TimeD
     """Fit :class:`TimeDrift` on forward-in-time errors and their gaps (days).
 
     The residuals ``r = e - drift * gap`` are scaled by ``sqrt(1 + growth * gap)`` and
-    their split-conformal quantile taken, so that the interval of a model ``g`` years
+    their split-conformal quantile taken (the largest of them, at the level it reaches,
+    when there are too few for ``level``), so that the interval of a model ``g`` years
     newer than the references is ``yhat - drift g +- sqrt(1 + growth g) q``: the
     held-out predictions are taken as exchangeable *after* removing the trend and
     scaling by the distance in time. The slope is ``scipy.stats.theilslopes``'
@@ -166,4 +171,7 @@ def time_drift(errors: np.ndarray, gaps_days: np.ndarray, level: float) -> TimeD
     resid = e - drift * g
     growth = variance_slope(resid, g)
     scores = np.abs(resid) / sigma(g, growth)
-    return TimeDrift(drift, growth, upper_order_statistic(scores, level), len(e))
+    quantile, reached = upper_order_statistic(scores, level), float(level)
+    if not np.isfinite(quantile) and len(scores):  # too few for `level`: the largest error
+        quantile, reached = float(np.max(scores)), len(scores) / (len(scores) + 1)
+    return TimeDrift(drift, growth, quantile, len(e), reached)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.errors import ExtrapolationWarning, LeakageWarning
+from ...core.errors import CalibrationWarning, ExtrapolationWarning, LeakageWarning
 from .._checks import RngLike, _check_rng
 from .._results import StatsResult
 from ._checks import _leaked, _reference, _require_frame, _task_list
@@ -67,7 +67,8 @@ class CrossFitResult(_HeldOutResult):
     Attributes:
         table: one row per model: ``model``, ``fold``, ``actual``, ``predicted``,
             ``ci_low``, ``ci_high`` (its interval), ``error``, ``half_width``,
-            ``covered``, ``extrapolating``, ``tasks`` (the tasks chosen without it,
+            ``covered``, ``extrapolating``, ``level`` (the interval's),
+            ``tasks`` (the tasks chosen without it,
             joined by ``", "``).
         confidence_level: level of the intervals.
         k: tasks selected per fold.
@@ -92,7 +93,9 @@ class ReleaseDateValidation(_HeldOutResult):
     Attributes:
         table: one row per (cut, newer model): ``cut``, ``model``, ``actual``,
             ``predicted``, ``ci_low``, ``ci_high`` (its interval), ``error``,
-            ``half_width``, ``covered``, ``extrapolating``, ``above_all_older`` (its
+            ``half_width``, ``covered``, ``extrapolating``, ``level`` (the interval's
+            level: below ``confidence_level`` when a cut has too few forward-in-time
+            predictions for it, see :func:`predict_benchmark`), ``above_all_older`` (its
             actual mean exceeds every older model's), ``calibration``, ``n_older``,
             ``n_undated``, ``days_after_newest`` (its release after the newest older
             model's).
@@ -123,6 +126,7 @@ def _held_out_row(res: BenchmarkPrediction, actual: float) -> dict[str, Any]:
         "half_width": (high - low) / 2,
         "covered": low <= actual <= high,
         "extrapolating": res.extrapolating,
+        "level": res.confidence_level,
     }
 
 
@@ -262,6 +266,7 @@ def _predict_newer(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExtrapolationWarning)  # reported per row
             warnings.simplefilter("ignore", LeakageWarning)  # the twin is left out
+            warnings.simplefilter("ignore", CalibrationWarning)  # its level: per row
             if _leaked(ref, obs, None)[0]:
                 res = predict_benchmark(
                     ref, obs,
