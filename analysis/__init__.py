@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded 
         UnknownNameError,
         UnknownTaskError,
     )
+    from .notebook.explorer import rank_explorer
     from .results.folder import ResultsFolders
     from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
     from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec
