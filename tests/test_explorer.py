@@ -129,6 +129,17 @@ def test_the_same_inputs_give_the_same_bytes_and_float_noise_does_not_show():
     assert _explorer(1e-10).html(page=True) == _explorer().html(page=True)
 
 
+def test_too_few_tasks_for_an_interval_still_make_a_page():
+    """Two tasks: rank_intervals gives ranks but no interval (its caveat); nothing breaks."""
+    wide = _ranks()["all tasks"].table.index  # the models
+    two = pd.DataFrame(np.random.default_rng(3).normal(0.5, 0.1, (2, len(wide))), columns=wide)
+    explorer = rank_explorer({"two tasks": rank_intervals(two, rng=1)}, groups=_groups())
+    board = _page_data(explorer.html())["boards"][0]
+    assert len(board["models"]) == len(MODELS)
+    hover = [c for t in board["figure"]["data"] for c in t["customdata"]]
+    assert {c[5] for c in hover} == {"none"} and not explorer.frame["tied_with_leader"].any()
+
+
 def test_a_found_model_and_the_title_are_in_the_page():
     page = _explorer(found="me/my-static", title="Mine & theirs").html(page=True)
     assert _page_data(page)["found"] == "me/my-static"

@@ -396,10 +396,14 @@ def _rank_ticks(n_models: int) -> list[int]:
 def _board_caption(name: str, res: RankIntervalsResult, n_unranked: int) -> str:
     kind = "simultaneous" if res.simultaneous else "per-model"
     left = f"; {n_unranked} models without every task are not ranked" if n_unranked else ""
+    intervals = (
+        f"no rank interval ({res.caveat})"
+        if res.caveat
+        else (f"{res.confidence_level:.0%} {kind} rank intervals")
+    )
     return (
         f"{name}: {res.n_models} models ranked over {res.n_tasks} tasks "
-        f"({res.n_units} independent units), {res.confidence_level:.0%} {kind} rank intervals"
-        f"{left}."
+        f"({res.n_units} independent units), {intervals}{left}."
     )
 
 
@@ -501,7 +505,7 @@ def rank_explorer(
                 "rank_high": t["rank_high"].astype(float),
                 "n_better": t["n_better"].astype(float),
                 "n_worse": t["n_worse"].astype(float),
-                "tied_with_leader": t["tied_with_leader"].astype(bool),
+                "tied_with_leader": t["tied_with_leader"].eq(True),  # NaN: untested
                 "group": [labels.get(m, "unknown") for m in t["model"]],
                 "own": t["model"].isin(mine),
                 "post": t["model"].isin(marked),
