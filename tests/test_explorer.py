@@ -18,10 +18,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_result
 
 from analysis.core.io import provenance_line
 from analysis.notebook import setup
 from analysis.notebook.explorer import GROUPS, group_label, rank_explorer, unranked_models
+from analysis.results.folder import ResultsFolders
+from analysis.results.leaderboard import load_leaderboard
+from analysis.results.placement import own_models
 from analysis.stats import rank_intervals
 
 MODELS = {  # model -> (family, static_kind): every group the project defines
@@ -173,6 +177,21 @@ def test_unranked_models_say_what_they_lack():
     assert unranked_models(summary) == {"org/B": "has 2 of the 4 tasks"}
     assert unranked_models(summary, "public") == {}
     assert unranked_models(summary, "private") == {"org/B": "has 0 of the 2 private tasks"}
+
+
+def test_own_runs_are_the_models_read_from_a_folder_after_the_leaderboards(tmp_path: Path):
+    """As leaderboard_uncertainty finds them: ``RESULTS=<leaderboard>:data/runs``."""
+    tasks = ["STSBenchmark", "SciFact", "AILAStatutes"]
+    board, runs = tmp_path / "board", tmp_path / "runs"
+    for k, task in enumerate(tasks):
+        write_result(board, "org/A", "r1", task, 0.6 + k / 10)
+        write_result(board, "org/B", "r1", task, 0.5 + k / 10)
+        write_result(runs, "me/mine", "r1", task, 0.55 + k / 10)
+    folders = ResultsFolders.resolve([board, runs])
+    loaded = load_leaderboard(tasks=tasks, results=folders, cache_dir=tmp_path / "cache")
+    assert own_models(loaded, folders.label(0)) == ["me/mine"]
+    alone = load_leaderboard(tasks=tasks, results=board, cache_dir=tmp_path / "cache")
+    assert own_models(alone, ResultsFolders.resolve(board).label(0)) == []
 
 
 def test_groups_default_to_mtebs_metadata():
