@@ -13,7 +13,9 @@ The package has three rooms:
   :func:`adjust_pvalues`;
 * :mod:`analysis.runs` (needs the ``runs`` extra: mteb models, torch): :func:`load_model`,
   :func:`load_local_task`, :func:`run_evaluation`, :func:`per_query_ndcg`, loaded on
-  first use so that the analysis half never imports torch.
+  first use so that the analysis half never imports torch;
+* :mod:`analysis.notebook`, the notebook layer above them: :func:`rank_explorer` (every
+  ranked model's rank interval in one interactive page).
 
 Shared by all three: :mod:`analysis.core.errors` (errors and name lookups),
 :mod:`analysis.core.compat` (every use of mteb's private API), :mod:`analysis.core.io` (atomic
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded 
         UnknownNameError,
         UnknownTaskError,
     )
+    from .notebook.explorer import rank_explorer
     from .results.folder import ResultsFolders
     from .results.leaderboard import Leaderboard, load_leaderboard, load_leaderboards
     from .results.specs import BenchmarkSpec, TaskSpec, available_pins, resolve_spec

@@ -52,9 +52,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.notebook.explorer import rank_explorer, unranked_models
 from analysis.results.blog import post_models
 from analysis.results.clusters import task_clusters
 from analysis.results.leaderboard import load_leaderboards
+from analysis.results.placement import own_models
 from analysis.stats import rank_intervals
 
 nb = setup("leaderboard_uncertainty.py")
@@ -174,3 +176,27 @@ for ax, (label, res) in zip(np.atleast_1d(axes), results.items(), strict=True):
     ax.set_title(f"{label}\n{res.n_tasks} tasks, {confidence_level:.0%} {'simultaneous' if simultaneous else 'per-model'} rank intervals", fontsize=9)
     ax.grid(axis="y", visible=False)
 nb.figure(fig, "leaderboard_uncertainty")
+
+
+# %% [markdown]
+# ## Every model, interactive
+# The figure above shows the top of each leaderboard; the explorer below has every ranked
+# model of the three (tabs). Type part of a model's name to find it (Enter: the next
+# match), untick a group to hide it (`analysis.results.groups.model_groups`: static models
+# distilled or supervised, transformers, mteb's baselines, models mteb does not register),
+# and hover a row for its score, rank interval and group. Own runs are marked when the
+# results include them: models read from a folder after the leaderboard's
+# (`RESULTS=../shared/mteb-cache:data/runs`), ranked when they have every task. The same
+# page, self-contained, is written beside the figure.
+
+# %%
+explorer = rank_explorer(
+    results,
+    own=sorted({m for board, _, _ in views.values() for m in own_models(board, nb.results.label(0))}),
+    post=post,
+    unranked={label: unranked_models(board.summary, scope) for label, (board, _, scope) in views.items()},
+    title=f"{confidence_level:.0%} {'simultaneous' if simultaneous else 'per-model'} rank intervals of every ranked model (task lists {pin})",
+    score_label="Mean (Task) ×100" if aggregate == "mean" else "Borda points",
+    score_scale=100 if aggregate == "mean" else 1,
+)
+nb.interactive(explorer, "leaderboard_uncertainty_explorer")

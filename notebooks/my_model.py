@@ -57,6 +57,7 @@ from analysis.core.errors import UnknownModelError
 from analysis.core.io import pvalue_phrase
 from analysis.core.paths import from_root
 from analysis.notebook import OTHER_COLOR, for_figure, model_palette, setup, short_name
+from analysis.notebook.explorer import rank_explorer
 from analysis.results.blog import post_models
 from analysis.results.leaderboard import load_leaderboard
 from analysis.runs.distill import distill_model
@@ -225,3 +226,18 @@ ax2.invert_yaxis()
 ax2.set_xlabel("main score ×100 (grey: every model with these tasks)")
 ax2.set_title("per task", fontsize=10)
 nb.figure(fig, "my_model_placement")
+
+
+# %% [markdown]
+# ## Every model on these tasks, interactive
+# The model (a black diamond, highlighted) among every leaderboard model with these tasks:
+# type a name to find another model, untick a group to hide it, hover a row for its score,
+# rank interval and group. The same page, self-contained, is written beside the figure.
+
+# %%
+explorer = rank_explorer(
+    {", ".join(task_names): ranks}, own=[own], post=post, found=own,
+    title=f"{short_name(own)} among {ranks.n_models} models on {ranks.n_tasks} tasks ({confidence_level:.0%} simultaneous rank intervals)",
+    score_label="mean main score ×100",
+)
+nb.interactive(explorer, "my_model_explorer")

@@ -40,7 +40,7 @@ from typing import Any
 
 import pytest
 from _cli import cli_env, run_cli
-from test_lab import CHROMIUM_ARGS, _ensure_chromium
+from test_lab import CHROMIUM_ARGS, _ensure_chromium, check_explorer
 
 import analysis
 import analysis.stats
@@ -437,6 +437,22 @@ def test_browser_notebook_page_shows_its_figure_and_table(reader: Reader) -> Non
     width = figure.evaluate("img => img.complete ? img.naturalWidth : 0")
     assert width > 0, f"the figure {figure.get_attribute('src')} did not load"
     assert tab.locator(".bd-article .cell_output table").count() >= 1, "no table on the page"
+    assert not reader.problems, reader.problems
+
+
+@pytest.mark.slow
+def test_browser_explorer_finds_a_model_offline(reader: Reader, site: Path) -> None:
+    """The rank explorer of leaderboard_uncertainty: no CDN, plotly.js once, search works."""
+    page = "notebooks/leaderboard_uncertainty.html"
+    html = (site / page).read_text(encoding="utf-8")
+    sources = re.findall(r'<script[^>]*\ssrc="([^"]*)"', html)
+    assert not [s for s in sources if "cdn." in s or "//" in s], sources
+    assert html.count("plotly.js v") == 1, "plotly.js is embedded once per page"
+    reader.open(page)
+    status = check_explorer(
+        reader.tab, reader.tab.locator(".bd-article .rank-explorer"), "potion-base-8M"
+    )
+    assert "rank" in status and "interval" in status, status
     assert not reader.problems, reader.problems
 
 

@@ -49,7 +49,15 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = REPO / "build" / "lab-screenshots"
-ANALYSIS = ["blog_tables", "significance", "public_private_gap", "rank_correlations"]
+ANALYSIS = [
+    "blog_tables",
+    "significance",
+    "public_private_gap",
+    "rank_correlations",
+    "leaderboard_uncertainty",
+]
+#: Notebooks with the rank explorer -> a model its search box must find (issue 33).
+EXPLORERS = {"leaderboard_uncertainty": "potion-base-8M"}
 MODEL_RUNS = ["run_models", "distill_and_place"]
 NOTEBOOKS = ANALYSIS + (MODEL_RUNS if os.environ.get("STATIC_RTEB_LAB_ALL") else [])
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -311,6 +319,9 @@ def test_notebook_in_the_browser(name: str, lab: Lab, browser) -> None:
     assert not stderr, f"{name}: error/stderr output:\n" + "\n---\n".join(t[:2000] for t in stderr)
     if name in ANALYSIS:
         assert images.count() >= 1, f"{name}: no figure rendered inline"
+    if name in EXPLORERS:  # inline: plotly.js embedded in the output, nothing fetched
+        check_explorer(page, panel.locator(".rank-explorer"), EXPLORERS[name])
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.explorer.png"))
     panel.click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
     page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current.jp-mod-dirty").wait_for(
@@ -321,6 +332,33 @@ def test_notebook_in_the_browser(name: str, lab: Lab, browser) -> None:
     outside = [line for line in status if not line[3:].startswith("figures/")]
     assert not outside, f"{name}: opening, running and saving changed {outside}"
     _shutdown_kernels(lab)
+
+
+def check_explorer(page, root, model: str) -> str:
+    """Type ``model`` into a rank explorer's search: it is found, highlighted and in view.
+
+    ``root`` locates the explorer (``.rank-explorer``); returns the status line.
+    """
+    root = root.and_(page.locator(".rx-ready")).first
+    root.scroll_into_view_if_needed()
+    root.locator(".rx-search").fill(model)
+    assert (root.get_attribute("data-found") or "").split("/")[-1] == model
+    tick = root.locator(".rx-plot .ytick text", has_text=re.compile(f"^{re.escape(model)}$"))
+    fills = tick.evaluate(
+        "t => [...t.querySelectorAll('tspan')].map(s => getComputedStyle(s).fill)"
+    )
+    assert "rgb(213, 94, 0)" in fills, f"{model} is not highlighted: {fills}"
+    box = root.locator(".rx-scroll")
+    deadline = time.monotonic() + 10
+    while True:  # the row scrolls into the explorer's box, the box into the window
+        row, frame = tick.bounding_box(), box.bounding_box()
+        middle = row["y"] + row["height"] / 2 if row else -1
+        if frame and frame["y"] <= middle <= frame["y"] + frame["height"]:
+            if 0 <= middle <= page.viewport_size["height"]:
+                break
+        assert time.monotonic() < deadline, f"{model}'s row is not in view: {row} in {frame}"
+        time.sleep(0.2)
+    return root.locator(".rx-status").inner_text()
 
 
 def _shutdown_kernels(lab: Lab) -> None:

@@ -7,7 +7,9 @@
 * :mod:`~analysis.notebook.display`: tables as a person reads them;
 * :mod:`~analysis.notebook.style`: one style and one palette for every figure;
 * :mod:`~analysis.notebook.estimate`: where a model stands from the tasks it has run, as
-  ``static-rteb estimate`` decides it (scopes, lite lists, next tasks).
+  ``static-rteb estimate`` decides it (scopes, lite lists, next tasks);
+* :mod:`~analysis.notebook.explorer`: every ranked model's rank interval in one
+  interactive page (plotly), searchable, shown inline and written as an HTML file.
 
 ``from analysis.notebook import setup`` is what a notebook types; the names load on first
 use, so ``static-rteb batch --help`` imports neither pandas nor matplotlib.
@@ -24,6 +26,7 @@ if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded 
     from ..core.quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
     from .context import NotebookContext, resolve_results, setup
     from .display import styled
+    from .explorer import RankExplorer, rank_explorer
     from .style import (
         OTHER_COLOR,
         POST_COLORS,

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import NotebookError
-from ..core.io import save_figure, write_markdown_table
+from ..core.io import provenance_line, save_figure, write_markdown_table
 from ..core.paths import from_root
 from ..core.quiet import filter_harmless_warnings
 from ..core.seeds import seed_stream
@@ -245,6 +245,31 @@ class NotebookContext:
             plt.close(fig)
         print("Wrote " + ", ".join(display_path(p) for p in paths))
         return paths
+
+    def interactive(self, page: Any, name: str, *, show: bool = True) -> Path:
+        """Write ``<out>/<name>.html``, a self-contained page, and show it inline.
+
+        The page's first line after its doctype names the notebook, its parameters and
+        the results, as a table's header does.
+
+        Args:
+            page: What :func:`analysis.notebook.explorer.rank_explorer` returns (an object
+                with ``write(path, comment=...)`` and an HTML repr).
+            name: File stem.
+            show: Display it inline (inside a kernel).
+
+        Returns:
+            The path written.
+        """
+        header = provenance_line(self.notebook, self.provenance())
+        path = QuietPath(page.write(self.out / f"{name}.html", comment=header))
+        self._written.append(path)
+        if show and self.in_kernel:
+            from IPython.display import display
+
+            display(page)
+        print(f"Wrote {display_path(path)}")
+        return path
 
     def show(
         self,

@@ -71,3 +71,20 @@ def place(own: pd.DataFrame, board: Leaderboard, *, neighbours: int = 2) -> pd.D
             "below": "; ".join(f"{m} ({v:.3f})" for m, v in below.items()),
         })  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def own_models(board: Leaderboard, leaderboard: str) -> list[str]:
+    """The models with a score read from another folder than the leaderboard's: own runs.
+
+    Args:
+        board: A leaderboard loaded from several folders (``results=[leaderboard,
+            "data/runs"]``, or ``RESULTS=../shared/mteb-cache:data/runs``).
+        leaderboard: The leaderboard's folder as ``board.scores["source"]`` names it
+            (``ResultsFolders.label(0)``, e.g. ``"../shared/mteb-cache"``).
+
+    Returns:
+        Their names, sorted.
+    """
+    scores = board.scores
+    elsewhere = scores["source"].fillna(leaderboard) != leaderboard
+    return sorted(map(str, scores.loc[elsewhere, "model"].unique()))
