@@ -121,7 +121,7 @@ nb.md(
 # %% [markdown]
 # ## Per task: the model's score beside the leaderboard's
 # `rank` is the model's rank on that task among all models with these tasks (1 = best);
-# the post's models and any named models follow, score ×100.
+# the written table adds the post's models and any named models, score ×100.
 
 # %%
 task_rows = []
@@ -134,7 +134,10 @@ for task in task_names:
         **{short_name(m): 100 * row[m] for m in others},
     })
 per_task = pd.DataFrame(task_rows)
-nb.table(per_task, "my_model_tasks", floatfmt=".2f", title=f"{short_name(own)} per task beside the leaderboard (main score ×100)")
+nb.table(
+    per_task, "my_model_tasks", floatfmt=".2f", title=f"{short_name(own)} per task beside the leaderboard (main score ×100)",
+    shown_columns=["task", "type", own, "rank", "of", "leaderboard median", "best", "best score"],
+)
 
 # %% [markdown]
 # ## Rank with a simultaneous interval

@@ -180,6 +180,7 @@ for label, column, by, ga, gb in specs:
 contrasts = pd.DataFrame(rows)
 nb.table(
     contrasts, "public_private_groups", floatfmt=".3f", pvalue_columns=("p",),
+    shown_columns=["contrast", "difference", "ci_low", "ci_high", "p", "n_a", "n_b", "note"],
     title=f"Group contrasts on {benchmark} (difference of group means; Welch's t-test)",
     note=(
         f"interval: {1 - alpha:.0%} Welch interval (the inversion of the same test); p: Welch's t-test, unequal spreads allowed; "

@@ -101,7 +101,7 @@ claims["significant"] = claims["p"] < alpha  # per claim: the interval excludes 
 claims["significant_holm"] = claims["p_holm"] < alpha  # over this table's claims
 nb.table(
     claims, "significance_claims", floatfmt=".3f", pvalue_columns=("p", "p_ttest", "min_p", "p_holm"),
-    shown_columns=["supervised", "distilled", "benchmark", "tasks", "difference", "ci_low", "ci_high", "p", "p_holm", "significant_holm"],
+    shown_columns=["supervised", "distilled", "benchmark", "difference", "ci_low", "ci_high", "p_holm", "significant_holm"],
     title="Supervised vs distilled static models, paired over tasks (score ×100)",
     note=(
         f"p: two-sided sign-flip permutation test over tasks (exact over the 2^n sign patterns for n ≤ 20), one sign per "

@@ -137,16 +137,33 @@ def site(tmp_path_factory: pytest.TempPathFactory, notebook_copies: Path) -> Pat
     return out
 
 
+#: The API page's summary groups, by what a user does (``docs/conf.py``'s ``API_GROUPS``).
+API_GROUPS = ("load", "run", "compare", "rank", "estimate", "submit")
+
+
+def _entry(module: ModuleType, name: str) -> str:
+    """The id of a public name's entry: a name ``analysis.stats`` exports is documented there."""
+    return (
+        f"analysis.stats.{name}" if name in analysis.stats.__all__ else f"{module.__name__}.{name}"
+    )
+
+
 @pytest.mark.slow
 def test_api_page_has_every_public_name(site: Path) -> None:
-    ids = set(re.findall(r'id="([^"]+)"', (site / "api.html").read_text(encoding="utf-8")))
-    missing = [
-        f"{module.__name__}.{name}"
-        for module in (analysis, analysis.stats)
-        for name in module.__all__
-        if f"{module.__name__}.{name}" not in ids and f"analysis.stats.{name}" not in ids
-    ]
+    """Every public name has an entry, and a row in one of the summary groups at the top."""
+    html = (site / "api.html").read_text(encoding="utf-8")
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    # analysis.runs.submit imports mteb: here, not when the file is collected.
+    submit = importlib.import_module("analysis.runs.submit")
+    public = [(m, n) for m in (analysis, analysis.stats, submit) for n in m.__all__]
+    missing = [f"{m.__name__}.{n}" for m, n in public if _entry(m, n) not in ids]
     assert not missing, f"names without an entry on the API page: {missing}"
+    group_table = r'<table[^>]*class="[^"]*api-group-(\w+)[^"]*"[^>]*>(.*?)</table>'
+    tables = re.findall(group_table, html, re.S)
+    assert [group for group, _ in tables] == list(API_GROUPS), [group for group, _ in tables]
+    grouped = {href for _, table in tables for href in re.findall(r'href="#([^"]+)"', table)}
+    ungrouped = [f"{m.__name__}.{n}" for m, n in public if _entry(m, n) not in grouped]
+    assert not ungrouped, f"public names in no summary group of the API page: {ungrouped}"
 
 
 @pytest.mark.slow
@@ -175,6 +192,31 @@ def test_internal_links_resolve(site: Path) -> None:
             if not (page.parent / href).exists():
                 broken.append(f"{page.relative_to(site)} -> {href}")
     assert not broken, f"broken internal links: {broken}"
+
+
+@pytest.mark.slow
+def test_statistics_guide_headings_speak_to_a_reader(site: Path) -> None:
+    """No heading of the guide (its own or an included file's) is an issue number or a time."""
+    html = (site / "statistics.html").read_text(encoding="utf-8")
+    tags = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", html, re.S)
+    headings = [re.sub(r"<[^>]+>", "", h) for h in tags]
+    internal = [h for h in headings if re.search(r"\bissue \d|\d{4}-\d\d-\d\d \d\d:\d\d", h, re.I)]
+    assert not internal, f"headings with an issue number or a timestamp: {internal}"
+
+
+def test_wide_tables_lead_with_their_answer_columns() -> None:
+    """docs/_ext/wide_tables.py: the named columns first, the others in a collapsed part."""
+    spec = importlib.util.spec_from_file_location("wide_tables", ROOT / "docs/_ext/wide_tables.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = "text\n\n| key | b | c \\| d | e |\n|---|--:|---|---|\n| k1 | 1 | 2 | 3 |\n\nmore"
+    out = module.fold_wide_tables(table, ["e", "b"], source="x.md", max_columns=3)
+    lines = out.splitlines()
+    assert lines[:4] == ["text", "", "| key | e | b |", "| --- | --- | --: |"], lines
+    assert "| key | c \\| d |" in lines and '<details class="more-columns">' in lines, lines
+    assert lines[-1] == "more" and "x.md" in out
+    assert module.fold_wide_tables(table, ["e"], source="x.md", max_columns=4) == table
 
 
 # --------------------------------------------------------------------------- code blocks
@@ -424,6 +466,49 @@ def test_browser_front_page_links_the_notebooks_and_the_api(reader: Reader) -> N
     assert not reader.problems, reader.problems
 
 
+#: The landing page's three entry points and the pages each must link.
+ENTRY_POINTS = {
+    "Regenerate the post's tables": "notebooks/blog_tables.html",
+    "Place your own model": "getting_started.html",
+    "Is a difference real?": "notebooks/significance.html",
+}
+
+
+@pytest.mark.slow
+def test_browser_landing_page_answers(reader: Reader, site: Path, notebook_copies: Path) -> None:
+    """Pitch, the rank-interval figure of the executed notebook, the commands, three entry
+    points, and links to the post and the repository."""
+    reader.open("index.html")
+    tab = reader.tab
+    pitch = tab.locator(".bd-article .pitch").inner_text()
+    for words in ("MTEB", "RTEB", "Goodhart", "private", "rank intervals", "your own model"):
+        assert words in pitch, f"the pitch does not say {words!r}: {pitch}"
+    image = tab.locator("#front-figure img")
+    image.scroll_into_view_if_needed()
+    loaded = image.evaluate("img => img.complete ? img.naturalWidth : 0")
+    assert loaded > 0, "the figure did not load"
+    shown = (site / image.get_attribute("src")).read_bytes()
+    assert shown == _docs_notebooks().saved_figure(
+        "leaderboard_uncertainty", "leaderboard_uncertainty", notebook_copies
+    ), "the front figure is not the executed notebook's"
+    code = "\n".join(tab.locator(".bd-article pre").all_inner_texts())
+    assert "make figures RESULTS=" in code and re.search(r"^make test\b", code, re.M), code
+    items = tab.locator(".bd-article .entry-points li")
+    texts = items.all_inner_texts()
+    assert len(texts) == len(ENTRY_POINTS), texts
+    for (title, page), k in zip(ENTRY_POINTS.items(), range(items.count()), strict=True):
+        hrefs = [a.get_attribute("href") for a in items.nth(k).locator("a.internal").all()]
+        assert texts[k].startswith(title) and page in hrefs, (texts[k], hrefs)
+    post = tab.locator(".bd-article a.external", has_text="Evaluating static models on RTEB")
+    assert post.count(), "no link to the post"
+    assert post.first.get_attribute("href").startswith("https://"), post.first.get_attribute("href")
+    code_line = tab.locator(".bd-article li", has_text="The code:").inner_text()
+    assert "repository" in code_line, code_line
+    for link in tab.locator(".bd-article li", has_text="The code:").locator("a").all():
+        assert link.get_attribute("href").startswith("https://"), link.get_attribute("href")
+    assert not reader.problems, reader.problems
+
+
 @pytest.mark.slow
 def test_browser_notebook_page_shows_its_figure_and_table(reader: Reader) -> None:
     reader.open("notebooks.html")
@@ -492,32 +577,26 @@ LAYOUT_VIEWPORT = {"width": 1400, "height": 900}
 
 #: Run in each page (``.bd-article`` is the main content column): what is wider than it.
 #:
-#: What counts as too wide, precisely:
+#: What counts as too wide, precisely (every ``<details>`` opened first, so a wide
+#: table's collapsed columns are measured too):
 #: * the page itself: ``<html>`` scrolls sideways (``scrollWidth > clientWidth``);
 #: * the column: ``.bd-article``'s ``scrollWidth > clientWidth`` (some content sticks out);
-#: * every ``pre`` (code block, command output): ``scrollWidth > clientWidth``, i.e. it
-#:   scrolls sideways; code wraps on this site, so even a ``pre`` in a scroll box counts;
-#: * every ``table`` that is *not* inside a scroll container (an ancestor, below the
-#:   column, whose ``overflow-x`` is ``auto`` or ``scroll``): its right edge past the
-#:   column's, or its own ``scrollWidth > clientWidth``. A table in a scroll container
-#:   scrolls in its box and leaves the page as it is, so it does not count.
+#: * every ``pre`` (code block, command output) that scrolls sideways (code wraps here);
+#: * every ``table`` whose right edge is past the column's or that is wider than itself;
+#: * every scroll box in the column (``overflow-x`` ``auto`` or ``scroll``: the theme's
+#:   table container, a notebook's output) with something to scroll: a table that only
+#:   fits by scrolling in its box is as wide as one past the column.
 #: One pixel is allowed for rounding.
 OVERFLOW_JS = """() => {
   const column = document.querySelector('.bd-article');
   if (!column) return ['no .bd-article on the page'];
+  for (const details of column.querySelectorAll('details')) details.open = true;
   const out = [];
   const doc = document.documentElement;
   if (doc.scrollWidth > doc.clientWidth + 1)
     out.push(`the page scrolls sideways: ${doc.scrollWidth} px in ${doc.clientWidth} px`);
   if (column.scrollWidth > column.clientWidth + 1)
     out.push(`the column: ${column.scrollWidth} px of content in ${column.clientWidth} px`);
-  const inScrollBox = (el) => {
-    for (let p = el.parentElement; p && p !== column; p = p.parentElement) {
-      const o = getComputedStyle(p).overflowX;
-      if (o === 'auto' || o === 'scroll') return true;
-    }
-    return false;
-  };
   const what = (el) => JSON.stringify(el.innerText.trim().slice(0, 60));
   for (const pre of column.querySelectorAll('pre')) {
     if (pre.scrollWidth > pre.clientWidth + 1)
@@ -525,16 +604,20 @@ OVERFLOW_JS = """() => {
   }
   const right = column.getBoundingClientRect().right;
   for (const table of column.querySelectorAll('table')) {
-    if (inScrollBox(table)) continue;
     const box = table.getBoundingClientRect();
     if (box.right > right + 1 || table.scrollWidth > table.clientWidth + 1)
       out.push(`table ${Math.round(box.width)} px, ends ${Math.round(box.right - right)} px past the column: ${what(table)}`);
+  }
+  for (const el of column.querySelectorAll('*')) {
+    const o = getComputedStyle(el).overflowX;
+    if ((o === 'auto' || o === 'scroll') && el.tagName !== 'PRE' && el.scrollWidth > el.clientWidth + 1)
+      out.push(`scroll box ${el.scrollWidth} px in ${el.clientWidth} px: ${what(el)}`);
   }
   return out;
 }"""
 
 #: Run in each page: what the reader sees that is not what they should.
-PAGE_JS = """() => {
+PAGE_JS = r"""() => {
   const visible = (el) => !!el && el.getBoundingClientRect().width > 0
     && getComputedStyle(el).display !== 'none' && getComputedStyle(el).visibility !== 'hidden';
   const cells = [...document.querySelectorAll('.bd-article td, .bd-article th')];
@@ -543,7 +626,7 @@ PAGE_JS = """() => {
     .filter(visible);
   return {
     cells: cells.length,
-    rawLinks: cells.map((c) => c.innerText).filter((t) => t.includes('](http')),
+    rawMarkdown: cells.map((c) => c.innerText).filter((t) => /\]\(|\*\*\S|`[^`\n]+`/.test(t)),
     sidebarWidth: visible(sidebar) ? Math.round(sidebar.getBoundingClientRect().width) : 0,
     sidebarLinks: sidebar ? [...sidebar.querySelectorAll('.bd-links a')].filter(visible).length : 0,
     headerItemTops: items.map((li) => Math.round(li.getBoundingClientRect().top)),
@@ -587,10 +670,11 @@ def test_browser_nothing_is_wider_than_its_column(layout: dict[str, dict[str, An
 
 
 @pytest.mark.slow
-def test_browser_table_cells_show_no_markdown_links(layout: dict[str, dict[str, Any]]) -> None:
-    raw = {page: seen["rawLinks"] for page, seen in layout.items() if seen["rawLinks"]}
+def test_browser_table_cells_show_no_raw_markdown(layout: dict[str, dict[str, Any]]) -> None:
+    """No cell shows markdown as typed: a link's ``](``, bold's ``**``, code's backticks."""
+    raw = {page: seen["rawMarkdown"] for page, seen in layout.items() if seen["rawMarkdown"]}
     count = sum(len(cells) for cells in raw.values())
-    assert not raw, f"{count} table cells show markdown link syntax instead of a link: {raw}"
+    assert not raw, f"{count} table cells show markdown syntax instead of its rendering: {raw}"
     assert layout["notebooks/blog_tables.html"]["cells"], "blog_tables.html has no table cell"
 
 

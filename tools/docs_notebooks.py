@@ -116,6 +116,36 @@ def copy_pages(dest: Path, copies: Path | None = None, root: Path = ROOT) -> lis
     return names
 
 
+def saved_figure(name: str, stem: str, copies: Path | None = None, root: Path = ROOT) -> bytes:
+    """The PNG that notebook ``name`` saved as ``<stem>.png``, as its executed copy shows it.
+
+    The figure is the output of the cell whose ``nb.figure(fig, stem)`` printed "Wrote
+    .../<stem>.png" (the front page shows the very figure of the notebook's page).
+
+    Raises:
+        StaleCopiesError: The copy is stale, or no cell of it shows that figure.
+    """
+    import base64
+    import re
+
+    copies = copies or copies_dir(root)
+    why = staleness(name, copies, root)
+    if why is not None:
+        raise StaleCopiesError(f"{why}. Run: {FIX}.")
+    wrote = re.compile(rf"(^|[\s/]){re.escape(stem)}\.png\b")
+    cells = json.loads((copies / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        outputs = cell.get("outputs", [])
+        printed = "".join("".join(o.get("text", "")) for o in outputs if o.get("name") == "stdout")
+        images = [o["data"]["image/png"] for o in outputs if "image/png" in o.get("data", {})]
+        if wrote.search(printed) and images:
+            data = images[-1]
+            return base64.b64decode(data if isinstance(data, str) else "".join(data))
+    raise StaleCopiesError(
+        f"{copies / name}.ipynb shows no figure saved as {stem}.png (nb.figure(fig, {stem!r}))."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the stale notebooks (``--stale``: names only) or every notebook's state."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
