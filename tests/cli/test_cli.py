@@ -13,7 +13,7 @@ import pytest
 from analysis import cli
 from analysis.cli import build_cli
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "submit"]
 
 

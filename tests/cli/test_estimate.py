@@ -14,7 +14,6 @@ import re
 
 import pandas as pd
 import pytest
-from conftest import write_result
 
 from analysis import cli
 from analysis.core.errors import model_folder_name
@@ -22,6 +21,7 @@ from analysis.core.paths import display_path
 from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.stats import predict_benchmark
+from tests.conftest import write_result
 
 BENCH = "MTEB(eng, v2)"
 NEW = "org/my-static-model"

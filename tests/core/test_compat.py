@@ -142,8 +142,9 @@ def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
 def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
     """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
     import mteb
-    from _run_fixtures import hashing_encoder
     from datasets import Dataset, DatasetDict
+
+    from tests._run_fixtures import hashing_encoder
 
     sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
     calls = []
@@ -381,7 +382,7 @@ def banking20(tmp_path_factory):
     (benchmarks/bench_classification.py), which runs the whole of Banking77, measures a
     task the tests do not use.
     """
-    from _run_fixtures import SHARED_TASKS
+    from tests._run_fixtures import SHARED_TASKS
 
     source = SHARED_TASKS / "Banking77Classification"
     if not source.is_dir():
@@ -444,9 +445,9 @@ def test_classification_fix_gives_mteb_scores_on_banking20(
 ):
     """A static model on 20 intents of Banking77: every split, subset, metric and experiment."""
     import mteb
-    from _run_fixtures import distilled_static_model
 
     from analysis.runs.models import load_model
+    from tests._run_fixtures import distilled_static_model
 
     model = load_model(distilled_static_model(tmp_path_factory))
     task = _banking20(banking20)
@@ -540,10 +541,10 @@ def test_classification_fix_gives_mteb_scores_on_pair_classification(
 ):
     """The static model on the pair classification fixture: every score, with and without."""
     import mteb
-    from _run_fixtures import FIXTURES, distilled_static_model
 
     from analysis.runs.local_tasks import load_local_task
     from analysis.runs.models import load_model
+    from tests._run_fixtures import FIXTURES, distilled_static_model
 
     model = load_model(distilled_static_model(tmp_path_factory))
     task = load_local_task(FIXTURES / "PairClassification")
@@ -626,8 +627,9 @@ def test_float64_encoding_is_model2vecs_mean_in_float64(tmp_path):
 
     import model2vec.distill.inference as inference
     import torch
-    from _run_fixtures import tiny_teacher
     from transformers import AutoModel
+
+    from tests._run_fixtures import tiny_teacher
 
     model = AutoModel.from_pretrained(tiny_teacher(tmp_path / "tiny-bert")).eval()
     ids = torch.tensor([[2, 10, 3, 0, 0], [2, 11, 12, 13, 3], [2, 14, 3, 0, 0]])

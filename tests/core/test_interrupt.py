@@ -12,7 +12,7 @@ How a job is held mid-run: the test takes the lock of one of its tasks
 one, deterministically. One more test stops MiniLM in the middle of encoding (two local
 workers, SIGINT to the main process only: the case that used to run on for minutes),
 and one interrupts a notebook kernel inside ``run_evaluation`` and ``run_local``.
-Waiting on SLURM is tested against the real cluster in ``tests/test_slurm.py``.
+Waiting on SLURM is tested against the real cluster in ``tests/runs/test_slurm.py``.
 """
 
 from __future__ import annotations
@@ -28,15 +28,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from _cli import cli_env, start_cli, wait_for
-from _run_fixtures import (
-    FIXTURE_TASKS,
-    FIXTURES,
-    REPO,
-    distilled_static_model,
-    minilm_dir,
-    slow_clustering_task,
-)
 
 from analysis.cli import main as static_rteb
 from analysis.runs.locks import FileLock, lock_path
@@ -44,6 +35,15 @@ from analysis.runs.models import load_model
 from analysis.runs.plan import job_complete, read_plan
 from analysis.runs.runner import result_path
 from analysis.runs.status import plan_status
+from tests._cli import cli_env, start_cli, wait_for
+from tests._run_fixtures import (
+    FIXTURE_TASKS,
+    FIXTURES,
+    REPO,
+    distilled_static_model,
+    minilm_dir,
+    slow_clustering_task,
+)
 
 pytestmark = pytest.mark.slow
 

@@ -12,9 +12,9 @@ import ast
 from pathlib import Path
 
 import pytest
-from _run_fixtures import FIXTURE_TASKS, FIXTURES, hashing_encoder
 
 from analysis.core.layout import EXPERIMENTS, ModelFolder
+from tests._run_fixtures import FIXTURE_TASKS, FIXTURES, hashing_encoder
 from tests.conftest import REPO
 
 PACKAGE = REPO / "analysis"

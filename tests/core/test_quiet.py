@@ -14,8 +14,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _cli import cli_env, start_cli
-from _run_fixtures import FIXTURES, REPO, minilm_dir
+
+from tests._cli import cli_env, start_cli
+from tests._run_fixtures import FIXTURES, REPO, minilm_dir
 
 #: What a MiniLM run prints that analysis.core.quiet names as harmless.
 KNOWN = ("LOAD REPORT", "FutureWarning", "Loading weights")

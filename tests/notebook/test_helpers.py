@@ -13,7 +13,6 @@ import jupytext
 import nbformat
 import pandas as pd
 import pytest
-from conftest import REPO, write_result
 
 from analysis import notebook as nbmod
 from analysis.core.errors import NotebookError, ResultsNotFoundError
@@ -24,6 +23,7 @@ from analysis.core.io import (
 )
 from analysis.core.paths import RESULTS_ENV, repo_root
 from analysis.results.folder import inventory, results_provenance
+from tests.conftest import REPO, write_result
 
 # --------------------------------------------------------------------------- p-values
 

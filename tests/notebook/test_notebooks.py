@@ -13,8 +13,6 @@ import jupytext
 import nbformat
 import pytest
 import yaml
-from _cli import start_cli, wait_for
-from conftest import REPO
 from papermill.translators import PythonTranslator
 
 from analysis.cli import main as static_rteb
@@ -22,6 +20,8 @@ from analysis.core.errors import BatchError
 from analysis.notebook import batch
 from analysis.notebook import flags as papermill_flags
 from analysis.notebook.params import NOT_IN_HEADERS
+from tests._cli import start_cli, wait_for
+from tests.conftest import REPO
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.py"))
 HEADER = re.compile(

@@ -34,10 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _run_fixtures import copy_fixture, distilled_static_model, tiny_teacher
-from conftest import REPO, write_result
 
 from analysis.core.lazy import type_checking_imports
+from tests._run_fixtures import copy_fixture, distilled_static_model, tiny_teacher
+from tests.conftest import REPO, write_result
 
 PACKAGE = REPO / "analysis"
 

@@ -7,7 +7,8 @@ import tomllib
 from pathlib import Path
 
 import yaml
-from conftest import REPO
+
+from tests.conftest import REPO
 
 
 def _norm(req: str) -> tuple[str, str]:

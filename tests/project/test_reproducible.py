@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _run_fixtures import tiny_teacher
 
 from analysis.notebook import NotebookContext, for_figure
 from analysis.runs.distill import distill_model
 from analysis.stats import rank_intervals
+from tests._run_fixtures import tiny_teacher
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -236,8 +236,8 @@ def test_scores_and_rankings_are_byte_identical_on_another_cpu(tmp_path_factory,
     default, OpenBLAS Sandy Bridge, one OpenMP thread): each result file's scores and each
     predictions file are the same.
     """
-    from _cli import run_cli
-    from _run_fixtures import distilled_static_model
+    from tests._cli import run_cli
+    from tests._run_fixtures import distilled_static_model
 
     model = distilled_static_model(tmp_path_factory)
     other = {key: value for cpu in OTHER_CPUS.values() for key, value in cpu.items()}

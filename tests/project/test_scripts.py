@@ -6,8 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from _cli import cli_env
-from conftest import REPO
+
+from tests._cli import cli_env
+from tests.conftest import REPO
 
 SCRIPTS = sorted(
     p.relative_to(REPO).as_posix()

@@ -10,7 +10,7 @@ import pytest
 from analysis.results import blog
 from analysis.results.leaderboard import load_leaderboards
 
-GOLDEN = Path(__file__).parent / "golden"  # written by tools/regen_goldens.py, never here
+GOLDEN = Path(__file__).parents[1] / "golden"  # written by tools/regen_goldens.py, never here
 MTEB, RTEB = blog.MTEB_BENCHMARKS, blog.RTEB_BENCHMARKS
 
 

@@ -15,12 +15,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_RESULTS, write_result
 
 from analysis.core.errors import ResultsNotFoundError, ResultsRevisionError
 from analysis.core.paths import RESULTS_ENV, display_path, repo_root
 from analysis.results import folder as folder_mod
 from analysis.results.folder import ResultsFolders, inventory, results_provenance
+from tests.conftest import SHARED_RESULTS, write_result
 
 
 def _results(root: Path, *models: str, task: str = "STSBenchmark") -> Path:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from tests.conftest import REPO
 
 PACKAGE = REPO / "analysis"
 CORE = ("errors.py", "compat.py", "io.py", "paths.py")  # in analysis/core/
@@ -45,8 +45,8 @@ def _imported(path: Path) -> list[str]:
 
 
 def test_core_imports_no_room_and_results_only_the_core():
-    for path in _files():
-        inside_results = path.parent.name == "results"  # (the layers overall: test_layers.py)
+    for path in _files():  # (the layers overall: tests/project/test_layers.py)
+        inside_results = path.parent.name == "results"
         forbidden = [f"analysis.{r}" for r in ROOMS if not (inside_results and r == "results")]
         forbidden += [f"analysis.{a}" for a in ABOVE]
         bad = [

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import write_result
 
 from analysis.core.errors import (
     IncompleteBenchmarkWarning,
@@ -28,6 +27,7 @@ from analysis.results.leaderboard import (
     load_leaderboards,
 )
 from analysis.results.specs import resolve_spec
+from tests.conftest import write_result
 
 PUB = ["STSBenchmark", "SciFact", "AILAStatutes"]
 PRIV = ["EnglishFinance1Retrieval", "EnglishFinance2Retrieval"]

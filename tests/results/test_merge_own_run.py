@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _run_fixtures import SHARED_TASKS, minilm_dir, needs_shared_cache, needs_shared_tasks
-from conftest import SHARED_RESULTS
 
 from analysis.core.errors import IncompleteBenchmarkWarning
 from analysis.core.paths import display_path
 from analysis.results.leaderboard import load_leaderboard
+from tests._run_fixtures import SHARED_TASKS, minilm_dir, needs_shared_cache, needs_shared_tasks
+from tests.conftest import SHARED_RESULTS
 
 TASKS = ["AILAStatutes", "STSBenchmark"]
 

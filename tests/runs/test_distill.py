@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from _cli import start_cli
-from _run_fixtures import TINY_WORDS, minilm_dir, tiny_teacher
 
 from analysis import cli
 from analysis.runs.distill import distill_model, read_vocabulary
 from analysis.runs.models import content_revision, load_model
+from tests._cli import start_cli
+from tests._run_fixtures import TINY_WORDS, minilm_dir, tiny_teacher
 
 
 @pytest.fixture(scope="module")

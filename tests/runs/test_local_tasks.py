@@ -7,13 +7,19 @@ from pathlib import Path
 
 import mteb
 import pytest
-from _run_fixtures import FIXTURE_TASKS, FIXTURES, SHARED_TASKS, copy_fixture, needs_shared_tasks
 
 from analysis.runs.local_tasks import (
     LocalTaskError,
     discover_local_tasks,
     load_local_task,
     read_spec,
+)
+from tests._run_fixtures import (
+    FIXTURE_TASKS,
+    FIXTURES,
+    SHARED_TASKS,
+    copy_fixture,
+    needs_shared_tasks,
 )
 
 

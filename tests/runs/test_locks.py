@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-from _run_fixtures import FIXTURE_TASKS, FIXTURES, REPO, distilled_static_model
 
 from analysis.runs.locks import (
     FileLock,
@@ -28,6 +27,7 @@ from analysis.runs.locks import (
     process_start,
     read_lock,
 )
+from tests._run_fixtures import FIXTURE_TASKS, FIXTURES, REPO, distilled_static_model
 
 
 def _dead_pid() -> int:

@@ -10,7 +10,6 @@ from pathlib import Path
 import mteb
 import numpy as np
 import pytest
-from _run_fixtures import MINILM, distilled_static_model, minilm_dir
 
 from analysis.runs.models import (
     ModelLoadError,
@@ -19,6 +18,7 @@ from analysis.runs.models import (
     detect_model_kind,
     load_model,
 )
+from tests._run_fixtures import MINILM, distilled_static_model, minilm_dir
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Run plans: plan -> run (local executor) -> status -> retry, and the refusals.
 
-The SLURM executor is tested against a real one-node cluster in tests/test_slurm.py.
+The SLURM executor is tested against a real one-node cluster in tests/runs/test_slurm.py.
 """
 
 from __future__ import annotations
@@ -12,14 +12,6 @@ from pathlib import Path
 
 import mteb
 import pytest
-from _cli import run_cli
-from _run_fixtures import (
-    FIXTURE_TASKS,
-    FIXTURES,
-    REPO,
-    distilled_static_model,
-    truncated_static_model,
-)
 
 from analysis import cli
 from analysis.runs.executors import ExecutorError, check_executor, read_record
@@ -33,6 +25,14 @@ from analysis.runs.plan import (
     write_plan,
 )
 from analysis.runs.status import plan_status, state_counts
+from tests._cli import run_cli
+from tests._run_fixtures import (
+    FIXTURE_TASKS,
+    FIXTURES,
+    REPO,
+    distilled_static_model,
+    truncated_static_model,
+)
 
 TASKS = sorted(FIXTURE_TASKS.values())
 

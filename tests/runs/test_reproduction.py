@@ -2,7 +2,7 @@
 
 CI runs AILAStatutes and STSBenchmark. SciFact and Banking77Classification take about
 15 minutes on 2 CPU cores and run only in full mode: ``STATIC_RTEB_FULL=1 pytest
-tests/test_reproduction.py``.
+tests/runs/test_reproduction.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,11 @@ import mteb
 import numpy as np
 import pytest
 import pytrec_eval
-from _run_fixtures import (
+from mteb.results import TaskResult
+
+from analysis.runs.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
+from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
+from tests._run_fixtures import (
     FULL,
     MINILM,
     SHARED_CACHE,
@@ -22,10 +26,6 @@ from _run_fixtures import (
     needs_shared_cache,
     needs_shared_tasks,
 )
-from mteb.results import TaskResult
-
-from analysis.runs.retrieval_metrics import load_predictions, per_query_ndcg, read_qrels_tsv
-from analysis.runs.runner import ModelSpec, predictions_path, result_path, run_evaluation
 
 TOLERANCE = 0.001
 CI_TASKS = ("AILAStatutes", "STSBenchmark")

@@ -13,16 +13,6 @@ from pathlib import Path
 import mteb
 import pandas as pd
 import pytest
-from _cli import cli_env, wait_for
-from _run_fixtures import (
-    FIXTURE_TASKS,
-    FIXTURES,
-    REPO,
-    SHARED_TASK_NAMES,
-    SHARED_TASKS,
-    distilled_static_model,
-    needs_shared_tasks,
-)
 from mteb.results import TaskResult
 
 from analysis.cli import main as static_rteb
@@ -36,6 +26,16 @@ from analysis.runs.runner import (
     resolve_tasks,
     result_path,
     run_evaluation,
+)
+from tests._cli import cli_env, wait_for
+from tests._run_fixtures import (
+    FIXTURE_TASKS,
+    FIXTURES,
+    REPO,
+    SHARED_TASK_NAMES,
+    SHARED_TASKS,
+    distilled_static_model,
+    needs_shared_tasks,
 )
 
 

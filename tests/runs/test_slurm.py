@@ -23,14 +23,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _cli import start_cli, wait_for
-from _run_fixtures import (
-    FIXTURE_TASKS,
-    FIXTURES,
-    REPO,
-    distilled_static_model,
-    truncated_static_model,
-)
 
 from analysis import cli
 from analysis.runs.locks import FileLock, lock_path, pid_alive
@@ -38,6 +30,14 @@ from analysis.runs.models import load_model
 from analysis.runs.plan import read_plan
 from analysis.runs.runner import predictions_path, result_path
 from analysis.runs.status import plan_status
+from tests._cli import start_cli, wait_for
+from tests._run_fixtures import (
+    FIXTURE_TASKS,
+    FIXTURES,
+    REPO,
+    distilled_static_model,
+    truncated_static_model,
+)
 
 pytestmark = pytest.mark.slow
 

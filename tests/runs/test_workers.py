@@ -1,6 +1,6 @@
 """SLURM workers without SLURM: claims, the worker loop, and how status reads a worker array.
 
-``tests/test_slurm.py`` runs the same code against a real one-node cluster; these tests
+``tests/runs/test_slurm.py`` runs the same code against a real one-node cluster; these tests
 pin the pieces it relies on with fake jobs, in forked processes and with a fake queue.
 """
 

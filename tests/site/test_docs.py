@@ -16,7 +16,7 @@ committed ``figures/`` is not touched), kept in ``build/test-docs-notebooks/`` f
 next session with the same code, profiles and results.
 
 The browser tests serve the built site over http (``python -m http.server``) and drive
-Debian's Chromium with Playwright, as tests/test_lab.py does (Chromium is installed with
+Debian's Chromium with Playwright, as tests/site/test_lab.py does (Chromium is installed with
 apt-get when missing, as root; elsewhere they skip with the reason, in CI they fail).
 """
 
@@ -39,15 +39,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from _cli import cli_env, run_cli
-from test_lab import CHROMIUM_ARGS, _ensure_chromium
 
 import analysis
 import analysis.stats
 from analysis.cli.build_cli import build_cli
 from analysis.notebook import batch
+from tests._cli import cli_env, run_cli
+from tests.site.test_lab import CHROMIUM_ARGS, _ensure_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The Sphinx build takes about 20-40 s: the tests that read the site are marked slow.
 SPHINX = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
 RANK_INTERVALS = "analysis.stats.rank_intervals"
@@ -263,7 +263,7 @@ def test_every_code_block_runs_in_a_test_or_is_marked_illustrative() -> None:
     ]
     assert not unmarked, (
         "code blocks that no test runs: put `<!-- illustrative -->` on the line before "
-        "each, or make it a block tests/test_docs.py runs (`static-rteb ... --help` "
+        "each, or make it a block tests/site/test_docs.py runs (`static-rteb ... --help` "
         f"lines, or Python): {unmarked}"
     )
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import REPO
+
+from tests.conftest import REPO
 
 
 def _tool() -> ModuleType:

@@ -43,15 +43,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from _cli import cli_env, wait_for
-from _run_fixtures import (
+
+from tests._cli import cli_env, wait_for
+from tests._run_fixtures import (
     distilled_static_model,
     needs_shared_cache,
     needs_shared_tasks,
     tiny_teacher,
 )
-from _submit_fixtures import git, init_checkout
-from conftest import REPO, SHARED
+from tests._submit_fixtures import git, init_checkout
+from tests.conftest import REPO, SHARED
 
 PAGE = REPO / "docs" / "getting_started.md"
 WALK_HEADING = "## Your own model, end to end"

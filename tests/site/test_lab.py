@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SHARED
+
+from tests.conftest import REPO, SHARED
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +99,7 @@ def _ensure_chromium() -> Path:
                 f"{CHROMIUM} is missing and this machine has no apt-get or is not root; "
                 "install Debian's chromium (`apt-get install -y chromium`) to run this test"
             )
-        with _apt_lock():  # tests/test_docs.py asks too, maybe on another pytest-xdist worker
+        with _apt_lock():  # tests/site/test_docs.py asks too, maybe on another pytest-xdist worker
             if not CHROMIUM.exists():
                 env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
                 subprocess.run(["apt-get", "update", "-q"], check=False, env=env)

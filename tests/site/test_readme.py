@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import REPO
+from tests.conftest import REPO
 
 
 def _map_section() -> str:

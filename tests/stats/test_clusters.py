@@ -21,7 +21,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
 
 from analysis.core.errors import UnknownNameError
 from analysis.results.clusters import cluster_details, task_clusters
@@ -29,6 +28,7 @@ from analysis.stats import compare, paired_bootstrap, pairwise_significance, ran
 from analysis.stats._resampling import sign_patterns
 from analysis.stats._simulate_departures import float_constant_check
 from analysis.stats.pairwise import draw_patterns
+from tests.conftest import REPO
 
 LABELS = ["a", "a", "a", "b", "b", "c", "d", "e", "f"]
 

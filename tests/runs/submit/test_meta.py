@@ -13,12 +13,12 @@ import math
 from pathlib import Path
 
 import pytest
-from _run_fixtures import MINILM, distilled_static_model, minilm_dir
-from _submit_fixtures import write_result
 
 from analysis.runs.submit.folder import derive
 from analysis.runs.submit.model_meta import model_meta_json, submission_meta
 from analysis.runs.submit.registry_entry import TODO, variable_name, write_entry
+from tests._run_fixtures import MINILM, distilled_static_model, minilm_dir
+from tests._submit_fixtures import write_result
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from _submit_fixtures import (
+
+from analysis.core.errors import LeaderboardSubmitError, PreflightError
+from analysis.runs.submit import CHECKS, preflight
+from analysis.runs.submit.checks import MAX_FILE_BYTES
+from tests._submit_fixtures import (
     commit_all,
     failures_mentioning,
     git,
@@ -28,10 +32,6 @@ from _submit_fixtures import (
     write_meta,
     write_result,
 )
-
-from analysis.core.errors import LeaderboardSubmitError, PreflightError
-from analysis.runs.submit import CHECKS, preflight
-from analysis.runs.submit.checks import MAX_FILE_BYTES
 
 Builder = Callable[[Path, str, str, str], None]
 OTHER_SHA = "e" * 40

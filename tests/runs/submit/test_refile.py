@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from _submit_fixtures import write_result
 
 from analysis.core.errors import LeaderboardSubmitError
 from analysis.runs.models import content_revision
 from analysis.runs.submit import refile
+from tests._submit_fixtures import write_result
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 REGISTERED = "fedcba9876543210fedcba9876543210fedcba98"

@@ -20,14 +20,20 @@ import json
 from pathlib import Path
 
 import pytest
-from _run_fixtures import (
+
+from analysis.cli import main as cli
+from analysis.core.errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
+from analysis.runs.runner import ModelSpec, run_evaluation
+from analysis.runs.submit import preflight, submit
+from analysis.runs.submit.model_meta import model_meta_json
+from tests._run_fixtures import (
     MINILM,
     SHARED_TASKS,
     distilled_static_model,
     minilm_dir,
     needs_shared_tasks,
 )
-from _submit_fixtures import (
+from tests._submit_fixtures import (
     commit_all,
     git,
     init_checkout,
@@ -39,12 +45,6 @@ from _submit_fixtures import (
     write_meta,
     write_result,
 )
-
-from analysis.cli import main as cli
-from analysis.core.errors import LeaderboardSubmitError, PreflightError, UnregisteredModelError
-from analysis.runs.runner import ModelSpec, run_evaluation
-from analysis.runs.submit import preflight, submit
-from analysis.runs.submit.model_meta import model_meta_json
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared, needs_shared_tasks]
 TASKS = ["STSBenchmark"]
