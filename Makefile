@@ -83,13 +83,13 @@ lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RE
 	  --ContentsManager.preferred_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 lab-check: setup  ## every notebook, incl. the model-running ones, run in headless Chromium (slow; not in CI)
-	STATIC_RTEB_LAB_ALL=1 $(PY) -m pytest -q -p no:cacheprovider -m slow tests/test_lab.py
+	STATIC_RTEB_LAB_ALL=1 $(PY) -m pytest -q -p no:cacheprovider -m slow tests/site/test_lab.py
 
 clean:
 	rm -rf build .pytest_cache
 
 reproduce-full: setup  ## MiniLM on every shared task incl. SciFact and Banking77 (slow)
-	STATIC_RTEB_FULL=1 $(PY) -m pytest -q tests/test_reproduction.py
+	STATIC_RTEB_FULL=1 $(PY) -m pytest -q tests/runs/test_reproduction.py
 
 bench-scale: setup  ## sequential vs local workers vs a SLURM array: benchmarks/results/scale.md
 	$(PY) benchmarks/bench_scale.py --start-slurm

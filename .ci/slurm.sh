@@ -50,7 +50,7 @@ install_if_missing() {
     log "installing ${PACKAGES[*]}"
     export DEBIAN_FRONTEND=noninteractive
     # one apt-get at a time: the browser tests may install Chromium on another pytest-xdist
-    # worker (tests/test_lab.py takes the same flock); one started elsewhere is waited for
+    # worker (tests/site/test_lab.py takes the same flock); one started elsewhere is waited for
     exec 9>>"${STATIC_RTEB_APT_LOCK:-/tmp/static-rteb-apt.lock}"
     flock 9
     apt-get update -qq

@@ -10,7 +10,7 @@ starts N CPU-bound processes beside the measurement. Writes
 benchmarks/results/classification.md.
 
 The tasks measured are not the tests' tasks: the test suite checks identical scores on a
-20-intent subsample of Banking77Classification (``banking20`` in tests/test_compat.py);
+20-intent subsample of Banking77Classification (``banking20`` in tests/core/test_compat.py);
 this benchmark runs the whole task (77 intents, 10,003 training and 3,080 test rows).
 
 ``--other`` also measures the other evaluators a static model spends its time in, on

@@ -5,7 +5,7 @@ and one run, side by side:
 
 1. mteb: per benchmark, ``ResultCache(path).load_results(tasks=benchmark).to_dataframe()``;
 2. ours, cold: ``load_leaderboards([...])`` with an empty parquet cache (fast parse with
-   orjson, proven equal to mteb's reader by tests/test_fastparse.py; writes the cache);
+   orjson, proven equal to mteb's reader by tests/results/test_fastparse.py; writes the cache);
 3. ours, warm: the same call again (reads the parquet cache; the folder is not scanned
    again in this process, only its folders re-stated);
 4. the provenance of a table header (``ResultsFolders.provenance()``): the first call
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     lines.append(
         "The cold load parses with orjson in two forked processes (files that mteb would "
         "convert or reject go through mteb's own `TaskResult.from_disk`); "
-        "tests/test_fastparse.py proves it equal to mteb's reader on every file."
+        "tests/results/test_fastparse.py proves it equal to mteb's reader on every file."
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -16,7 +16,7 @@ Writes ``benchmarks/results/rank_validation.md`` (included in ``benchmarks/READM
 
 Data: task effect + model effect + N(0, 1) noise; seeds fixed; every data set's
 resampling is independent of the others' data. Simulations call the same batched
-kernels as the public functions (``tests/test_stats_ranks.py`` checks they agree).
+kernels as the public functions (``tests/stats/test_ranks.py`` checks they agree).
 
 Usage (from the repository root; about 10 minutes on 2 busy cores at --scale 1)::
 

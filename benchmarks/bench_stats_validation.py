@@ -1,6 +1,6 @@
 """Measure the statistics by simulation and write the acceptance table of README_stats.md.
 
-Runs the simulations of ``analysis.stats._simulate`` (the ones ``tests/test_stats_simulation.py``
+Runs the simulations of ``analysis.stats._simulate`` (the ones ``tests/stats/test_simulation.py``
 runs with few replicates) with many replicates, fixed seeds, and writes
 ``benchmarks/README_stats.md``: every number in it comes from this run (or, for speed,
 from ``benchmarks/results/pairwise.md`` written by ``benchmarks/bench_pairwise.py``;
@@ -489,7 +489,7 @@ def main() -> None:
         "",
         "Every number below is measured by `benchmarks/bench_stats_validation.py` (seeded "
         "simulations through the same kernels as the public functions, "
-        "`analysis/stats/_simulate.py`); `tests/test_stats_simulation.py` runs the same "
+        "`analysis/stats/_simulate.py`); `tests/stats/test_simulation.py` runs the same "
         "simulations with fewer replicates and Monte-Carlo-SE tolerances. Rates are "
         "shown as value ± Monte-Carlo standard error where useful; a target is "
         '"met" when the value is within 2 SE of it.',

@@ -136,8 +136,8 @@ display(Markdown(
 # and the others came back empty. It is not a model2vec limitation:
 # `analysis.runs.models.load_model` gives the static model a real name and a
 # content-derived revision, and it then scores on every task type
-# (`tests/test_models.py`); the runner refuses models that carry the placeholder name.
-# `tests/test_models.py::test_mteb_placeholder_serves_unnamed_models_each_others_results`
+# (`tests/runs/test_models.py`); the runner refuses models that carry the placeholder name.
+# `tests/runs/test_runner.py::test_mteb_placeholder_serves_unnamed_models_each_others_results`
 # reproduces both halves of the failure with the installed mteb.
 
 # %%

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+
+from tests.conftest import REPO
 
 #: The module every CLI test runs: ``python -m analysis.cli <subcommand> ...``.
 CLI_MODULE = "analysis.cli"

@@ -12,7 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SHARED
+
+from tests.conftest import REPO, SHARED
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -1,6 +1,6 @@
 """Regenerate the golden markdown tables of tests/golden/ from the shared results snapshot.
 
-The golden files pin the blog's regenerated tables; tests/test_blog.py compares against
+The golden files pin the blog's regenerated tables; tests/results/test_blog.py compares against
 them and never writes them. Run this after a deliberate change (new mteb pin, loader
 change), review the diff, and commit it:
 

@@ -9,5 +9,5 @@
 * :mod:`~analysis.core.compat`: the one place that touches mteb's and submitit's private API.
 
 Nothing here imports :mod:`analysis.results`, :mod:`analysis.stats` or :mod:`analysis.runs`
-(``tests/test_layers.py`` checks it).
+(``tests/project/test_layers.py`` checks it).
 """

@@ -3,7 +3,7 @@
 mteb does not promise stability for underscore names, nor submitit for what its
 top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
-``tests/test_compat.py`` that fails loudly when an mteb upgrade changes the private
+``tests/core/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
 patches of mteb methods live here too (a local task's ``load_data``, and
 :func:`speed_up_classification`: labels and texts read once; remove when mteb fixes it), and so
@@ -127,7 +127,7 @@ def replace_load_data(task: Any, load: Callable[[], Any]) -> Any:
     models) resets them, and the next ``load_data`` builds the data again. mteb has no
     public hook for a task's data source, so this relies on ``mteb.evaluate`` calling
     ``task.load_data()`` on the instance and on those two attribute names
-    (``tests/test_compat.py`` checks both with the installed mteb).
+    (``tests/core/test_compat.py`` checks both with the installed mteb).
     """
 
     def load_data(self: Any, num_proc: int | None = None, **kwargs: Any) -> None:
@@ -237,7 +237,7 @@ def checkout_result_cache(cache_path: str | Path) -> Any:
 # each label column once (``column[:]``, one Arrow read, the values the Column yields)
 # and hands numpy arrays on. The text loader of every single-column text task had the
 # same pattern (``Dataset.from_dict`` of a Column); its texts are read once too. Scores
-# are identical (tests/test_compat.py compares every split, subset and metric on 20
+# are identical (tests/core/test_compat.py compares every split, subset and metric on 20
 # intents of Banking77Classification, and on the pair classification fixture).
 
 #: The mteb the classification fix was written for (pyproject.toml pins it).
@@ -487,7 +487,7 @@ def float64_token_encoding() -> Iterator[bool]:
     teacher in float64 (the caller's ``model.double()``) and this encoding, everything up
     to model2vec's final float16 is float64, whose noise (about 1e-16 of a value) stays far
     below a float16 step (about 1e-3): the student is byte-identical with other kernels
-    (``tests/test_reproducible.py``).
+    (``tests/project/test_reproducible.py``).
 
     Replaces ``model2vec.distill.inference._encode_mean_with_model`` (looked up by
     ``create_embeddings`` at each batch) for the block, restored after.

@@ -3,13 +3,13 @@
 mteb files a model's result of a task under its cache folder as
 ``results/<org>__<name>/<revision>/<Task>.json``, and for a model loaded with experiment
 keyword arguments one level deeper, ``.../<revision>/experiments/<experiment>/<Task>.json``
-(``ResultCache.get_task_result_path``; ``tests/test_layout.py`` compares this module with
+(``ResultCache.get_task_result_path``; ``tests/core/test_layout.py`` compares this module with
 the installed mteb). The package adds two trees of its own with the same levels below
 them: ``predictions/`` (retrieval rankings, ``<Task>_predictions.json``) and ``.locks/``
 (one lock file per task, ``<Task>.lock``).
 
 Every module that needs one of these paths asks :class:`ModelFolder`; no other module
-joins ``model_folder_name`` or ``experiments`` into a path (``tests/test_layout.py``
+joins ``model_folder_name`` or ``experiments`` into a path (``tests/core/test_layout.py``
 fails for one that does). Nothing here imports mteb: a ``ModelMeta`` is read by its
 ``name``, ``revision`` and ``experiment_name`` attributes.
 """

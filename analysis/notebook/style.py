@@ -5,7 +5,7 @@ the SVG hash salt and leaves the date out, and a notebook plots numbers from its
 model runs through :func:`for_figure`, which rounds them below what a figure can show.
 The own scores are themselves the same on another machine (the student is distilled in
 float64, :mod:`analysis.runs.distill`, and the run's scores and rankings were the same with
-other CPU kernels, ``tests/test_reproducible.py``); the rounding keeps float noise from
+other CPU kernels, ``tests/project/test_reproducible.py``); the rounding keeps float noise from
 any other source (another model, another library build) out of the SVG.
 
 Nothing here reads a file at import. The post's four models (the highlighted colours) are

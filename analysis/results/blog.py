@@ -197,7 +197,7 @@ RTEB_BENCHMARKS = {"english": "RTEB(eng, beta)", "multilingual": "RTEB(beta)"}
 def golden_tables(post: BlogTables, boards: Mapping[str, Leaderboard], pin: str) -> dict[str, str]:
     """The two regenerated tables as markdown, keyed by golden file name.
 
-    ``tools/regen_goldens.py`` writes them to ``tests/golden/``; ``tests/test_blog.py``
+    ``tools/regen_goldens.py`` writes them to ``tests/golden/``; ``tests/results/test_blog.py``
     compares against those files and never writes them.
 
     Args:

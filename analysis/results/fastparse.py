@@ -24,7 +24,7 @@ This module does the same work with ``orjson`` and plain dictionaries:
   a NaN entry for every missing subset and split. :func:`selected_score` scores that
   selection without building it.
 
-``tests/test_fastparse.py`` proves both equal to mteb's, field by field, on every
+``tests/results/test_fastparse.py`` proves both equal to mteb's, field by field, on every
 result file of the shared results snapshot; ``load_leaderboards(engine="mteb")``
 keeps mteb's own path as the reference.
 """

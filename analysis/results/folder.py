@@ -422,7 +422,7 @@ class ResultsFolders:
 
     Examples:
         ``tiny_results`` is a results folder of two models on three tasks, written by the tests
-        (``tests/test_doctests.py``):
+        (``tests/project/test_doctests.py``):
 
         >>> from analysis import ResultsFolders
         >>> folders = ResultsFolders.resolve(tiny_results)

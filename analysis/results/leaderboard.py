@@ -376,7 +376,7 @@ def load_leaderboards(
 
     Examples:
         ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three
-        tasks, written by the tests (``tests/test_doctests.py``):
+        tasks, written by the tests (``tests/project/test_doctests.py``):
 
         >>> from dataclasses import replace
         >>> from analysis import load_leaderboards, resolve_spec
@@ -489,7 +489,7 @@ def load_leaderboard(
 
     Examples:
         ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three
-        tasks, written by the tests (``tests/test_doctests.py``); use your own folder or
+        tasks, written by the tests (``tests/project/test_doctests.py``); use your own folder or
         ``../shared/mteb-cache`` instead:
 
         >>> from analysis import load_leaderboard

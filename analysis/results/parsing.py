@@ -6,8 +6,8 @@ without one are skipped, experiment variants are left out. Revisions are merged 
 mteb's ``BenchmarkResults.join_revisions``. ``engine="mteb"`` reads every file with
 ``TaskResult.from_disk`` and restricts it with ``select_tasks``; ``engine="fast"`` does
 the same work on plain dictionaries (:mod:`analysis.results.fastparse`), and runs
-``join_revisions`` only for models where it could change anything. ``tests/test_fastparse.py``
-proves both engines equal.
+``join_revisions`` only for models where it could change anything.
+``tests/results/test_fastparse.py`` proves both engines equal.
 
 Files come with the index of their results folder (several folders are read together):
 each row records it (``source``), a file that cannot be read becomes an ``unreadable``
@@ -324,7 +324,7 @@ def _extract_fast(
     Models for which ``join_revisions`` could change anything (:func:`_needs_join`)
     go through it, with a light stand-in per result (same task name and mteb version
     and, as after ``select_tasks``, one score list per evaluation split); the others
-    skip it. ``tests/test_fastparse.py`` proves the frames equal to the mteb engine's.
+    skip it. ``tests/results/test_fastparse.py`` proves the frames equal to the mteb engine's.
     """
     from mteb.results import TaskResult
 

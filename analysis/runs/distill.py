@@ -30,7 +30,7 @@ scores and the two times are measured in ``benchmarks/results/distill.md`` (writ
 not by the package's folder on this machine, so the student's revision is the same
 everywhere too. The model card names the output folder (not the staging folder's random
 name).
-``tests/test_reproducible.py`` compares the files of distillations made under different
+``tests/project/test_reproducible.py`` compares the files of distillations made under different
 thread counts and as another CPU would compute.
 
 The student is written into a staging folder beside ``FOLDER`` and moved into place when

@@ -292,7 +292,7 @@ def run_evaluation(
     Examples:
         ``tiny_model`` is the tests' distilled static model and ``tiny_task`` a hand-made local
         task folder (AskUbuntuDupQuestions' code on 4 queries; both from
-        ``tests/test_doctests.py``):
+        ``tests/project/test_doctests.py``):
 
         >>> import tempfile
         >>> from analysis import load_local_task, run_evaluation

@@ -27,7 +27,7 @@ Every function here follows the same conventions (scipy.stats-like):
   (at most 10 lines), ``to_frame()`` and a notebook rendering (:func:`adjust_pvalues`,
   like :func:`scipy.stats.false_discovery_control`, returns the adjusted values
   themselves);
-* **one vocabulary** (scipy's words; ``tests/test_stats_vocabulary.py`` enforces it):
+* **one vocabulary** (scipy's words; ``tests/stats/test_vocabulary.py`` enforces it):
   ``confidence_level`` names interval levels and ``alpha`` test (decision) levels, and a
   function takes at most one of them: where one function both estimates and tests, one
   level drives both (:func:`rank_intervals`: ``confidence_level``, its groups decided at

@@ -1,6 +1,6 @@
 """Simulations that measure the statistics' behaviour (coverage, type-I error, FWER).
 
-One implementation, two users: ``tests/test_stats_simulation.py`` runs them with few
+One implementation, two users: ``tests/stats/test_simulation.py`` runs them with few
 replicates (fast, tolerances from Monte-Carlo standard errors) and
 ``benchmarks/bench_stats_validation.py`` with many, writing the table of
 ``benchmarks/README_stats.md``. Data and resampling draws come from separate,

@@ -2,7 +2,7 @@
 
 The companion of :mod:`analysis.stats._simulate` (same conventions: seeded, batched
 through the kernels the public functions use; small replicate counts in
-``tests/test_stats_simulation.py``, large ones in ``benchmarks/bench_stats_validation.py``):
+``tests/stats/test_simulation.py``, large ones in ``benchmarks/bench_stats_validation.py``):
 
 * :func:`group_contrast_designs`: Welch's t against the permutation of Welch's t, at
   groups of unequal sizes and spreads (the acceptance designs of ``group_contrast``);

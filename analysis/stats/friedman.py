@@ -94,7 +94,7 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
 
     Assumptions: tasks independent (blocks); within a task the models' scores
     exchangeable under the null. Checked against ``scipy.stats.friedmanchisquare`` and
-    ``scikit_posthocs.posthoc_nemenyi_friedman`` (``tests/test_stats_compare.py``).
+    ``scikit_posthocs.posthoc_nemenyi_friedman`` (``tests/stats/test_compare.py``).
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better. Models with a

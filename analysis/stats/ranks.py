@@ -58,7 +58,7 @@ not on the true one, and it under-covers (measured: see below and
   separated at 0.05. Fewer than 3 tasks give no interval at all (``caveat`` says why).
 
 **Measured behaviour** (``benchmarks/results/rank_validation.md``, written by
-``benchmarks/bench_rank_validation.py``; ``tests/test_stats_ranks.py``; data = task
+``benchmarks/bench_rank_validation.py``; ``tests/stats/test_ranks.py``; data = task
 effect + model effect + normal noise, K = 10 and 20 models):
 
 * global null (all models tied): the share of data sets in which every interval is

@@ -4,7 +4,7 @@ Written against the behaviour that embeddings-benchmark/results' ``tests/`` (com
 f4cc6c8, run by ``make test`` on every pull request) and its ``check_file_sizes``
 workflow specify; no code of that repository is used. Each check returns
 :class:`Failure` records that name the file, the problem and the fix. :data:`CHECKS` maps
-each check to the CI test it mirrors; ``tests/test_submit_preflight.py`` runs the real
+each check to the CI test it mirrors; ``tests/runs/submit/test_preflight.py`` runs the real
 tests beside these ones when a copy of the repository is available.
 
 ``model-meta-invalid`` stands for the several CI tests that stop with an error on a

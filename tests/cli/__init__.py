@@ -1,0 +1,1 @@
+"""Tests of analysis.cli, the command line."""

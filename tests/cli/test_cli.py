@@ -1,0 +1,155 @@
+"""analysis.cli: one argument tree for every ``static-rteb`` command; light --help; typos named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import cli
+from analysis.cli import build_cli
+
+REPO = Path(__file__).resolve().parents[2]
+COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "submit"]
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=REPO, env=env, check=False
+    )
+
+
+def test_every_command_hangs_under_one_tree() -> None:
+    parser = build_cli.build_cli()
+    assert build_cli.command_names(parser) == COMMANDS
+    for command in COMMANDS:
+        with pytest.raises(SystemExit) as stop:
+            parser.parse_args([command, "--help"])
+        assert stop.value.code == 0
+
+
+def test_help_imports_neither_torch_nor_mteb() -> None:
+    """Each --help, in a fresh interpreter: the heavy modules a command imports stay out."""
+    code = (
+        "import json, sys\n"
+        "from analysis.cli import main\n"
+        "heavy = ('torch', 'mteb', 'transformers', 'sentence_transformers')\n"
+        "seen = {}\n"
+        f"for argv in [['--help'], *[[c, '--help'] for c in {COMMANDS!r}]]:\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    seen[' '.join(argv)] = [m for m in heavy if m in sys.modules]\n"
+        "print(json.dumps(seen))\n"
+    )
+    done = _python("-c", code)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(seen) == len(COMMANDS) + 1
+    assert all(imported == [] for imported in seen.values()), seen
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("esimate", "static-rteb: unknown command 'esimate'; did you mean 'estimate'?"),
+        ("sumbit", "static-rteb: unknown command 'sumbit'; did you mean 'submit'?"),
+        ("xyzzy", "static-rteb: unknown command 'xyzzy'; the commands are batch, run, plan"),
+    ],
+)
+def test_a_mistyped_command_is_named_with_its_close_match(
+    typed: str, message: str, capsys: pytest.CaptureFixture
+) -> None:
+    assert cli.main([typed, "--model", "x"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("usage: static-rteb")
+
+
+def test_the_console_script_exits_2_on_a_mistyped_command() -> None:
+    done = _python("-m", "analysis.cli", "esimate")
+    assert done.returncode == 2
+    assert "unknown command 'esimate'; did you mean 'estimate'?" in done.stderr
+
+
+def test_shared_options_are_defined_once() -> None:
+    """Each shared option comes from analysis.cli.options: same help wherever it appears."""
+    parser = build_cli.build_cli()
+    subparsers = next(a for a in parser._actions if a.choices and "run" in a.choices)
+    helps: dict[str, set[str]] = {}
+    for sub in subparsers.choices.values():
+        for action in sub._actions:
+            for flag in ("--verbose", "--local-tasks"):
+                if flag in action.option_strings:
+                    helps.setdefault(flag, set()).add(str(action.help))
+    assert set(helps) == {"--verbose", "--local-tasks"}
+    assert all(len(texts) == 1 for texts in helps.values()), helps
+
+
+def _option(command: str, flag: str):
+    parser = build_cli.build_cli()
+    subparsers = next(a for a in parser._actions if a.choices and command in a.choices)
+    sub = subparsers.choices[command]
+    return sub, next(a for a in sub._actions if flag in a.option_strings)
+
+
+def test_run_offers_exactly_the_overwrite_strategies_the_runner_accepts(tmp_path: Path) -> None:
+    from analysis.core.choices import OVERWRITE_STRATEGIES
+    from analysis.runs.runner import run_evaluation
+
+    sub, action = _option("run", "--overwrite")
+    assert tuple(action.choices) == OVERWRITE_STRATEGIES
+    assert "{" + ",".join(OVERWRITE_STRATEGIES) + "}" in sub.format_help()
+    for strategy in OVERWRITE_STRATEGIES:  # accepted: an empty run ends without error
+        assert run_evaluation([], [], results_dir=tmp_path, overwrite=strategy).empty  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="overwrite must be one of"):
+        run_evaluation([], [], results_dir=tmp_path, overwrite="sometimes")  # type: ignore[arg-type]
+
+
+def test_executor_option_names_exactly_the_executors_that_run() -> None:
+    from analysis.core.choices import EXECUTORS
+    from analysis.core.errors import ExecutorError
+    from analysis.runs.executors import check_executor
+    from analysis.runs.executors.factory import EXECUTOR_CLASSES
+
+    assert tuple(EXECUTOR_CLASSES) == EXECUTORS  # each one's class, with its status reading
+    sub, action = _option("run", "--executor")
+    assert action.metavar == "{" + ",".join(EXECUTORS) + "}"
+    assert action.metavar in sub.format_help()
+    for name in EXECUTORS:  # known: at most "needs sbatch", never "unknown"
+        try:
+            check_executor(name)
+        except ExecutorError as err:
+            assert "Unknown executor" not in str(err)
+    with pytest.raises(ExecutorError, match="Unknown executor"):
+        check_executor("kubernetes")
+
+
+def test_distill_default_dims_are_distill_models() -> None:
+    import inspect
+
+    from analysis.core.choices import PCA_DIMS
+    from analysis.runs.distill import distill_model
+
+    sub, action = _option("distill", "--pca-dims")
+    assert action.default == PCA_DIMS
+    assert inspect.signature(distill_model).parameters["pca_dims"].default == PCA_DIMS
+    assert f"(default {PCA_DIMS})" in " ".join(sub.format_help().split())
+
+
+def test_on_conflict_choices_are_what_the_loader_accepts(tmp_path) -> None:
+    """--on-conflict offers exactly the values load_leaderboard accepts (one tuple)."""
+    from analysis.core.choices import ON_CONFLICT
+    from analysis.results.leaderboard import load_leaderboard
+
+    parser = build_cli.build_cli()
+    estimate = parser._subparsers._group_actions[0].choices["estimate"]
+    action = next(a for a in estimate._actions if a.dest == "on_conflict")
+    assert tuple(action.choices) == ON_CONFLICT
+    with pytest.raises(ValueError, match="on_conflict"):
+        load_leaderboard(tasks=["STSBenchmark"], results=tmp_path, on_conflict="last")

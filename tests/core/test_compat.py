@@ -1,0 +1,645 @@
+"""Every use of mteb's private API goes through analysis.core.compat, and each one still works.
+
+Each test below exercises one wrapper against the installed mteb and fails loudly when an
+mteb upgrade renames or changes the private name it wraps. The last test keeps private
+names out of every other module.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from analysis.core import compat
+
+PACKAGE = Path(compat.__file__).resolve().parent
+
+
+def test_task_registry_is_mteb_private_registry():
+    from mteb.get_tasks import _TASKS_REGISTRY  # the private name compat relies on
+
+    registry = compat.task_registry()
+    assert registry is _TASKS_REGISTRY
+    assert "STSBenchmark" in registry and "SciFact" in registry
+    assert registry["SciFact"].metadata.type == "Retrieval"
+
+
+def test_model_name_and_revision_from_folder(tmp_path):
+    from mteb import ResultCache
+
+    assert hasattr(ResultCache, "_get_model_name_and_revision_from_path")
+    folder = tmp_path / "org__model" / "rev1"
+    folder.mkdir(parents=True)
+    (folder / "model_meta.json").write_text(json.dumps({"name": "org/model", "revision": "rev1"}))
+    name, revision, experiment, meta = compat.model_name_and_revision_from_folder(folder)
+    assert (name, revision, experiment) == ("org/model", "rev1", None)
+    assert meta.name == "org/model"
+
+
+def test_create_dataloader_batches_texts():
+    import mteb
+    from datasets import Dataset
+
+    metadata = mteb.get_task("STSBenchmark").metadata
+    loader = compat.create_dataloader(
+        Dataset.from_dict({"text": ["a", "b", "c"]}), task_metadata=metadata, batch_size=2
+    )
+    batches = list(loader)
+    assert [len(b["text"]) for b in batches] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [("2.26.24", "2.26.24"), ("2.12.0-2.12.19", "2.12.0"), ("not a version", None), (None, None)],
+)
+def test_parse_mteb_version_min(stored, expected):
+    got = compat.parse_mteb_version_min(stored)
+    assert got == (None if expected is None else Version(expected))
+
+
+def test_legacy_task_type():
+    from mteb.results import task_result
+
+    assert isinstance(task_result.outdated_tasks, dict)  # what from_disk consults first
+    assert compat.legacy_task_type("SprintDuplicateQuestions") == "PairClassification"
+    assert compat.legacy_task_type("STSBenchmark") == "STS"
+    assert compat.legacy_task_type("NoSuchTask") is None
+
+
+STRINGS_AND_COMMENTS = re.compile(r"\"[^\"]*\"|'[^']*'|#.*$")
+PRIVATE = re.compile(
+    r"from\s+mteb[\w.]*\s+import\s+\(?[^)\n]*\b_\w+"  # from mteb.x import _name
+    r"|from\s+mteb[\w.]*\._\w+"  # from mteb._module import ...
+    r"|\bmteb(?:\.\w+)*\._(?!_)\w+"  # mteb.x._name (not dunders)
+    r"|\b(?:ResultCache|TaskResult|BenchmarkResults|ModelResult|ModelMeta)\._[a-z]\w*"
+)
+
+
+def test_no_private_mteb_name_outside_compat():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "compat.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if PRIVATE.search(STRINGS_AND_COMMENTS.sub("", line)):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
+    assert not offenders, "use analysis.core.compat for mteb's private API:\n" + "\n".join(
+        offenders
+    )
+
+
+def test_private_pattern_catches_the_known_forms():
+    for line in [
+        "from mteb.get_tasks import _TASKS_REGISTRY",
+        "from mteb._create_dataloaders import create_dataloader",
+        "x = ResultCache._get_model_name_and_revision_from_path(p)",
+        "mteb.results.task_result._helper()",
+    ]:
+        assert PRIVATE.search(line), line
+    assert not PRIVATE.search("from mteb.results import TaskResult")
+
+
+# --------------------------------------------------------------------------- submitit
+
+
+def test_submitit_pickle_load_reads_a_job_result(tmp_path):
+    from submitit.core.utils import cloudpickle_dump  # how submitit writes <id>_result.pkl
+
+    path = tmp_path / "7_0_0_result.pkl"
+    cloudpickle_dump(("error", "Traceback (most recent call last):\nValueError: bad"), path)
+    outcome, value = compat.submitit_pickle_load(path)
+    assert outcome == "error" and value.endswith("ValueError: bad")
+
+
+def test_submitit_job_paths_are_the_files_a_job_leaves(tmp_path):
+    """The result pickle and stderr log of an array element, as submitit's own Job names them."""
+    from submitit.slurm.slurm import SlurmJob
+
+    paths = compat.submitit_job_paths(tmp_path, "12_3")
+    assert paths.result_pickle == tmp_path.absolute() / "12_3_0_result.pkl"
+    assert paths.stderr == tmp_path.absolute() / "12_3_0_log.err"
+    job = SlurmJob(folder=tmp_path, job_id="12_3")  # what a SLURM job of submitit writes
+    assert (job.paths.result_pickle, job.paths.stderr) == (paths.result_pickle, paths.stderr)
+
+
+def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
+    """submitit runs sbatch through CommandFunction; a non-zero exit raises FailedJobError."""
+    from submitit.core.utils import CommandFunction
+
+    error = compat.submitit_failed_job_error()
+    assert issubclass(error, Exception) and error.__name__ == "FailedJobError"
+    with pytest.raises(error, match="rejected here"):
+        CommandFunction(["sh", "-c", "echo 'sbatch: error: rejected here' >&2; exit 1"])()
+
+
+# --------------------------------------------------------------------------- mteb tasks
+
+
+def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
+    """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
+    import mteb
+    from datasets import Dataset, DatasetDict
+
+    from tests._run_fixtures import hashing_encoder
+
+    sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
+    calls = []
+
+    def build():
+        calls.append(1)
+        rows = {"sentence1": sentences, "sentence2": sentences[::-1], "labels": [1, 0, 0, 1]}
+        return {"default": DatasetDict({"test": Dataset.from_dict(rows)})}
+
+    task = mteb.get_task("SprintDuplicateQuestions")
+    task.filter_eval_splits(["test"])
+    assert compat.replace_load_data(task, build) is task
+    result = mteb.evaluate(
+        hashing_encoder(),
+        task,
+        cache=mteb.ResultCache(tmp_path),
+        co2_tracker=False,
+        show_progress_bar=False,
+        raise_error=True,
+        overwrite_strategy="always",
+    )
+    assert calls, "mteb.evaluate did not call the replaced load_data"  # offline: no hub
+    assert result.task_results[0].get_score() == result.task_results[0].get_score()  # a number
+    task.unload_data()
+    assert not task.data_loaded
+    task.load_data()
+    assert task.data_loaded and len(calls) >= 2
+
+
+PRIVATE_SUBMITIT = re.compile(r"\bsubmitit\.core\b|from\s+submitit\.\w")
+PATCHED_METHOD = re.compile(r"\.load_data\s*=")
+
+
+def test_no_submitit_internals_or_task_patches_outside_compat():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "compat.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = STRINGS_AND_COMMENTS.sub("", line)
+            if PRIVATE_SUBMITIT.search(code) or PATCHED_METHOD.search(code):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
+    assert not offenders, "use analysis.core.compat:\n" + "\n".join(offenders)
+    assert PRIVATE_SUBMITIT.search("from submitit.core.utils import pickle_load")
+    assert PRIVATE_SUBMITIT.search("except submitit.core.utils.FailedJobError:")
+    assert not PRIVATE_SUBMITIT.search("import submitit")
+    assert PATCHED_METHOD.search("task.load_data = types.MethodType(f, task)")
+
+
+def test_hf_languages_to_mteb():
+    from mteb.languages import iso_mappings
+
+    assert hasattr(iso_mappings, "_hf_langs_to_iso_lang_scripts")
+    assert compat.hf_languages_to_mteb("en") == ["eng-Latn"]
+    assert compat.hf_languages_to_mteb(["de", "eng", "multilingual"]) == ["deu-Latn", "eng-Latn"]
+    assert compat.hf_languages_to_mteb(["multilingual"]) is None
+
+
+def _results_checkout(root):
+    import os
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"}
+    (root / "results").mkdir(parents=True)
+    (root / "results" / ".gitkeep").write_text("")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "main"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env={**os.environ, **env})
+    return env
+
+
+def test_checkout_result_cache_submits_offline_without_touching_origin(tmp_path, monkeypatch):
+    """submit_results through the subclass: a branch and a commit, no fetch, no reset."""
+    import subprocess
+
+    import mteb
+    from mteb import ResultCache
+
+    assert hasattr(ResultCache, "_get_unsubmitted_results")
+    for key, value in _results_checkout(tmp_path / "checkout").items():
+        monkeypatch.setenv(key, value)
+    checkout = tmp_path / "checkout"
+    subprocess.run(
+        ["git", "remote", "add", "origin", "https://invalid.example/results"],
+        cwd=checkout,
+        check=True,
+    )
+    meta = mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2", fetch_from_hf=False)
+    folder = tmp_path / "cache" / "results" / meta.model_name_as_path() / meta.revision
+    folder.mkdir(parents=True)
+    task = mteb.get_task("STSBenchmark")
+    result = {
+        "dataset_revision": task.metadata.revision, "task_name": "STSBenchmark", "mteb_version": "2.26.24",
+        "scores": {"test": [{"main_score": 0.8, "hf_subset": "default", "languages": ["eng-Latn"]}]},
+        "evaluation_time": 1.0, "kg_co2_emissions": None,
+    }  # fmt: skip
+    (folder / "STSBenchmark.json").write_text(json.dumps(result))
+    (folder / "model_meta.json").write_text(json.dumps(meta.to_dict(), default=str))
+    (tmp_path / "cache" / "remote").symlink_to(checkout)
+    cache = compat.checkout_result_cache(tmp_path / "cache")
+    assert isinstance(cache, ResultCache)
+    pending = compat.unsubmitted_result_files(cache, [meta])
+    assert [p.name for p in pending[meta]] == ["STSBenchmark.json"]
+    response = cache.submit_results([meta])
+    assert response["status"] == "ready_for_submission" and response["result_count"] == 1
+    branch = subprocess.run(
+        ["git", "branch", "--show-current"], cwd=checkout, capture_output=True, text=True
+    )
+    assert branch.stdout.startswith("mteb-results-")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=checkout, capture_output=True, text=True
+    ).stdout
+    assert f"results/{meta.model_name_as_path()}/{meta.revision}/STSBenchmark.json" in tracked
+    assert compat.unsubmitted_result_files(cache, [meta]) == {}
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError):
+        compat.checkout_result_cache(tmp_path / "empty").download_from_remote()
+
+
+# --------------------------------------------------------------------------- model registry
+
+
+def test_registered_meta_reads_mteb_registry_without_the_hub():
+    import mteb
+
+    from analysis.core.compat import registered_meta, registered_model_names
+
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    assert registered_meta(name) == mteb.get_model_meta(name, fetch_from_hf=False)
+    assert registered_meta("no-such-org/no-such-model") is None
+    assert registered_model_names() == frozenset(
+        meta.name for meta in mteb.get_model_metas() if meta.name
+    )
+
+
+def test_registered_meta_follows_renames_only_when_asked():
+    import warnings
+
+    import mteb
+    from mteb.models.get_model_meta import _MODEL_RENAMES
+
+    from analysis.core.compat import registered_meta
+
+    old, new = next((o, n) for o, n in _MODEL_RENAMES.items() if registered_meta(n) is not None)
+    assert registered_meta(old) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # mteb's rename notice
+        assert registered_meta(old, follow_renames=True) == mteb.get_model_meta(old)
+    assert registered_meta(old, follow_renames=True) == registered_meta(new)
+
+
+def test_model_folder_name_is_mteb_model_name_as_path():
+    import mteb
+
+    from analysis.core.errors import model_folder_name
+
+    for meta in mteb.get_model_metas():
+        assert model_folder_name(str(meta.name)) == meta.model_name_as_path(), meta.name
+
+
+# --------------------------------------------------------------------------- classification
+
+
+@pytest.fixture
+def classification_fix():
+    """The classification fix, off before and after the test (mteb's own functions)."""
+    compat.speed_up_classification(enable=False)
+    yield compat
+    compat.speed_up_classification(enable=False)
+
+
+def _mteb_classification_functions():
+    from mteb import _create_dataloaders
+    from mteb._evaluators.sklearn_evaluator import SklearnEvaluator
+    from mteb.abstasks.classification import AbsTaskClassification
+    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    return (
+        AbsTaskClassification.__dict__["_undersample_data"],
+        AbsTaskClassification.__dict__["_calculate_scores"],
+        SklearnEvaluator.__dict__["__call__"],
+        AbsTaskPairClassification.__dict__["_compute_metrics"],
+        AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"],
+        _create_dataloaders.__dict__["_create_dataloader_from_texts"],
+    )
+
+
+def test_classification_fix_is_idempotent_and_undone(classification_fix):
+    original = _mteb_classification_functions()
+    assert classification_fix.speed_up_classification() is True
+    patched = _mteb_classification_functions()
+    assert all(p is not o for p, o in zip(patched, original, strict=True))
+    assert classification_fix.speed_up_classification() is True  # again: nothing changes
+    assert _mteb_classification_functions() == patched
+    assert classification_fix.speed_up_classification(enable=False) is False
+    assert _mteb_classification_functions() == original
+
+
+def test_classification_fix_turns_itself_off_for_changed_mteb_code(
+    classification_fix, monkeypatch, caplog
+):
+    original = _mteb_classification_functions()
+    sources = {**compat.CLASSIFICATION_FIX_SOURCES, "SklearnEvaluator.__call__": "0" * 16}
+    monkeypatch.setattr(compat, "CLASSIFICATION_FIX_SOURCES", sources)
+    monkeypatch.setattr(compat, "_classification_notes", [])
+    with caplog.at_level("WARNING", logger="analysis.core.compat"):
+        assert compat.speed_up_classification() is False
+        assert compat.speed_up_classification() is False
+    assert _mteb_classification_functions() == original
+    notes = [r.getMessage() for r in caplog.records if "classification speed-up" in r.getMessage()]
+    assert len(notes) == 1 and "SklearnEvaluator.__call__" in notes[0], notes
+
+
+def test_classification_fix_sources_are_the_installed_mteb():
+    """The recorded sources are the pinned mteb's (fails on an upgrade: re-check the fix)."""
+    import mteb
+
+    if mteb.__version__ != compat.CLASSIFICATION_FIX_MTEB:
+        pytest.skip(f"mteb {mteb.__version__}: the fix was written for another version")
+    digests = [compat._source_digest(f) for f in _mteb_classification_functions()]
+    assert digests == list(compat.CLASSIFICATION_FIX_SOURCES.values())
+
+
+#: Every how-many-th intent of Banking77Classification the tests keep (see banking20).
+BANKING_STRIDE = 4
+
+
+@pytest.fixture(scope="module")
+def banking20(tmp_path_factory):
+    """A local task of the Banking77Classification rows whose intent id is a multiple of 4.
+
+    20 of the 77 intents, every train and test row of those, in mteb's order: a smaller
+    real classification task, so that the classification benchmark
+    (benchmarks/bench_classification.py), which runs the whole of Banking77, measures a
+    task the tests do not use.
+    """
+    from tests._run_fixtures import SHARED_TASKS
+
+    source = SHARED_TASKS / "Banking77Classification"
+    if not source.is_dir():
+        pytest.skip(f"needs the shared task copies at {SHARED_TASKS} (set SHARED_DIR)")
+    folder = tmp_path_factory.mktemp("local-tasks") / "Banking20"
+    folder.mkdir()
+    spec = json.loads((source / "task.json").read_text(encoding="utf-8"))
+    spec["source"] = f"{spec['source']}; intents whose id is a multiple of {BANKING_STRIDE}"
+    (folder / "task.json").write_text(json.dumps(spec), encoding="utf-8")
+    for split in ("train", "test"):
+        lines = (source / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines if json.loads(line)["label"] % BANKING_STRIDE == 0]
+        (folder / f"{split}.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return folder
+
+
+def _banking20(folder):
+    from analysis.runs.local_tasks import load_local_task
+
+    task = load_local_task(folder)
+    task.load_data()
+    return task
+
+
+def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix, banking20):
+    """Same training rows in every experiment and the same metrics, on Banking77 labels."""
+    import numpy as np
+    from datasets.arrow_dataset import Column
+
+    task = _banking20(banking20)
+    train, test = task.dataset["train"], task.dataset["test"]
+    assert isinstance(test["label"], Column)  # what mteb hands to scikit-learn
+    y_pred = np.random.default_rng(0).permutation(np.asarray(test["label"][:]))
+
+    def run() -> tuple[list, dict]:
+        picks, idxs = [], None
+        for i in range(3):
+            _, idxs, selected = task._undersample_data(train, i, idxs)
+            picks.append((list(idxs), selected))
+        return picks, task._calculate_scores(test["label"], y_pred)
+
+    mteb_picks, mteb_scores = run()
+    assert compat.speed_up_classification() is True
+    assert run() == (mteb_picks, mteb_scores)
+    assert len(mteb_picks[0][1]) == 20 * task.samples_per_label
+
+
+def test_run_evaluation_applies_the_classification_fix(classification_fix, tmp_path):
+    from analysis.runs.runner import run_evaluation
+
+    original = _mteb_classification_functions()
+    summary = run_evaluation([], ["STSBenchmark"], results_dir=tmp_path, show_progress=False)
+    assert summary.empty
+    assert _mteb_classification_functions() != original
+
+
+@pytest.mark.slow
+def test_classification_fix_gives_mteb_scores_on_banking20(
+    classification_fix, tmp_path_factory, banking20
+):
+    """A static model on 20 intents of Banking77: every split, subset, metric and experiment."""
+    import mteb
+
+    from analysis.runs.models import load_model
+    from tests._run_fixtures import distilled_static_model
+
+    model = load_model(distilled_static_model(tmp_path_factory))
+    task = _banking20(banking20)
+    assert task.dataset["test"].num_rows < 3080 / 3  # not the task the benchmark measures
+
+    def scores() -> str:
+        result = mteb.evaluate(
+            model,
+            task,
+            cache=None,
+            encode_kwargs={"batch_size": 256, "show_progress_bar": False},
+            show_progress_bar=False,
+            raise_error=True,
+            co2_tracker=False,
+        )
+        return json.dumps(result.task_results[0].scores, sort_keys=True)  # NaN-safe equality
+
+    mteb_scores = scores()
+    assert compat.speed_up_classification() is True
+    fixed = scores()
+    assert fixed == mteb_scores
+    per_experiment = json.loads(fixed)["test"][0]["scores_per_experiment"]
+    assert len(per_experiment) == task.n_experiments
+
+
+def test_text_dataloader_reads_the_column_once_and_yields_mteb_batches(
+    classification_fix, monkeypatch
+):
+    """The texts ``create_dataloader`` feeds a model, as mteb builds them and read at once."""
+    import mteb
+    from datasets import Dataset
+    from datasets.arrow_dataset import Column
+    from mteb._create_dataloaders import create_dataloader
+
+    texts = [f"text {i} " * (i % 7) for i in range(1000)]
+    dataset = Dataset.from_dict({"text": texts, "label": [i % 5 for i in range(1000)]})
+    metadata = mteb.get_task("Banking77Classification").metadata
+
+    def batches() -> list:
+        loader = create_dataloader(dataset, task_metadata=metadata, input_column="text")
+        return list(loader)
+
+    mteb_batches = batches()
+    assert [t for batch in mteb_batches for t in batch["text"]] == texts
+    assert compat.speed_up_classification() is True
+
+    whole = Column.__getitem__
+
+    def no_row_by_row(self, key):
+        if isinstance(key, int):
+            raise AssertionError(f"row {key} of the text Column was read alone")
+        return whole(self, key)
+
+    monkeypatch.setattr(Column, "__getitem__", no_row_by_row)
+    monkeypatch.setattr(Column, "__iter__", lambda self: no_row_by_row(self, 0))
+    assert batches() == mteb_batches
+    compat.speed_up_classification(enable=False)
+    with pytest.raises(AssertionError, match="read alone"):
+        batches()  # mteb's own code does read it row by row (so the check above can fail)
+
+
+def test_pair_classification_labels_read_once_give_mteb_metrics(classification_fix):
+    """The label Column of a pair classification split, as mteb scores it, and read at once."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    labels = Dataset.from_dict({"labels": rng.integers(0, 2, n).tolist()})["labels"]
+    distances = {
+        key: rng.normal(size=n).round(2).tolist()  # rounded: ties in the thresholds
+        for key in (
+            "similarity_scores",
+            "cosine_scores",
+            "manhattan_distances",
+            "euclidean_distances",
+            "dot_scores",
+        )
+    }
+    task = mteb.get_task("SprintDuplicateQuestions")
+    mteb_metrics = task._compute_metrics(distances, labels)
+    assert compat.speed_up_classification() is True
+    assert task._compute_metrics(distances, labels) == mteb_metrics
+    assert len(mteb_metrics) > 20
+
+
+@pytest.mark.slow
+def test_classification_fix_gives_mteb_scores_on_pair_classification(
+    classification_fix, tmp_path_factory
+):
+    """The static model on the pair classification fixture: every score, with and without."""
+    import mteb
+
+    from analysis.runs.local_tasks import load_local_task
+    from analysis.runs.models import load_model
+    from tests._run_fixtures import FIXTURES, distilled_static_model
+
+    model = load_model(distilled_static_model(tmp_path_factory))
+    task = load_local_task(FIXTURES / "PairClassification")
+
+    def scores() -> str:
+        result = mteb.evaluate(
+            model, task, cache=None, show_progress_bar=False, raise_error=True, co2_tracker=False
+        )
+        return json.dumps(result.task_results[0].scores, sort_keys=True)
+
+    mteb_scores = scores()
+    assert compat.speed_up_classification() is True
+    assert scores() == mteb_scores
+
+
+def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classification_fix):
+    """Multilabel undersampling (no local multilabel task: label lists drawn at random)."""
+    import mteb
+    import numpy as np
+    from datasets import Dataset
+
+    rng = np.random.default_rng(0)
+    rows = [sorted(set(rng.integers(0, 20, rng.integers(1, 4)).tolist())) for _ in range(3000)]
+    labels = Dataset.from_dict({"label": rows})["label"]
+    task = mteb.get_task("CEDRClassification")
+
+    def picks() -> list[tuple[list[int], list[int]]]:
+        task.np_rng = np.random.RandomState(task.seed)  # mteb's per-task generator
+        return [task._undersample_data_indices(labels, 8, None) for _ in range(3)]
+
+    mteb_picks = picks()
+    assert compat.speed_up_classification() is True
+    assert picks() == mteb_picks
+    assert all(len(chosen) >= 8 * 20 / 3 for chosen, _ in mteb_picks)
+
+
+def test_float64_token_encoding_is_in_place_and_undone():
+    import model2vec.distill.inference as inference
+
+    original = inference._encode_mean_with_model
+    with compat.float64_token_encoding() as in_place:
+        assert in_place is True
+        assert inference._encode_mean_with_model is compat._encode_mean_float64
+    assert inference._encode_mean_with_model is original
+
+
+def test_float64_token_encoding_turns_itself_off_for_changed_model2vec_code(monkeypatch, caplog):
+    import model2vec.distill.inference as inference
+
+    original = inference._encode_mean_with_model
+    sources = {**compat.FLOAT64_ENCODING_SOURCES, "create_embeddings": "0" * 16}
+    monkeypatch.setattr(compat, "FLOAT64_ENCODING_SOURCES", sources)
+    monkeypatch.setattr(compat, "_float64_notes", [])
+    with caplog.at_level("WARNING", logger="analysis.core.compat"):
+        for _ in range(2):
+            with compat.float64_token_encoding() as in_place:
+                assert in_place is False
+                assert inference._encode_mean_with_model is original
+    notes = [r.getMessage() for r in caplog.records if "float32" in r.getMessage()]
+    assert len(notes) == 1 and "create_embeddings" in notes[0], notes
+
+
+def test_float64_encoding_sources_are_the_installed_model2vec():
+    """The recorded sources are the pinned model2vec's (fails on an upgrade: re-check)."""
+    import model2vec
+    import model2vec.distill.inference as inference
+
+    if model2vec.__version__ != compat.FLOAT64_ENCODING_MODEL2VEC:
+        pytest.skip(f"model2vec {model2vec.__version__}: written for another version")
+    digests = {
+        name: compat._source_digest(getattr(inference, name))
+        for name in compat.FLOAT64_ENCODING_SOURCES
+    }
+    assert digests == compat.FLOAT64_ENCODING_SOURCES
+
+
+def test_float64_encoding_is_model2vecs_mean_in_float64(tmp_path):
+    """Against model2vec's own float32 pooling, on a batch of different lengths with padding."""
+    import copy
+
+    import model2vec.distill.inference as inference
+    import torch
+    from transformers import AutoModel
+
+    from tests._run_fixtures import tiny_teacher
+
+    model = AutoModel.from_pretrained(tiny_teacher(tmp_path / "tiny-bert")).eval()
+    ids = torch.tensor([[2, 10, 3, 0, 0], [2, 11, 12, 13, 3], [2, 14, 3, 0, 0]])
+    encodings = {
+        "input_ids": ids,
+        "attention_mask": (ids != 0).long(),
+        "token_type_ids": torch.zeros_like(ids),
+    }
+    theirs = inference._encode_mean_with_model(model, encodings)
+    ours = compat._encode_mean_float64(copy.deepcopy(model).double(), encodings)
+    assert ours.dtype == torch.float64 and theirs.dtype == torch.float32
+    torch.testing.assert_close(ours.float(), theirs, rtol=1e-5, atol=1e-6)
+    assert not torch.equal(ours, theirs.double())  # float64 indeed: not float32 widened

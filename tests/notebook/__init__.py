@@ -1,0 +1,1 @@
+"""Tests of analysis.notebook and of the notebooks run through it."""

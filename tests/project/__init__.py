@@ -1,0 +1,1 @@
+"""The repository as a whole: layers, public names, doctests, packaging, scripts, reproducibility."""

@@ -1,0 +1,1 @@
+"""Tests of analysis.runs: models, distillation, local tasks, the runner, plans, executors."""

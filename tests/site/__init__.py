@@ -1,0 +1,1 @@
+"""What a reader sees: the documentation site, JupyterLab, the README, the getting-started walk."""

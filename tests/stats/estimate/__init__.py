@@ -1,0 +1,1 @@
+"""Tests of analysis.stats.estimate, the estimator; its command is tested in tests/cli/test_estimate.py."""
