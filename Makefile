@@ -57,10 +57,10 @@ FAST_WORKERS ?= $(WORKERS)
 PYTEST := STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q \
   --dist loadfile --no-loadscope-reorder
 
-test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls)
+test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls; about 12 minutes idle, docs/development.md)
 	$(PYTEST) -n $(WORKERS) --durations=30
 
-test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (minutes)
+test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (under 2 minutes idle)
 	$(PYTEST) -n $(FAST_WORKERS) -m "not slow" --durations=15
 
 lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)

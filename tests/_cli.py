@@ -24,11 +24,13 @@ from tests.conftest import REPO
 CLI_MODULE = "analysis.cli"
 
 
-def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def cli_env(extra: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """The environment of a subprocess of the tests: this one's, importing this checkout.
 
     Args:
-        extra: Variables to set on top (they win over the defaults below).
+        extra: Variables to set on top (they win over the defaults below); a variable
+            given as ``None`` is left out (e.g. ``dict.fromkeys(conftest.THREAD_LIMITS)``:
+            the machine's own thread defaults, as a user's command gets them).
 
     Returns:
         ``os.environ`` with the repository root first on ``PYTHONPATH`` (so the child
@@ -37,7 +39,8 @@ def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    return {**env, **(extra or {})}
+    merged = {**env, **(extra or {})}
+    return {name: value for name, value in merged.items() if value is not None}
 
 
 def cli_command(argv: Sequence[str]) -> list[str]:
@@ -48,7 +51,7 @@ def cli_command(argv: Sequence[str]) -> list[str]:
 def start_cli(
     argv: Sequence[str],
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     new_session: bool = False,
     ignore_sigint: bool = False,
     cwd: Path = REPO,
@@ -83,7 +86,7 @@ def start_cli(
 def run_cli(
     argv: Sequence[str],
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     timeout: float = 600,
     cwd: Path = REPO,
 ) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,9 @@
-"""Shared test fixtures: the shared data folder and hand-made results folders."""
+"""Shared test fixtures: the shared data folder and hand-made results folders.
+
+Also how a pytest-xdist session shares the cores: each worker's threads
+(:func:`limit_threads`) and the order the files are handed out in
+(:func:`pytest_collection_modifyitems`).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,36 @@ SHARED_RESULTS = SHARED / "mteb-cache"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+#: The thread-pool sizes torch (OpenMP, MKL) and numpy/scipy (OpenBLAS) read when they load.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def limit_threads() -> dict[str, str]:
+    """Give each pytest-xdist worker its share of the cores; the variables it set.
+
+    Two workers on two cores, each with torch's and OpenBLAS's default of one thread per
+    core, oversubscribe the machine: a pool's threads spin while they wait for a core.
+    Measured in a fresh clone on an idle 2-core machine, ``make test`` took 890 s with the
+    defaults and 706 s with one thread per worker; the ``distill_and_place`` smoke run
+    went from 185 s to 71 s (``docs/development.md``). With ``-n N`` every worker, and
+    every process it starts (inherited environment), gets ``cores // N`` threads. Runs
+    at import, before torch or numpy is loaded; a variable already set is kept, and
+    ``pytest`` without ``-n`` (or with ``-n 1``) changes nothing.
+    """
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if workers < 2:
+        return {}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    share = str(max(1, (cores or 1) // workers))
+    limited = {name: share for name in THREAD_VARIABLES if name not in os.environ}
+    os.environ.update(limited)
+    return limited
+
+
+#: What :func:`limit_threads` set in this process (a test that needs the machine's own
+#: defaults, as a user's command gets them, unsets these in its subprocess).
+THREAD_LIMITS = limit_threads()
 
 
 @pytest.fixture(scope="session")
@@ -73,16 +108,52 @@ def write_result(
     return path
 
 
+#: The longest files of ``make test``, longest first (measured: ``docs/development.md``).
+#: The first two start at once on the two workers and need nothing the other makes: in a
+#: fresh checkout test_interrupt distils the session's test model (which later files wait
+#: for) while test_docs runs the figures batch for the site.
+SLOW_TIER_FIRST = (
+    "core/test_interrupt.py",
+    "site/test_docs.py",
+    "results/test_fastparse.py",
+    "stats/estimate/test_estimate_acceptance.py",
+    "notebook/test_notebooks.py",
+    "site/test_getting_started.py",
+    "runs/test_slurm.py",
+    "site/test_lab.py",
+    "runs/submit/test_submit.py",
+    "stats/estimate/test_estimate.py",
+    "project/test_reproducible.py",
+    "runs/test_reproduction.py",
+)
+#: The longest files of ``make test-fast`` (its slow tests left out), longest first.
+FAST_TIER_FIRST = (
+    "project/test_doctests.py",
+    "project/test_reproducible.py",
+    "stats/estimate/test_estimate.py",
+    "stats/estimate/test_estimate_newer.py",
+    "runs/submit/test_meta.py",
+    "results/test_imports.py",
+    "stats/test_simulation.py",
+)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files that hold a selected slow test run first; each file's own order is kept.
+    """The longest files first, then the other files with a slow test; each file's order kept.
 
     pytest-xdist (``make test``, ``make test-fast``: ``--dist loadfile
-    --no-loadscope-reorder``) hands each worker a whole file at a time in this order, so
-    the long files start at once and the short ones fill in at the end, and two workers
-    end together instead of one waiting for a long file handed out last. Runs after
-    ``-m`` has deselected (``trylast``), on every worker alike (the order is a function of
-    the collection).
+    --no-loadscope-reorder``) hands each worker a whole file at a time in this order
+    (longest processing time first), so the long files start at once and the short ones
+    fill in at the end, and two workers end together instead of one waiting for a long
+    file handed out last. The longest files are named, in measured order, for each tier
+    (:data:`SLOW_TIER_FIRST` when a slow test is selected, else :data:`FAST_TIER_FIRST`);
+    a file not named keeps its place in the collection, the files with a selected slow
+    test before the others. Runs after ``-m`` has deselected (``trylast``), on every
+    worker alike (the order is a function of the collection).
     """
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: files stay contiguous
+    named = SLOW_TIER_FIRST if slow_files else FAST_TIER_FIRST
+    rank = {REPO / "tests" / path: i for i, path in enumerate(named)}
+    # stable: the items of one file stay contiguous and in their order
+    items.sort(key=lambda item: (rank.get(item.path, len(rank)), item.path not in slow_files))

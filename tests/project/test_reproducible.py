@@ -28,6 +28,7 @@ from analysis.notebook import NotebookContext, for_figure
 from analysis.runs.distill import distill_model
 from analysis.stats import rank_intervals
 from tests._run_fixtures import tiny_teacher
+from tests.conftest import THREAD_LIMITS
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -232,8 +233,9 @@ def test_scores_and_rankings_are_byte_identical_on_another_cpu(tmp_path_factory,
     """After the student, the run: mteb's scores and saved rankings, here and as another CPU.
 
     ``static-rteb run`` of the session's distilled MiniLM on an STS and a retrieval task,
-    once as this machine computes and once with every other kernel at once (torch's
-    default, OpenBLAS Sandy Bridge, one OpenMP thread): each result file's scores and each
+    once as this machine computes (its own thread defaults, not the per-worker limit of
+    ``conftest.limit_threads``) and once with every other kernel at once (torch's default,
+    OpenBLAS Sandy Bridge, one OpenMP thread): each result file's scores and each
     predictions file are the same.
     """
     from tests._cli import run_cli
@@ -241,8 +243,9 @@ def test_scores_and_rankings_are_byte_identical_on_another_cpu(tmp_path_factory,
 
     model = distilled_static_model(tmp_path_factory)
     other = {key: value for cpu in OTHER_CPUS.values() for key, value in cpu.items()}
+    here: dict[str, str | None] = dict.fromkeys(THREAD_LIMITS)
     outs = []
-    for name, env in (("here", {}), ("there", {**other, "OMP_NUM_THREADS": "1"})):
+    for name, env in (("here", here), ("there", {**here, **other, "OMP_NUM_THREADS": "1"})):
         out = tmp_path_factory.mktemp(name)
         argv = ["run", "-m", str(model), "--name", "local/student", "-t", "STSBenchmark"]
         argv += ["AILAStatutes", "--local-tasks", str(shared_dir / "tasks")]
