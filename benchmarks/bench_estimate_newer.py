@@ -460,8 +460,9 @@ def acceptance(tables: dict[str, pd.DataFrame]) -> list[str]:
          nonfinite == 0),
         (f"{MTEB}, k = 8 and 12: coverage at every cut (monthly and weekly)", ">= 0.85",
          f"{worst[8]:.3f}; {worst[12]:.3f} (weekly cuts below 0.85 beyond chance: "
-         f"{est.loc[8, 'weekly below 0.85 beyond chance']}; "
-         f"{est.loc[12, 'weekly below 0.85 beyond chance']} of {est.loc[12, 'weekly cuts']})",
+         f"{int(est.loc[8, 'weekly below 0.85 beyond chance'])}; "
+         f"{int(est.loc[12, 'weekly below 0.85 beyond chance'])} of "
+         f"{int(est.loc[12, 'weekly cuts'])})",
          min(worst.values()) >= 0.85),
         ("same, pooled over the monthly cuts", ">= 0.93",
          f"{est.loc[8, 'coverage']:.3f}; {est.loc[12, 'coverage']:.3f}",
