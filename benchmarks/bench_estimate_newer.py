@@ -131,6 +131,11 @@ def cut_chance(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def below_beyond_chance(chance: pd.DataFrame) -> pd.Series:
+    """Cuts of :func:`cut_chance` below 0.85 with a binomial ``p_low`` under :data:`CHANCE_P`."""
+    return (chance["coverage"] < 0.85) & (chance["p_low"] < CHANCE_P)
+
+
 def band_chance(n: int, level: float = LEVEL) -> float:
     """Chance that a calibrated interval's coverage over n models lands in :data:`BAND`."""
     low, high = np.ceil(BAND[0] * n - 1e-9), np.floor(BAND[1] * n + 1e-9)
@@ -164,8 +169,9 @@ def summary(
         "cuts below 0.85": ", ".join(per_cut.index[per_cut < 0.85]) or "none",
     }
     chance = cut_chance(frame)
-    beyond = chance[(chance["coverage"] < 0.85) & (chance["p_low"] < CHANCE_P)]
-    row["below 0.85 beyond chance"] = ", ".join(beyond["cut"]) or "none"
+    row["below 0.85 beyond chance"] = (
+        ", ".join(chance.loc[below_beyond_chance(chance), "cut"]) or "none"
+    )
     row["cuts below 0.85 if calibrated"] = float(chance["p_below_085"].sum())
     if "level" in frame:
         row["below 95% level"] = float((frame["level"] < 0.95).mean())
@@ -174,10 +180,7 @@ def summary(
         row["worst weekly cut"] = f"{week.min():.3f} ({week.idxmin()})"
         row["weekly cuts"] = len(week)
         row["weekly cuts below 0.85"] = int((week < 0.85).sum())
-        wchance = cut_chance(weekly)
-        row["weekly below 0.85 beyond chance"] = int(
-            ((wchance["coverage"] < 0.85) & (wchance["p_low"] < CHANCE_P)).sum()
-        )
+        row["weekly below 0.85 beyond chance"] = int(below_beyond_chance(cut_chance(weekly)).sum())
     row |= {
         "median half-width (pts)": 100 * frame["half_width"].median(),
         f"half-width within {NEAR_DAYS} days (pts)": (
