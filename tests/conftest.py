@@ -7,9 +7,12 @@ Also how a pytest-xdist session shares the cores: each worker's threads
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -50,6 +53,20 @@ def limit_threads() -> dict[str, str]:
 #: What :func:`limit_threads` set in this process (a test that needs the machine's own
 #: defaults, as a user's command gets them, unsets these in its subprocess).
 THREAD_LIMITS = limit_threads()
+
+
+def load_file(path: Path, name: str) -> ModuleType:
+    """A script that is not in a package (``tools/``, ``benchmarks/``, ``docs/_ext/``), imported.
+
+    Registered in ``sys.modules`` under ``name`` before it runs, as an import would be
+    (dataclasses and pickling look their module up there).
+    """
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,6 @@ level: checked against scipy's binomial test and against a simulation of such in
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 import numpy as np
@@ -15,18 +13,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_file
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    path = REPO / "benchmarks" / "bench_estimate_newer.py"
-    spec = importlib.util.spec_from_file_location("bench_estimate_newer", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
+    return load_file(REPO / "benchmarks" / "bench_estimate_newer.py", "bench_estimate_newer")
 
 
 @pytest.mark.parametrize("n", [15, 50, 85, 147, 191])

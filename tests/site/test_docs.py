@@ -45,6 +45,7 @@ import analysis.stats
 from analysis.cli.build_cli import build_cli
 from analysis.notebook import batch
 from tests._cli import cli_env, run_cli
+from tests.conftest import load_file
 from tests.site.test_lab import CHROMIUM_ARGS, _ensure_chromium, check_explorer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,12 +56,7 @@ RANK_INTERVALS = "analysis.stats.rank_intervals"
 
 def _docs_notebooks() -> ModuleType:
     """tools/docs_notebooks.py, imported from its file (tools/ is not a package)."""
-    path = ROOT / "tools" / "docs_notebooks.py"
-    spec = importlib.util.spec_from_file_location("docs_notebooks", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(ROOT / "tools" / "docs_notebooks.py", "docs_notebooks")
 
 
 #: The tests' own figures batch runs are kept here, one folder per digest of their inputs.
@@ -206,10 +202,7 @@ def test_statistics_guide_headings_speak_to_a_reader(site: Path) -> None:
 
 def test_wide_tables_lead_with_their_answer_columns() -> None:
     """docs/_ext/wide_tables.py: the named columns first, the others in a collapsed part."""
-    spec = importlib.util.spec_from_file_location("wide_tables", ROOT / "docs/_ext/wide_tables.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_file(ROOT / "docs/_ext/wide_tables.py", "wide_tables")
     table = "text\n\n| key | b | c \\| d | e |\n|---|--:|---|---|\n| k1 | 1 | 2 | 3 |\n\nmore"
     out = module.fold_wide_tables(table, ["e", "b"], source="x.md", max_columns=3)
     lines = out.splitlines()

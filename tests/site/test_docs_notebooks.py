@@ -6,7 +6,6 @@ copies are refused with the command that refreshes them, fresh ones copied uncha
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from pathlib import Path
@@ -14,17 +13,11 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_file
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "docs_notebooks", REPO / "tools" / "docs_notebooks.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(REPO / "tools" / "docs_notebooks.py", "docs_notebooks")
 
 
 tool = _tool()
