@@ -59,7 +59,7 @@ distill(model_name=model_source(sys.argv[1]), pca_dims=256).save_pretrained(sys.
     "distill_model float64": """
 import sys
 from analysis.runs.distill import distill_model
-distill_model(sys.argv[1], sys.argv[2], pca_dims=256, show_progress=False)
+distill_model(sys.argv[1], sys.argv[2], pca_dims=256, show_progress=False, use_cache=False)
 """,
 }
 

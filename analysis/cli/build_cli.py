@@ -234,6 +234,16 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
         help="extra tokens to embed, one per line (beside the teacher's vocabulary)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="FOLDER",
+        help="where the teacher's token embeddings are kept, so that another student of the "
+        "same teacher (other --pca-dims) skips the encoding (default $STATIC_RTEB_CACHE or "
+        "~/.cache/static-rteb)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="encode the tokens anew and keep nothing"
+    )
     add_quiet(parser, help="no progress bar")
     add_verbose(parser)
 

@@ -529,6 +529,56 @@ def _encode_mean_float64(model: Any, encodings: dict[str, Any]) -> Any:
         return ((mask[:, :, None] * hidden).sum(1) / lengths).cpu()
 
 
+#: Source digests of the model2vec functions :func:`token_embeddings_through` relies on
+#: (``distill_from_model`` calls its module's ``create_embeddings`` once, by keyword), as in
+#: :data:`FLOAT64_ENCODING_MODEL2VEC`.
+TOKEN_EMBEDDING_SOURCES = {
+    "distill_from_model": "b03dfd33df0a4834",
+    "create_embeddings": FLOAT64_ENCODING_SOURCES["create_embeddings"],
+}
+
+
+@contextlib.contextmanager
+def token_embeddings_through(
+    wrapper: Callable[[Callable[..., Any], dict[str, Any]], Any],
+) -> Iterator[bool]:
+    """model2vec's token encoding routed through ``wrapper`` while the block runs.
+
+    ``distill_from_model`` looks ``create_embeddings`` up in its module when it runs; in
+    the block it calls ``wrapper(create_embeddings, keywords)`` instead, so the wrapper can
+    return the teacher's token embeddings from a cache (:mod:`analysis.runs.distill`).
+    Restored after.
+
+    Yields:
+        Whether the wrapper is in place. False when the installed model2vec changed one of
+        the functions (:data:`TOKEN_EMBEDDING_SOURCES`): the tokens are then encoded
+        every time, as model2vec does (only time is lost, so nothing is said).
+    """
+    import model2vec.distill.distillation as distillation
+    import model2vec.distill.inference as inference
+
+    sources = {"distill_from_model": distillation, "create_embeddings": inference}
+    changed = [
+        name
+        for name, module in sources.items()
+        if _source_digest(getattr(module, name, None)) != TOKEN_EMBEDDING_SOURCES[name]
+    ]
+    original = getattr(distillation, "create_embeddings", None)
+    if changed or original is None or original is not inference.create_embeddings:
+        yield False
+        return
+    encode: Callable[..., Any] = original
+
+    def create_embeddings(**keywords: Any) -> Any:
+        return wrapper(encode, keywords)
+
+    setattr(distillation, "create_embeddings", create_embeddings)  # noqa: B010 (typed module)
+    try:
+        yield True
+    finally:
+        setattr(distillation, "create_embeddings", encode)  # noqa: B010
+
+
 def _note_float64_encoding_off(changed: list[str]) -> None:
     import model2vec
 

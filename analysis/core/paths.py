@@ -13,6 +13,19 @@ DEFAULT_RUNS = "data/runs"
 #: Where ``static-rteb plan`` writes its plan unless ``-o`` says otherwise (relative to the
 #: working folder, like the default results folder ``data/runs``; ``data/`` is not committed).
 DEFAULT_PLAN = "data/plan.jsonl"
+#: The environment variable naming the cache folder (:func:`default_cache_dir`).
+CACHE_ENV = "STATIC_RTEB_CACHE"
+
+
+def default_cache_dir() -> Path:
+    """``$STATIC_RTEB_CACHE`` or ``~/.cache/static-rteb``: the cache of derived data.
+
+    Parsed leaderboards (:mod:`analysis.results.parse_cache`) and distillation teachers'
+    token embeddings (:mod:`analysis.runs.distill`) are kept here, each in its own way;
+    any of it can be deleted and is rebuilt.
+    """
+    env = os.environ.get(CACHE_ENV)
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "static-rteb"
 
 
 def repo_root() -> Path:

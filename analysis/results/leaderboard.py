@@ -47,6 +47,7 @@ from ..core.errors import (
     UnknownTaskError,
     check_names,
 )
+from ..core.paths import default_cache_dir
 from . import assemble
 from .folder import ResultsFolders
 from .parse_cache import (
@@ -54,7 +55,6 @@ from .parse_cache import (
     LOADER_VERSION,
     Entry,
     cache_key,
-    default_cache_dir,
     read_cache,
     write_cache,
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,6 @@ KEPT_FIRST = -1
 #: (:data:`KEPT_FIRST` entries: ``(KEPT_FIRST, task, clash)``).
 Entry = tuple[pd.DataFrame, pd.DataFrame, list[tuple[int, str, str]]]
 logger = logging.getLogger(__name__)
-
-
-def default_cache_dir() -> Path:
-    """``$STATIC_RTEB_CACHE`` or ``~/.cache/static-rteb``: where parsed results are cached."""
-    env = os.environ.get("STATIC_RTEB_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "static-rteb"
 
 
 def cache_key(

