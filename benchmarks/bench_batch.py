@@ -22,7 +22,6 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import platform
 import re
@@ -33,6 +32,8 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+
+from _busy import cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -63,13 +64,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/batch.md"))
     return parser.parse_args(argv)
-
-
-def _spin(stop: object) -> None:
-    x = 0
-    while not stop.is_set():  # type: ignore[attr-defined]
-        for i in range(100_000):
-            x ^= i
 
 
 def fresh_parameters(profile: str, state: Path) -> dict[str, str]:
@@ -162,17 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["STATIC_RTEB_CACHE"] = str(state / "cache")
     passes: dict[str, tuple[list[batch.NotebookRun], float]] = {}
     loads = []
-    stop = mp.Event()
-    hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(args.busy)]
-    for hog in hogs:
-        hog.start()
     try:
-        for label in ["fresh", "warm"] if args.warm else ["fresh"]:
-            before = os.getloadavg()
-            start = time.perf_counter()
-            runs = run_once(args.profile, args.results, state, label)
-            passes[label] = (runs, time.perf_counter() - start)
-            loads += [before, os.getloadavg()]
+        with cpu_hogs(args.busy):
+            for label in ["fresh", "warm"] if args.warm else ["fresh"]:
+                before = os.getloadavg()
+                start = time.perf_counter()
+                runs = run_once(args.profile, args.results, state, label)
+                passes[label] = (runs, time.perf_counter() - start)
+                loads += [before, os.getloadavg()]
         command = "python " + shlex.join(
             ["benchmarks/bench_batch.py", *(argv if argv is not None else sys.argv[1:])]
         )
@@ -181,9 +172,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"wrote {args.out}")
     finally:
-        stop.set()
-        for hog in hogs:
-            hog.join()
         if not args.keep:
             shutil.rmtree(state, ignore_errors=True)
     failed = [r.name for runs, _ in passes.values() for r in runs if not r.ok]

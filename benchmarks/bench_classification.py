@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import multiprocessing as mp
 import os
 import platform
 import random
@@ -41,19 +40,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from _busy import cpu_hogs
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SHARED_DIR", REPO.parent / "shared"))
 GOAL = 1.7
-
-
-def _spin(stop: Any) -> None:
-    x = 0
-    while not stop.is_set():
-        for i in range(100_000):
-            x ^= i
 
 
 def classification_tasks(tasks_dir: Path) -> list[Path]:
@@ -263,18 +257,10 @@ def main(argv: list[str] | None = None) -> None:
         "",
     ]
     for busy in args.busy:
-        stop = mp.Event()
-        hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
-        for hog in hogs:
-            hog.start()
-        try:
+        with cpu_hogs(busy):
             before = os.getloadavg()[0]
             rows = {folder.name: measure(model, folder, args.repeat) for folder in folders}
             lines += section(busy, rows, (before, os.getloadavg()[0]), kinds)
-        finally:
-            stop.set()
-            for hog in hogs:
-                hog.join()
         print("\n".join(lines), flush=True)
     if args.note:
         lines.append(f"Measured on {args.note}.\n")

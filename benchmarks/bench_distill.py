@@ -21,7 +21,6 @@ tokens, 256 dimensions):
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import platform
 import statistics
@@ -31,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _busy import cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -62,13 +63,6 @@ from analysis.runs.distill import distill_model
 distill_model(sys.argv[1], sys.argv[2], pca_dims=256, show_progress=False, use_cache=False)
 """,
 }
-
-
-def _spin(stop: Any) -> None:
-    x = 0
-    while not stop.is_set():
-        for i in range(100_000):
-            x ^= i
 
 
 def distil(method: str, out: Path, env: dict[str, str] | None = None) -> float:
@@ -109,22 +103,14 @@ def sts_score(folder: Path, tasks_dir: Path) -> float:
 
 
 def time_section(busy: int, repeat: int, root: Path) -> list[str]:
-    stop = mp.Event()
-    hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
-    for hog in hogs:
-        hog.start()
     times: dict[str, list[float]] = {method: [] for method in SCRIPTS}
-    try:
+    with cpu_hogs(busy):
         before = os.getloadavg()[0]
         for pair in range(repeat):
             order = list(SCRIPTS) if pair % 2 == 0 else list(reversed(SCRIPTS))
             for method in order:
                 times[method].append(distil(method, root / f"t{busy}-{pair}-{method[:5]}"))
         after = os.getloadavg()[0]
-    finally:
-        stop.set()
-        for hog in hogs:
-            hog.join()
     f32, f64 = times["model2vec float32"], times["distill_model float64"]
     ratios = [b / a for a, b in zip(f32, f64, strict=True)]
     return [

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import multiprocessing as mp
 import os
 import platform
 import statistics
@@ -34,15 +33,10 @@ import time
 import warnings
 from pathlib import Path
 
+from _busy import cpu_hogs
+
 BENCHMARKS = ["RTEB(beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)"]
 GOALS = {"cold": 3.0, "warm": 30.0}
-
-
-def _spin(stop: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
-    x = 0
-    while not stop.is_set():
-        for i in range(100_000):
-            x ^= i
 
 
 def _measure(root: Path, repeat: int) -> dict[str, float]:
@@ -126,18 +120,10 @@ def main(argv: list[str] | None = None) -> None:
         "",
     ]
     for busy in args.busy:
-        stop = mp.Event()
-        hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
-        for h in hogs:
-            h.start()
-        try:
+        with cpu_hogs(busy):
             before = os.getloadavg()[0]
             measured = _measure(root, args.repeat)
             lines += _section(busy, measured, (before, os.getloadavg()[0]))
-        finally:
-            stop.set()
-            for h in hogs:
-                h.join()
         print("\n".join(lines), flush=True)
     if args.note:
         lines.append(f"Measured on {args.note}.\n")

@@ -20,7 +20,6 @@ each side and of the per-round ratio ``second / encode``; the students of ``enco
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import platform
 import shutil
@@ -30,7 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+from _busy import cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -45,13 +45,6 @@ distill_model(sys.argv[1], sys.argv[2], pca_dims=int(sys.argv[4]), show_progress
               cache_dir=cache or None, use_cache=bool(cache))
 """
 SIDES = ("encode", "first (keeps)", "second (reuses)")
-
-
-def _spin(stop: Any) -> None:
-    x = 0
-    while not stop.is_set():
-        for i in range(100_000):
-            x ^= i
 
 
 def distil(out: Path, cache: Path | None, dims: int) -> float:
@@ -83,20 +76,12 @@ def one_round(root: Path) -> tuple[dict[str, float], bool]:
 
 
 def section(busy: int, repeat: int, root: Path) -> list[str]:
-    stop = mp.Event()
-    hogs = [mp.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
-    for hog in hogs:
-        hog.start()
     rounds = []
-    try:
+    with cpu_hogs(busy):
         before = os.getloadavg()[0]
         for i in range(repeat):
             rounds.append(one_round(root / f"busy{busy}-{i}"))
         after = os.getloadavg()[0]
-    finally:
-        stop.set()
-        for hog in hogs:
-            hog.join()
     med = {side: statistics.median(r[side] for r, _ in rounds) for side in SIDES}
     ratios = [r["second (reuses)"] / r["encode"] for r, _ in rounds]
     return [

@@ -35,3 +35,20 @@ def test_script_help(script):
     )
     assert proc.returncode == 0, f"{script} --help failed:\n{proc.stderr[-2000:]}"
     assert "usage:" in proc.stdout, proc.stdout[:500]
+
+
+def test_cpu_hogs_run_inside_the_block_and_stop_after_it():
+    """The benchmarks' busy machine (``benchmarks/_busy.py``): n processes, gone after."""
+    import multiprocessing as mp
+
+    from tests.conftest import load_file
+
+    hogs = load_file(REPO / "benchmarks" / "_busy.py", "_busy").cpu_hogs
+    before = set(mp.active_children())
+    with pytest.raises(KeyboardInterrupt), hogs(2):
+        running = [p for p in mp.active_children() if p not in before]
+        assert len(running) == 2 and all(p.is_alive() for p in running)
+        raise KeyboardInterrupt  # stopped however the block ends
+    assert not [p for p in running if p.is_alive()]
+    with hogs(0):
+        assert set(mp.active_children()) == before
