@@ -126,9 +126,10 @@ def write_result(
 
 
 #: The longest files of ``make test``, longest first (measured: ``docs/development.md``).
-#: The first two start at once on the two workers and need nothing the other makes: in a
-#: fresh checkout test_interrupt distils the session's test model (which later files wait
-#: for) while test_docs runs the figures batch for the site.
+#: The first two start at once on the two workers: in a fresh checkout test_interrupt
+#: distils the session's test model (which later files wait for) while test_docs runs the
+#: figures batch for the site, whose last notebook (my_model) distils the same teacher and
+#: by then finds its token embeddings kept (``analysis/runs/token_cache.py``).
 SLOW_TIER_FIRST = (
     "core/test_interrupt.py",
     "site/test_docs.py",
