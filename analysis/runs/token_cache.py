@@ -15,7 +15,8 @@ the versions of model2vec, torch and transformers. The stored array is the one
 ``create_embeddings`` returned, so a student made from it is byte-identical to one made
 without it (``tests/runs/test_distill.py``). Writes are atomic and one process encodes a
 key at a time (a lock beside the entry); an entry that cannot be read or does not fit the
-tokens is encoded again and replaced.
+tokens is encoded again and replaced, and a cache folder that cannot be written is
+warned about and left out (the student is made all the same).
 """
 
 from __future__ import annotations
@@ -120,12 +121,23 @@ def cached_encoding(
         n_tokens = len(keywords["tokenized"])
         kept = _read(path, n_tokens)
         if kept is None:
-            with FileLock(folder / f"{key}.lock"):
+            lock = FileLock(folder / f"{key}.lock")
+            try:
+                lock.acquire()
+            except OSError as err:  # a cache that cannot be written never stops a distillation
+                logger.warning("Cannot keep token embeddings in %s (%s); encoding", folder, err)
+                return create(**keywords)
+            try:
                 kept = _read(path, n_tokens)  # another process may have made it meanwhile
                 if kept is None:
                     made = create(**keywords)
-                    _write(path, np.asarray(made))
+                    try:
+                        _write(path, np.asarray(made))
+                    except OSError as err:
+                        logger.warning("Cannot keep token embeddings in %s: %s", path, err)
                     return made
+            finally:
+                lock.release()
         logger.info("Reused the teacher's token embeddings from %s", path)
         return kept
 

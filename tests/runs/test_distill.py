@@ -279,3 +279,19 @@ def test_a_second_process_waits_for_the_encoding_under_way(teacher: Path, tmp_pa
         lock.release()
     assert done.wait(60)
     assert (cache / "token-embeddings" / entry.name).read_bytes() == entry.read_bytes()
+
+
+def test_a_cache_folder_that_cannot_be_written_never_stops_a_distillation(
+    teacher: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would be")
+    plain = distill_model(
+        teacher, tmp_path / "a" / "student", pca_dims=4, show_progress=False, use_cache=False
+    )
+    with caplog.at_level("WARNING", logger="analysis.runs.token_cache"):
+        out = distill_model(
+            teacher, tmp_path / "b" / "student", pca_dims=4, show_progress=False, cache_dir=blocked
+        )
+    assert _files(out) == _files(plain)
+    assert any("Cannot keep token embeddings" in r.getMessage() for r in caplog.records)
