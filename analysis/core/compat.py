@@ -304,11 +304,10 @@ def speed_up_classification(enable: bool = True) -> bool:
     if _CLASSIFICATION_ORIGINALS:
         return True
     targets = _classification_targets()
-    changed = [
-        name
-        for name, (owner, attr) in targets.items()
-        if _source_digest(owner.__dict__[attr]) != CLASSIFICATION_FIX_SOURCES[name]
-    ]
+    changed = _changed_sources(
+        {name: owner.__dict__[attr] for name, (owner, attr) in targets.items()},
+        CLASSIFICATION_FIX_SOURCES,
+    )
     if changed:
         _note_classification_fix_off(changed)
         return False
@@ -344,6 +343,16 @@ def _classification_targets() -> dict[str, tuple[Any, str]]:
             "_create_dataloader_from_texts",
         ),
     }
+
+
+def _changed_sources(functions: Mapping[str, Any], recorded: Mapping[str, str]) -> list[str]:
+    """The names whose function's source digest is not the one ``recorded`` for it.
+
+    How every patch here learns that the installed library changed code it relies on.
+    """
+    return [
+        name for name, function in functions.items() if _source_digest(function) != recorded[name]
+    ]
 
 
 def _source_digest(function: Any) -> str | None:
@@ -500,11 +509,10 @@ def float64_token_encoding() -> Iterator[bool]:
     """
     import model2vec.distill.inference as inference
 
-    changed = [
-        name
-        for name, digest in FLOAT64_ENCODING_SOURCES.items()
-        if _source_digest(getattr(inference, name, None)) != digest
-    ]
+    changed = _changed_sources(
+        {name: getattr(inference, name, None) for name in FLOAT64_ENCODING_SOURCES},
+        FLOAT64_ENCODING_SOURCES,
+    )
     if changed:
         _note_float64_encoding_off(changed)
         yield False
@@ -557,12 +565,13 @@ def token_embeddings_through(
     import model2vec.distill.distillation as distillation
     import model2vec.distill.inference as inference
 
-    sources = {"distill_from_model": distillation, "create_embeddings": inference}
-    changed = [
-        name
-        for name, module in sources.items()
-        if _source_digest(getattr(module, name, None)) != TOKEN_EMBEDDING_SOURCES[name]
-    ]
+    changed = _changed_sources(
+        {
+            "distill_from_model": getattr(distillation, "distill_from_model", None),
+            "create_embeddings": getattr(inference, "create_embeddings", None),
+        },
+        TOKEN_EMBEDDING_SOURCES,
+    )
     original = getattr(distillation, "create_embeddings", None)
     if changed or original is None or original is not inference.create_embeddings:
         yield False
