@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from analysis.core.io import atomic_write_text
-from analysis.core.paths import repo_root
+from analysis.core.paths import CACHE_ENV, repo_root
 from analysis.notebook import batch
 from analysis.notebook.params import declared_parameters
 
@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     root = repo_root()
     (root / "build").mkdir(exist_ok=True)
     state = Path(tempfile.mkdtemp(prefix="bench-batch-", dir=root / "build"))
-    os.environ["STATIC_RTEB_CACHE"] = str(state / "cache")
+    os.environ[CACHE_ENV] = str(state / "cache")
     passes: dict[str, tuple[list[batch.NotebookRun], float]] = {}
     loads = []
     try:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.core.paths import CACHE_ENV
 from tests.conftest import REPO, SHARED
 
 pytestmark = pytest.mark.slow
@@ -204,9 +205,7 @@ def lab(checkout: Path, tmp_path_factory) -> Iterator[Lab]:
         "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "PYTHONPATH": str(checkout),  # the kernel imports the clone's analysis package
         "MPLBACKEND": "Agg",  # as in batch runs: setup() must still show figures inline
-        "STATIC_RTEB_CACHE": os.environ.get(
-            "STATIC_RTEB_CACHE", str(REPO / "build" / "cache")
-        ),  # warm parquet cache
+        CACHE_ENV: os.environ.get(CACHE_ENV, str(REPO / "build" / "cache")),  # warm parquet cache
     }
     lab_args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"
     log = tmp / "lab.log"
