@@ -18,6 +18,7 @@ from tests.conftest import REPO, load_file
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
+    load_file(REPO / "benchmarks" / "_estimate_limits.py", "_estimate_limits")  # its import
     return load_file(REPO / "benchmarks" / "bench_estimate_newer.py", "bench_estimate_newer")
 
 
