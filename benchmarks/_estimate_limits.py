@@ -32,6 +32,7 @@ import analysis.stats.estimate.predict as estimate_module
 from analysis.core.errors import DroppedModelsWarning
 from analysis.stats import select_tasks
 from analysis.stats.estimate._conformal import sigma, upper_order_statistic
+from analysis.stats.estimate.validation import _calibrate_cut
 
 #: Distance bins (days after the newest reference) of :func:`hindsight_widths`.
 DISTANCE_BINS = (-np.inf, 90.0, 180.0, 365.0, np.inf)
@@ -127,13 +128,14 @@ def _calibrated_at(
     older = list(dates.index[dates < cut])
     ref = wide[older]
     cands = list(wide.index) if candidates is None else list(candidates)
-    if k is None:
-        return estimate_module._calibrate(ref, cands, target, None, dates[older], level)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DroppedModelsWarning)
-        sel = select_tasks(ref, k, target_tasks=target, candidates=cands, confidence_level=level)
-    chosen = estimate_module._narrowest_prefix(sel)
-    return estimate_module._calibrate(ref, list(sel.tasks), target, chosen, dates[older], level)
+    sel = None
+    if k is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DroppedModelsWarning)
+            sel = select_tasks(
+                ref, k, target_tasks=target, candidates=cands, confidence_level=level
+            )
+    return _calibrate_cut(ref, sel, cands, target, dates[older], level)[0]
 
 
 def frontier_signal(

@@ -25,6 +25,7 @@ from ._checks import _leaked, _reference, _require_frame, _task_list
 from .predict import (
     BenchmarkPrediction,
     _calibrate,
+    _Calibrated,
     _day_numbers,
     _days,
     _narrowest_prefix,
@@ -238,6 +239,26 @@ def cross_fit_selection(
     )
 
 
+def _calibrate_cut(
+    ref: pd.DataFrame,
+    sel: TaskSelectionResult | None,
+    cands: list[str],
+    target: list[str],
+    dates: pd.Series,
+    level: float,
+) -> tuple[_Calibrated, list[str]]:
+    """One cut's calibration on its older models ``ref``, and the tasks a newer model runs.
+
+    The selection (when tasks are selected) is cut at its longest step within one
+    standard error of the narrowest (:func:`._narrowest_prefix`), as
+    :func:`predict_benchmark` cuts a ``selection=``; without one, every candidate is
+    observed.
+    """
+    chosen = _narrowest_prefix(sel) if sel is not None else None
+    observed = list(sel.tasks) if sel is not None else cands
+    return _calibrate(ref, observed, target, chosen, dates, level), observed
+
+
 def _predict_newer(
     frame: pd.DataFrame,
     ref: pd.DataFrame,
@@ -256,9 +277,7 @@ def _predict_newer(
     (:func:`._calibrate`); a newer model with a twin among the older ones goes through
     :func:`predict_benchmark`, which leaves the twin out.
     """
-    chosen = _narrowest_prefix(sel) if sel is not None else None
-    observed = list(sel.tasks) if sel is not None else cands
-    cal = _calibrate(ref, observed, target, chosen, stamps[older], level)
+    cal, observed = _calibrate_cut(ref, sel, cands, target, stamps[older], level)
     best_older = float(ref.loc[target].mean().max())
     rows = []
     for model in newer:
