@@ -31,7 +31,7 @@ from scipy import stats
 import analysis.stats.estimate.predict as estimate_module
 from analysis.core.errors import DroppedModelsWarning
 from analysis.stats import select_tasks
-from analysis.stats.estimate._conformal import sigma, upper_order_statistic
+from analysis.stats.estimate._conformal import upper_order_statistic
 from analysis.stats.estimate.validation import _calibrate_cut
 
 #: Distance bins (days after the newest reference) of :func:`hindsight_widths`.
@@ -223,14 +223,13 @@ def width_parts(
     target = list(wide.index) if target_tasks is None else list(target_tasks)
     cal = _calibrated_at(wide, dates, cut, k, target, candidates, level)
     every = np.arange(len(cal.models))
-    newest = float(np.nanmax(estimate_module._day_numbers(dates, cal.models)))
     exch, time = [], []
     for model in dates.index[dates >= cut]:
         x = wide.loc[list(cal.procedure.tasks), model].to_numpy(dtype=float)
         lev = cal.procedure.predict(every, x, features=cal.features)[1]
-        exch.append(100 * float(sigma(lev, cal.gamma)) * cal.exch_quantile)
-        gap = float(estimate_module._day_numbers(dates, [model])[0]) - newest
-        time.append(100 * cal.drift.half_width(gap) if cal.drift is not None else np.nan)
+        exch.append(100 * cal.exchangeable_half_width(lev))
+        gap = float(estimate_module._day_numbers(dates, [model])[0]) - cal.newest
+        time.append(100 * cal.newer_half_width(gap))
     exch_a, time_a = np.array(exch), np.array(time)
     used = cal.features or cal.procedure.features(every)
     return {
@@ -268,27 +267,29 @@ def _verdict(jumps: pd.DataFrame) -> str:
 
 
 def md(frame: pd.DataFrame) -> str:
+    """A table of ``benchmarks/results/estimate.md``, in every section of it (the two
+    ``bench_estimate`` scripts import this one)."""
     return frame.to_markdown(index=False, floatfmt=".3f")
 
 
 def limits_section(
-    mteb: tuple[str, pd.DataFrame, pd.Series, dict[int, pd.DataFrame]],
-    rteb: tuple[str, pd.DataFrame, pd.Series, list[str], list[str]],
+    mteb: tuple[str, pd.DataFrame, pd.Series, list[pd.Timestamp], dict[int, pd.DataFrame]],
+    rteb: tuple[str, pd.DataFrame, pd.Series, list[pd.Timestamp], list[str], list[str]],
     others: pd.DataFrame,
-    cuts: Sequence[pd.Timestamp],
     log: Any,
 ) -> tuple[list[str], dict[str, Any]]:
     """Section 6d's text, and the figures issue 31's acceptance table quotes.
 
     Args:
-        mteb: (name, tasks x models, release dates, {k: the estimator's validation frame}).
-        rteb: (name, tasks x models, release dates, public tasks, private tasks).
+        mteb: (name, tasks x dated models, release dates, monthly cuts, {k: the
+            estimator's validation frame}).
+        rteb: (name, tasks x dated models, release dates, monthly cuts, public tasks,
+            private tasks).
         others: :func:`frontier_signal` rows of section 6c's benchmarks at their worst cut
             (``benchmark`` column added).
-        cuts: the monthly cuts.
         log: progress printer.
     """
-    name, wide, dates, frames = mteb
+    name, wide, dates, cuts, frames = mteb
     hind, hind_median, scaled, signal = [], {}, [], []
     for k, frame in frames.items():
         table, hind_median[k] = hindsight_widths(frame)
@@ -296,16 +297,15 @@ def limits_section(
         scaled.append(scaled_widths(frame).assign(k=k))
         signal += [frontier_signal(wide, dates, cut, k) for cut in cuts]
         log(f"6d {name} k={k}: hindsight {hind_median[k]:.2f}")
-    r_name, r_wide, r_dates, public, private = rteb
-    spread = [
+    r_name, r_wide, r_dates, r_cuts, public, private = rteb
+    parts = [
         {"public tasks": k or f"all {len(public)}",
          **width_parts(r_wide, r_dates, cut, k, target_tasks=private, candidates=public)}
-        for k in (8, 12, None) for cut in cuts
-        if (r_dates < cut).sum() >= 20 and (r_dates >= cut).sum() >= 5
+        for k in (8, 12, None) for cut in r_cuts
     ]  # fmt: skip
-    spread_table = pd.DataFrame(spread)
-    by_k = spread_table.groupby("public tasks", sort=False)[
-        [c for c in spread_table.columns if c not in ("public tasks", "cut")]
+    parts_table = pd.DataFrame(parts)
+    by_k = parts_table.groupby("public tasks", sort=False)[
+        [c for c in parts_table.columns if c not in ("public tasks", "cut")]
     ].median().reset_index()  # fmt: skip
     log("6d RTEB width parts done")
     signal_table = pd.DataFrame(signal)
@@ -363,5 +363,5 @@ def limits_section(
         md(by_k),
         "",
     ]
-    figures = {"hindsight": hind_median, "rteb_spread": by_k, "signal": signal_table}
+    figures = {"hindsight": hind_median, "rteb_parts": by_k, "signal": signal_table}
     return text, figures

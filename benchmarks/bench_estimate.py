@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from bench_estimate_newer import acceptance, section6
+from bench_estimate_newer import acceptance, md, section6
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.core.io import atomic_write_text
@@ -97,10 +97,6 @@ def parse_args() -> argparse.Namespace:
 
 def pts(value: float) -> str:
     return f"{100 * value:.2f}"
-
-
-def md(frame: pd.DataFrame) -> str:
-    return frame.to_markdown(index=False, floatfmt=".3f")
 
 
 # --------------------------------------------------------------------------- data

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from _estimate_limits import frontier_signal, limits_section
+from _estimate_limits import frontier_signal, limits_section, md
 from scipy import stats
 
 import analysis.stats.estimate.predict as estimate_module
@@ -219,16 +219,17 @@ def naive(wide: pd.DataFrame, dates: pd.Series, cuts: list[pd.Timestamp], k: int
     return pd.DataFrame(rows)
 
 
-def md(frame: pd.DataFrame) -> str:
-    return frame.to_markdown(index=False, floatfmt=".3f")
-
-
 # --------------------------------------------------------------------------- sections
 
 
 def mteb_section(
     wide: pd.DataFrame, log: Any
-) -> tuple[list[str], pd.DataFrame, dict[int, pd.DataFrame]]:
+) -> tuple[
+    list[str],
+    pd.DataFrame,
+    tuple[str, pd.DataFrame, pd.Series, list[pd.Timestamp], dict[int, pd.DataFrame]],
+]:
+    """Section 6a, and what section 6d reads: the dated models, the cuts, the frames."""
     complete = wide
     dates = release_dates(wide.columns).dropna()
     wide = wide[list(dates.index)]
@@ -292,22 +293,26 @@ def mteb_section(
         md(cuts_table),
         "",
     ]
-    return text, table, frames
+    return text, table, (MTEB, wide, dates, cuts, frames)
 
 
-def rteb_parts(board: Any) -> tuple[str, pd.DataFrame, pd.Series, list[str], list[str]]:
-    """RTEB's dated complete models (public and private tasks), dates, public, private."""
+def rteb_parts(
+    board: Any,
+) -> tuple[str, pd.DataFrame, pd.Series, list[pd.Timestamp], list[str], list[str]]:
+    """RTEB's dated complete models (public and private tasks), dates, cuts, public, private."""
     complete = board.complete_models("public", "private")
     public = board.spec.scope_tasks("public")
     private = board.spec.scope_tasks("private")
     wide = board.wide().reindex(columns=complete).loc[public + private]
     dates = release_dates(wide.columns).dropna()
-    return RTEB, wide[list(dates.index)], dates, public, private
+    return RTEB, wide[list(dates.index)], dates, usable_cuts(dates, MONTHLY), public, private
 
 
-def rteb_section(board: Any, log: Any) -> tuple[list[str], pd.DataFrame]:
-    _, wide, dates, public, private = rteb_parts(board)
-    cuts = usable_cuts(dates, MONTHLY)
+def rteb_section(
+    parts: tuple[str, pd.DataFrame, pd.Series, list[pd.Timestamp], list[str], list[str]],
+    log: Any,
+) -> tuple[list[str], pd.DataFrame]:
+    _, wide, dates, cuts, public, private = parts
     rows = []
     for k in (8, 12, None):
         frame = validate(wide, dates, cuts, k=k, target_tasks=private, candidates=public)
@@ -460,7 +465,7 @@ def acceptance(tables: dict[str, pd.DataFrame]) -> list[str]:
     """Issue 31's acceptance table, from the section's tables."""
     m, r, o = tables["mteb"], tables["rteb"], tables["others"]
     hind = tables["limits"]["hindsight"]
-    parts = tables["limits"]["rteb_spread"].set_index("public tasks")
+    parts = tables["limits"]["rteb_parts"].set_index("public tasks")
     est = m[m["method"] == "estimator"].set_index("k")
     loo, dated, tenfold = (m[m["method"].str.startswith("random split")].iloc[i] for i in range(3))
     nonfinite = int(sum(t["non-finite"].fillna(0).sum() for t in (m, r, o)))
@@ -566,17 +571,11 @@ def section6(
     def log(message: str) -> None:
         print(f"[{time.time() - started:6.0f} s] {message}", flush=True)
 
-    mteb_text, mteb_table, frames = mteb_section(mteb_wide, log)
-    rteb_text, rteb_table = rteb_section(rteb_board, log)
+    mteb_text, mteb_table, mteb = mteb_section(mteb_wide, log)
+    rteb = rteb_parts(rteb_board)
+    rteb_text, rteb_table = rteb_section(rteb, log)
     other_text, other_table, signals = every_benchmark_section(results, log)
-    dated = release_dates(mteb_wide.columns).dropna()
-    limits_text, limits = limits_section(
-        (MTEB, mteb_wide[list(dated.index)], dated, frames),
-        rteb_parts(rteb_board),
-        signals,
-        usable_cuts(dated, MONTHLY),
-        log,
-    )
+    limits_text, limits = limits_section(mteb, rteb, signals, log)
     text = [
         "## 6. The models users bring: newer than every model they are compared with",
         "",

@@ -379,6 +379,18 @@ class _Calibrated:
     why_not_newer: str
     selection_used: bool
 
+    def exchangeable_half_width(self, leverage: float) -> float:
+        """The exchangeable half-width at a model's leverage on the feature tasks."""
+        return float(sigma(leverage, self.gamma)) * self.exch_quantile
+
+    def newer_half_width(self, gap_days: float) -> float:
+        """The forward-in-time half-width ``gap_days`` after the newest reference.
+
+        NaN without a forward-in-time calibration. A newer model's interval is the larger
+        of this and :meth:`exchangeable_half_width`.
+        """
+        return self.drift.half_width(gap_days) if self.drift is not None else float("nan")
+
 
 def _calibrate(
     reference: pd.DataFrame,
@@ -470,7 +482,7 @@ def _predict(
         used = "none"
         how = "every target task was observed: the mean is exact"
     else:
-        half_exch = float(sigma(lev, cal.gamma)) * cal.exch_quantile
+        half_exch = cal.exchangeable_half_width(lev)
         half, n_calibration, used = half_exch, cal.n_nested, "exchangeable"
         chose = "select_tasks' selection" if cal.selection_used else "the task choice"
         calib = (
@@ -483,7 +495,7 @@ def _predict(
         elif newer and cal.drift is not None:
             d = cal.drift
             shift = d.shift(gap)
-            half_time = d.half_width(gap)
+            half_time = cal.newer_half_width(gap)
             widened = half_time > half_exch
             half, n_calibration, used = max(half_time, half_exch), d.n, "newer"
             reached = min(level, d.level)
