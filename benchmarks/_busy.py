@@ -3,10 +3,13 @@
 ``with cpu_hogs(n):`` starts ``n`` CPU-bound processes (a tight integer loop each, daemonic)
 and stops and joins them when the block ends, however it ends. Benchmarks report the
 1-minute load average before and after the block beside their figures.
+``busy_arguments(parser)`` gives a benchmark's command line its ``--busy`` levels and its
+``--note`` about the machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import multiprocessing as mp
 from collections.abc import Iterator
@@ -33,3 +36,13 @@ def cpu_hogs(n: int) -> Iterator[None]:
         stop.set()
         for hog in hogs:
             hog.join()
+
+
+def busy_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--busy N [N ...]`` (hogs beside each round, default 0 then 2) and ``--note``."""
+    parser.add_argument(
+        "--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside (cpu_hogs)"
+    )
+    parser.add_argument(
+        "--note", default="", help="a line about the machine's state, e.g. 'a busy shared machine'"
+    )

@@ -40,7 +40,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from _busy import cpu_hogs
+from _busy import busy_arguments, cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -217,10 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks-dir", type=Path, default=SHARED / "tasks")
     parser.add_argument("--model", type=Path, help="model2vec folder (default: distil one)")
-    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3, help="(mteb, fixed) pairs per task")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks/results/classification.md")
-    parser.add_argument("--note", default="", help="a line about the machine's state")
     parser.add_argument(
         "--other", action="store_true", help="also pair classification, reranking, clustering"
     )

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _busy import cpu_hogs
+from _busy import busy_arguments, cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -154,10 +154,9 @@ def bytes_section(root: Path, tasks_dir: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks-dir", type=Path, default=SHARED / "tasks")
-    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3, help="(float32, float64) pairs")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks/results/distill.md")
-    parser.add_argument("--note", default="", help="a line about the machine's state")
     args = parser.parse_args(argv)
     import model2vec
     import torch

@@ -33,7 +33,7 @@ import time
 import warnings
 from pathlib import Path
 
-from _busy import cpu_hogs
+from _busy import busy_arguments, cpu_hogs
 
 BENCHMARKS = ["RTEB(beta)", "MTEB(eng, v2)", "MTEB(Multilingual, v2)"]
 GOALS = {"cold": 3.0, "warm": 30.0}
@@ -98,12 +98,9 @@ def _section(busy: int, t: dict[str, float], load: tuple[float, float]) -> list[
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="../shared/mteb-cache", help="ResultCache folder")
-    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting (median)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "loader.md"))
-    parser.add_argument(
-        "--note", default="", help="a line about the machine's state, e.g. 'a busy shared machine'"
-    )
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     logging.disable(logging.WARNING)

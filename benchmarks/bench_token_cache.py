@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _busy import cpu_hogs
+from _busy import busy_arguments, cpu_hogs
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -102,10 +102,9 @@ def section(busy: int, repeat: int, root: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--busy", type=int, nargs="+", default=[0, 2], help="CPU hogs beside")
+    busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3, help="rounds per busy level")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks/results/token_cache.md")
-    parser.add_argument("--note", default="", help="a line about the machine's state")
     args = parser.parse_args(argv)
     import model2vec
     import torch

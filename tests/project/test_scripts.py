@@ -52,3 +52,19 @@ def test_cpu_hogs_run_inside_the_block_and_stop_after_it():
     assert not [p for p in running if p.is_alive()]
     with hogs(0):
         assert set(mp.active_children()) == before
+
+
+def test_busy_arguments_give_the_busy_levels_and_the_note():
+    """The four busy benchmarks' shared options (``benchmarks/_busy.py``)."""
+    import argparse
+
+    from tests.conftest import load_file
+
+    busy = load_file(REPO / "benchmarks" / "_busy.py", "_busy")
+    parser = argparse.ArgumentParser()
+    busy.busy_arguments(parser)
+    assert vars(parser.parse_args([])) == {"busy": [0, 2], "note": ""}
+    args = parser.parse_args(["--busy", "0", "1", "3", "--note", "a busy shared machine"])
+    assert args.busy == [0, 1, 3] and args.note == "a busy shared machine"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--busy", "two"])
