@@ -4,7 +4,9 @@ Python turns SIGINT into ``KeyboardInterrupt``, but SIGTERM (what ``kill``, ``ti
 and schedulers send) ends the process at once: no staging folder removed, no lock
 released, no job record saying what happened. :func:`stop_on_signals` makes both raise
 :class:`~analysis.core.errors.RunInterrupted` in the main thread, once: further signals are
-ignored while the run cleans up, which takes well under the 5 s a user waits.
+ignored while the run cleans up, which takes well under the 5 s a user waits. A stop
+that lands inside a finalizer (a ``__del__`` the garbage collector runs), where Python
+would print it as "Exception ignored" and carry on, is sent again and raised just after.
 
 The pieces that stop a run (they all let a ``KeyboardInterrupt`` pass through every
 ``except Exception``):
@@ -20,6 +22,7 @@ The pieces that stop a run (they all let a ``KeyboardInterrupt`` pass through ev
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import gc
 import logging
@@ -29,8 +32,10 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 from .errors import RunInterrupted
 
@@ -56,8 +61,98 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     """Signal handler: ignore further stop signals, raise :class:`RunInterrupted` once."""
     for other in STOP_SIGNALS:
-        signal.signal(other, _ignore)
+        signal.signal(other, _stand_down)
     raise RunInterrupted(signum=signum)
+
+
+#: The signal of a stop that a finalizer swallowed, until :func:`_stand_down` raises it again.
+_swallowed: int | None = None
+
+
+def _stand_down(signum: int, frame: FrameType | None) -> None:
+    """Signal handler after a stop: ignore further signals, but raise a swallowed stop again.
+
+    :func:`_redeliver_swallowed_stop` records the swallowed stop and has its signal sent
+    until this handler raises it, once, wherever the main thread is by then (not inside
+    that hook itself, where Python would print it and carry on again).
+    """
+    global _swallowed
+    if _swallowed is None or (frame is not None and frame.f_code is _HOOK_CODE):
+        return
+    signum, _swallowed = _swallowed, None
+    raise RunInterrupted(signum=signum)
+
+
+def _resend(signum: int) -> None:
+    """In a thread of its own: send ``signum`` to the main thread until the stop is raised."""
+    main = threading.main_thread().ident
+    assert main is not None
+    while _swallowed is not None:
+        signal.pthread_kill(main, signum)
+        time.sleep(0.01)
+
+
+def _redeliver_swallowed_stop(unraisable: sys.UnraisableHookArgs) -> None:
+    """``sys.unraisablehook`` while stops raise: a stop a finalizer swallowed is sent again.
+
+    A signal handler's exception is raised wherever the main thread is, and that can be
+    a ``__del__`` method or a weakref callback that the garbage collector runs (regex's
+    compiled patterns have one). Python cannot raise out of those: it prints "Exception
+    ignored in ..." with a traceback and carries on, and since :func:`_raise_interrupted`
+    has already stood down, the run would no longer stop at all. This hook takes that
+    :class:`RunInterrupted`, records it for :func:`_stand_down` and has a new thread send
+    the same signal until it is raised: sent from the main thread (``os.kill``,
+    ``signal.raise_signal``, ``_thread.interrupt_main``), the handler would run at once,
+    inside this hook. The main thread runs it at a later bytecode, normally just after
+    the finalizer; should that be in a finalizer again, this hook is called once more.
+    Anything else goes to the hook that was there before.
+    """
+    global _swallowed
+    err = unraisable.exc_value
+    if (
+        isinstance(err, RunInterrupted)
+        and _in_main_thread()
+        and signal.getsignal(err.signum) is _stand_down  # raised by a handler of ours
+    ):
+        _swallowed = err.signum
+        _thread.start_new_thread(_resend, (err.signum,))
+        return
+    _previous_unraisablehook(unraisable)
+
+
+_HOOK_CODE = _redeliver_swallowed_stop.__code__
+_previous_unraisablehook: Callable[[sys.UnraisableHookArgs], Any] = sys.__unraisablehook__
+
+
+def _hook_unraisable() -> bool:
+    """Make :func:`_redeliver_swallowed_stop` ``sys.unraisablehook``; False if it already was."""
+    global _previous_unraisablehook
+    if sys.unraisablehook is _redeliver_swallowed_stop:
+        return False
+    _previous_unraisablehook = sys.unraisablehook
+    sys.unraisablehook = _redeliver_swallowed_stop
+    return True
+
+
+@contextlib.contextmanager
+def _unraisable_stops_redelivered() -> Iterator[None]:
+    """Inside the block, :func:`_redeliver_swallowed_stop` is ``sys.unraisablehook``.
+
+    A stop swallowed in the block's last moments, not yet raised again when it ends, is
+    raised as the block ends.
+    """
+    global _swallowed
+    if not _hook_unraisable():  # an enclosing block owns the hook
+        yield
+        return
+    try:
+        yield
+        pending, _swallowed = _swallowed, None
+        if pending is not None:
+            raise RunInterrupted(signum=pending)
+    finally:
+        _swallowed = None
+        sys.unraisablehook = _previous_unraisablehook
 
 
 @contextlib.contextmanager
@@ -82,10 +177,15 @@ def stop_on_signals() -> Iterator[None]:
 
     The first signal raises in the main thread; later ones are ignored, so the cleanup
     that follows (staging folders, locks, job records, stopping workers) is not cut
-    short. The previous handlers come back when the block ends. Outside the main thread
-    (where Python cannot install handlers) the block changes nothing.
+    short. A stop raised inside a finalizer, where Python would print it and carry on,
+    is sent again to be raised just after it (:func:`_redeliver_swallowed_stop`). The
+    previous handlers come back when the block ends. Outside the main thread (where
+    Python cannot install handlers) the block changes nothing.
     """
-    with _handled_by(_raise_interrupted):
+    if not _in_main_thread():
+        yield
+        return
+    with _unraisable_stops_redelivered(), _handled_by(_raise_interrupted):
         yield
 
 
@@ -121,7 +221,8 @@ def signals_blocked() -> Iterator[None]:
 def worker_signals() -> None:
     """In a freshly started worker process: stop on SIGINT and SIGTERM, and with the main one.
 
-    Installs :func:`stop_on_signals`' handler for good, unblocks SIGINT and SIGTERM in
+    Installs :func:`stop_on_signals`' handler (and its redelivery of a stop swallowed by
+    a finalizer) for good, unblocks SIGINT and SIGTERM in
     case the process inherited them blocked, and starts a daemon thread that waits on
     the main process (``multiprocessing.parent_process()``: the process that started the
     worker, also through a fork server) and sends this worker SIGTERM when it ends. A
@@ -130,6 +231,7 @@ def worker_signals() -> None:
     """
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
+    _hook_unraisable()
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     main = multiprocessing.parent_process()
