@@ -139,7 +139,8 @@ def _unraisable_stops_redelivered() -> Iterator[None]:
     """Inside the block, :func:`_redeliver_swallowed_stop` is ``sys.unraisablehook``.
 
     A stop swallowed in the block's last moments, not yet raised again when it ends, is
-    raised as the block ends.
+    raised as the block ends (inside :func:`_handled_by`'s block, so the signal sent
+    again meets :func:`_stand_down`, not the handler that comes back after it).
     """
     global _swallowed
     if not _hook_unraisable():  # an enclosing block owns the hook
@@ -185,7 +186,7 @@ def stop_on_signals() -> Iterator[None]:
     if not _in_main_thread():
         yield
         return
-    with _unraisable_stops_redelivered(), _handled_by(_raise_interrupted):
+    with _handled_by(_raise_interrupted), _unraisable_stops_redelivered():
         yield
 
 

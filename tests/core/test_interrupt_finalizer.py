@@ -123,6 +123,36 @@ def test_stop_swallowed_again_and_again_is_raised_after_the_last_finalizer() -> 
     assert done.stderr == ""
 
 
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_stop_swallowed_as_the_block_ends_leaves_the_block(name: str) -> None:
+    """The finalizer is the block's last statement: the stop still leaves the block, and
+    no signal sent again reaches the handler that comes back after it."""
+    done = _run(
+        f"""
+        import signal, time
+        from analysis.core.errors import RunInterrupted
+        from analysis.core.interrupt import stop_on_signals
+
+        class Finalized:
+            def __del__(self):
+                signal.raise_signal(signal.{name})
+
+        for _ in range(20):
+            try:
+                with stop_on_signals():
+                    Finalized()
+                print("not stopped")
+            except RunInterrupted as err:
+                pass
+            time.sleep(0.02)  # a straggling signal would end or interrupt the script here
+        print("done")
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "done\n", done.stdout
+    assert done.stderr == ""
+
+
 def test_other_exceptions_in_finalizers_are_reported_as_before() -> None:
     done = _run(
         """
