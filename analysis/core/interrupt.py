@@ -62,6 +62,9 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     """Signal handler: ignore further stop signals, raise :class:`RunInterrupted` once."""
     for other in STOP_SIGNALS:
         signal.signal(other, _stand_down)
+    if _inside_hook(frame):  # raised there, it would be printed and lost: raise it after
+        _swallow(signum)
+        return
     raise RunInterrupted(signum=signum)
 
 
@@ -77,7 +80,7 @@ def _stand_down(signum: int, frame: FrameType | None) -> None:
     that hook itself, where Python would print it and carry on again).
     """
     global _swallowed
-    if _swallowed is None or (frame is not None and frame.f_code is _HOOK_CODE):
+    if _swallowed is None or _inside_hook(frame):
         return
     signum, _swallowed = _swallowed, None
     raise RunInterrupted(signum=signum)
@@ -107,19 +110,44 @@ def _redeliver_swallowed_stop(unraisable: sys.UnraisableHookArgs) -> None:
     the finalizer; should that be in a finalizer again, this hook is called once more.
     Anything else goes to the hook that was there before.
     """
-    global _swallowed
     err = unraisable.exc_value
     if (
         isinstance(err, RunInterrupted)
         and _in_main_thread()
         and signal.getsignal(err.signum) is _stand_down  # raised by a handler of ours
     ):
-        _swallowed = err.signum
-        _thread.start_new_thread(_resend, (err.signum,))
+        _swallow(err.signum)
         return
     _previous_unraisablehook(unraisable)
 
 
+def _swallow(signum: int) -> None:
+    """Record a stop that cannot be raised where it landed; have it sent until it is."""
+    global _swallowed
+    _swallowed = signum
+    _thread.start_new_thread(_resend, (signum,))
+
+
+def _inside_hook(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside :func:`_redeliver_swallowed_stop` or what it calls.
+
+    That includes the previous hook (pytest's, or the default one writing to a notebook's
+    Python-level ``sys.stderr``), where a stop raised would be printed and lost too.
+    """
+    while frame is not None:
+        if frame.f_code is _HOOK_CODE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _forget_swallowed() -> None:
+    """In a forked child: a stop pending in the parent is not the child's."""
+    global _swallowed
+    _swallowed = None
+
+
+os.register_at_fork(after_in_child=_forget_swallowed)
 _HOOK_CODE = _redeliver_swallowed_stop.__code__
 _previous_unraisablehook: Callable[[sys.UnraisableHookArgs], Any] = sys.__unraisablehook__
 
@@ -180,11 +208,14 @@ def stop_on_signals() -> Iterator[None]:
     that follows (staging folders, locks, job records, stopping workers) is not cut
     short. A stop raised inside a finalizer, where Python would print it and carry on,
     is sent again to be raised just after it (:func:`_redeliver_swallowed_stop`). The
-    previous handlers come back when the block ends. Outside the main thread (where
-    Python cannot install handlers) the block changes nothing.
+    previous handlers come back when the block ends. Inside an enclosing block (or a
+    worker's :func:`worker_signals`) and outside the main thread (where Python cannot
+    install handlers) the block changes nothing: one stop per run, settled by the
+    outermost.
     """
-    if not _in_main_thread():
-        yield
+    ours = (_raise_interrupted, _stand_down)
+    if not _in_main_thread() or signal.getsignal(signal.SIGINT) in ours:
+        yield  # an enclosing block (or worker_signals) stops the run, once, and settles it
         return
     with _handled_by(_raise_interrupted), _unraisable_stops_redelivered():
         yield
@@ -230,6 +261,7 @@ def worker_signals() -> None:
     main process killed outright (SIGKILL, out of memory) thus still stops its workers
     cleanly, each recording its job as interrupted.
     """
+    _forget_swallowed()
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
     _hook_unraisable()
@@ -273,20 +305,29 @@ def stoppable_command(command: Callable[[], int], *, resume: str) -> int:
     Returns:
         The command's exit status, or 128 + the signal number when stopped.
     """
-    with stop_on_signals():
-        try:
-            return command()
-        except KeyboardInterrupt as err:
-            stop = err
-            if not isinstance(stop, RunInterrupted):  # before anything ran (loading, planning)
-                stop = RunInterrupted("stopped before anything ran", signum=signal_of(err))
-            note = None if stop.detached else f"Resume with: {resume}"
-            print(stop.summary(note=note), file=sys.stderr)
-            # The process ends next. Python's final garbage collection over mteb's, torch's
-            # and pandas' objects takes seconds (2.5 s idle, 6 s on a busy machine); frozen
-            # objects are skipped, so the process is gone at once. Nothing is left to write.
-            gc.freeze()
-            return exit_status(stop.signum)
+    try:
+        with stop_on_signals():
+            try:
+                return command()
+            except KeyboardInterrupt as err:
+                return _report_stop(err, resume)
+    except RunInterrupted as err:  # swallowed by a finalizer as the command ended, raised
+        with signals_ignored():  # as the block ended (outside the try above)
+            return _report_stop(err, resume)
+
+
+def _report_stop(err: KeyboardInterrupt, resume: str) -> int:
+    """:func:`stoppable_command`'s one line for a stop; 128 + the signal number."""
+    stop = err
+    if not isinstance(stop, RunInterrupted):  # before anything ran (loading, planning)
+        stop = RunInterrupted("stopped before anything ran", signum=signal_of(err))
+    note = None if stop.detached else f"Resume with: {resume}"
+    print(stop.summary(note=note), file=sys.stderr)
+    # The process ends next. Python's final garbage collection over mteb's, torch's
+    # and pandas' objects takes seconds (2.5 s idle, 6 s on a busy machine); frozen
+    # objects are skipped, so the process is gone at once. Nothing is left to write.
+    gc.freeze()
+    return exit_status(stop.signum)
 
 
 def end_if_stopped(status: int) -> None:

@@ -413,6 +413,7 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 130 interrupted.
     """
     before = _children()
+    runs: list[NotebookRun] | None = None
     try:
         overrides = parameters_from_flags(args)
         # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
@@ -435,7 +436,10 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         return 130
     except KeyboardInterrupt:
         _stop_children(before)
-        print("\nInterrupted before any notebook ran.", flush=True)
+        if runs is None:
+            print("\nInterrupted before any notebook ran.", flush=True)
+        else:  # the stop came as the batch ended (a finalizer held it back until then)
+            print(f"\nInterrupted as the batch ended, after all {len(runs)} notebooks ran.")
         return 130
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
