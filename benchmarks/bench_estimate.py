@@ -48,7 +48,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from bench_estimate_newer import acceptance, md, section6
+from _estimate_limits import md
+from bench_estimate_newer import acceptance, section6
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.core.io import atomic_write_text

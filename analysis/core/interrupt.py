@@ -261,7 +261,6 @@ def worker_signals() -> None:
     main process killed outright (SIGKILL, out of memory) thus still stops its workers
     cleanly, each recording its job as interrupted.
     """
-    _forget_swallowed()
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
     _hook_unraisable()

@@ -439,7 +439,10 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if runs is None:
             print("\nInterrupted before any notebook ran.", flush=True)
         else:  # the stop came as the batch ended (a finalizer held it back until then)
-            print(f"\nInterrupted as the batch ended, after all {len(runs)} notebooks ran.")
+            print(
+                f"\nInterrupted as the batch ended, after all {len(runs)} notebooks ran.",
+                flush=True,
+            )
         return 130
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
