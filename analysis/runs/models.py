@@ -120,27 +120,10 @@ class StaticModelEncoder(AbsEncoder):
             A float32 array of shape (number of texts, embedding dimension).
         """
         texts = [text for batch in inputs for text in batch["text"]]
-        return self.encode_texts(
+        embeddings = self.model.encode(
             texts,
             batch_size=int(kwargs.get("batch_size") or 1024),
             show_progress_bar=bool(kwargs.get("show_progress_bar", False)),
-        )
-
-    def encode_texts(
-        self, texts: list[str], *, batch_size: int = 1024, show_progress_bar: bool = False
-    ) -> np.ndarray:
-        """Encode plain texts as float32 embeddings (the path mteb uses, without the loader).
-
-        Args:
-            texts: The texts to encode.
-            batch_size: Texts per model2vec batch.
-            show_progress_bar: Show model2vec's progress bar.
-
-        Returns:
-            A float32 array of shape (len(texts), embedding dimension).
-        """
-        embeddings = self.model.encode(
-            texts, batch_size=batch_size, show_progress_bar=show_progress_bar
         )
         return np.asarray(embeddings, dtype=np.float32)
 
