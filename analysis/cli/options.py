@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..core.choices import EXECUTORS, ON_CONFLICT
+from ..core.choices import ENCODERS, EXECUTORS, ON_CONFLICT
 from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 
 
@@ -102,7 +102,7 @@ def add_local_tasks(parser: argparse.ArgumentParser) -> None:
 
 
 def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    """``-m/--model``, ``--name``, ``-t/--tasks``, ``--local-tasks``, ``--public-only``."""
+    """``-m``, ``--name``, ``--encoder``, ``-t``, ``--local-tasks``, ``--public-only``."""
     parser.add_argument(
         "-m",
         "--model",
@@ -119,6 +119,14 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> Non
         metavar="ORG/NAME",
         help="name for the i-th --model (a name registered in mteb brings its metadata and "
         "revision, e.g. sentence-transformers/all-MiniLM-L6-v2); repeat in model order",
+    )
+    parser.add_argument(
+        "--encoder",
+        choices=ENCODERS,
+        default="mteb",
+        help="mteb: as mteb runs each model (its registered loader, else sentence-transformers; "
+        "a model2vec model through StaticEmbedding; default); model2vec: model2vec's own "
+        "StaticModel.encode, results under the experiment encoder_model2vec",
     )
     parser.add_argument(
         "-t",

@@ -14,6 +14,7 @@ model2vec's token encoding in float64 while distilling (:func:`float64_token_enc
 from __future__ import annotations
 
 import contextlib
+import threading
 import types
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -253,12 +254,17 @@ CLASSIFICATION_FIX_SOURCES = {
     "AbsTaskMultilabelClassification._undersample_data_indices": "c3fca19a8fbc2d0c",
     "_create_dataloaders._create_dataloader_from_texts": "43b9ef16972630ef",
 }
+#: ``{name: (owner, attribute, mteb's function)}`` while the fix is in place.
 _CLASSIFICATION_ORIGINALS: dict[str, tuple[Any, str, Any]] = {}
 _classification_notes: list[str] = []
+#: Guards the count of runs inside :func:`speed_up_classification` and the patching itself.
+_classification_lock = threading.Lock()
+_classification_users = 0
 
 
-def speed_up_classification(enable: bool = True) -> bool:
-    """Make mteb's classification evaluation read each label column once (idempotent).
+@contextlib.contextmanager
+def speed_up_classification() -> Iterator[bool]:
+    """Make mteb's classification evaluation read each label column once, while the block runs.
 
     Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__``
     by copies that read the labels as a list / numpy array, and wraps
@@ -285,37 +291,61 @@ def speed_up_classification(enable: bool = True) -> bool:
     and read the corpus ids Column once per task (77 ms for 10,000 ids); clustering
     spends its time in scikit-learn's k-means (63 of 66 s of a fast clustering run), and
     legacy clustering reads each set's label Column three times (about 3 of 52 s,
-    profiled). Applied by
-    :func:`analysis.runs.runner.run_evaluation`. Remove when mteb fixes it.
+    profiled). :func:`analysis.runs.runner.run_evaluation` runs inside it. Remove when
+    mteb fixes it.
 
-    Args:
-        enable: False restores mteb's own functions (for comparisons and benchmarks).
+    In force only inside the block: mteb's own functions are back when the last block
+    running in this process ends, also when it ends with an exception or Ctrl-C. Blocks
+    nest and run in several threads at once: a count under a lock patches on the first
+    entry and restores on the last exit, so a block in another thread never sees mteb
+    half restored. Code outside every block (a user's own ``mteb.evaluate`` after a run)
+    runs mteb's code; code in another thread *during* a block runs the fix (same scores).
 
-    Returns:
-        Whether the fix is in place. False with ``enable=True`` means the installed mteb
-        changed one of the functions (see :data:`CLASSIFICATION_FIX_SOURCES`); a warning
-        says so once, and mteb's code runs unchanged.
+    Yields:
+        Whether the fix is in place. False means the installed mteb changed one of the
+        functions (see :data:`CLASSIFICATION_FIX_SOURCES`); a warning says so once, and
+        mteb's code runs unchanged.
     """
-    if not enable:
-        for owner, attr, original in _CLASSIFICATION_ORIGINALS.values():
-            setattr(owner, attr, original)
-        _CLASSIFICATION_ORIGINALS.clear()
-        return False
-    if _CLASSIFICATION_ORIGINALS:
-        return True
+    global _classification_users
+    with _classification_lock:
+        if _classification_users == 0:
+            _patch_classification()
+        _classification_users += 1
+        in_place = bool(_CLASSIFICATION_ORIGINALS)
+    try:
+        yield in_place
+    finally:
+        with _classification_lock:
+            _classification_users -= 1
+            if _classification_users == 0:
+                _restore_classification()
+
+
+def _patch_classification() -> None:
+    """Put the fix in place, unless mteb changed a function it replaces (call under the lock)."""
     targets = _classification_targets()
+    originals = {
+        name: _CLASSIFICATION_ORIGINALS.get(name, (owner, attr, owner.__dict__[attr]))
+        for name, (owner, attr) in targets.items()
+    }  # an entry left by a restore cut short is mteb's function still
     changed = _changed_sources(
-        {name: owner.__dict__[attr] for name, (owner, attr) in targets.items()},
+        {name: original for name, (_, _, original) in originals.items()},
         CLASSIFICATION_FIX_SOURCES,
     )
     if changed:
         _note_classification_fix_off(changed)
-        return False
-    replacements = _classification_replacements()
-    for name, (owner, attr) in targets.items():
-        _CLASSIFICATION_ORIGINALS[name] = (owner, attr, owner.__dict__[attr])
+        return
+    replacements = _classification_replacements({n: f for n, (_, _, f) in originals.items()})
+    for name, (owner, attr, _) in originals.items():
+        _CLASSIFICATION_ORIGINALS[name] = originals[name]
         setattr(owner, attr, replacements[name])
-    return True
+
+
+def _restore_classification() -> None:
+    """Put mteb's own functions back (call under the lock); each is forgotten once restored."""
+    for name, (owner, attr, original) in list(_CLASSIFICATION_ORIGINALS.items()):
+        setattr(owner, attr, original)
+        del _CLASSIFICATION_ORIGINALS[name]
 
 
 def _classification_targets() -> dict[str, tuple[Any, str]]:
@@ -399,20 +429,19 @@ def label_values(labels: Any) -> Any:
     return labels[:] if isinstance(labels, Column) else labels
 
 
-def _classification_replacements() -> dict[str, Callable[..., Any]]:
+def _classification_replacements(
+    originals: Mapping[str, Callable[..., Any]],
+) -> dict[str, Callable[..., Any]]:
+    """The fix's functions, wrapping mteb's ``originals`` (``{name: mteb's function}``)."""
     import logging
     from collections import defaultdict
 
     import numpy as np
-    from mteb import _create_dataloaders
-    from mteb.abstasks.classification import AbsTaskClassification
-    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
-    from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-    original_scores = AbsTaskClassification.__dict__["_calculate_scores"]
-    original_pair_metrics = AbsTaskPairClassification.__dict__["_compute_metrics"]
-    original_multilabel = AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"]
-    original_text_loader = _create_dataloaders.__dict__["_create_dataloader_from_texts"]
+    original_scores = originals["AbsTaskClassification._calculate_scores"]
+    original_pair_metrics = originals["AbsTaskPairClassification._compute_metrics"]
+    original_multilabel = originals["AbsTaskMultilabelClassification._undersample_data_indices"]
+    original_text_loader = originals["_create_dataloaders._create_dataloader_from_texts"]
     evaluator_log = logging.getLogger("mteb._evaluators.sklearn_evaluator")  # mteb's logger
 
     def _undersample_data(

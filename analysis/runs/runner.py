@@ -243,6 +243,7 @@ def read_valid_result(path: Path) -> TaskResult | None:
 # --------------------------------------------------------------------------- running
 
 
+@compat.speed_up_classification()  # in force for the run only: same scores, labels read once
 def run_evaluation(
     models: Sequence[str | Path | ModelSpec | EncoderProtocol],
     tasks: Sequence[str | AbsTask],
@@ -312,7 +313,6 @@ def run_evaluation(
         raise ValueError(f"batch_size must be positive, got {batch_size}.")
     results_dir = Path(results_dir)
     task_list = resolve_tasks(tasks, local_tasks_dir)
-    compat.speed_up_classification()  # same scores, labels read once (see analysis.core.compat)
     _clean_stale_staging(results_dir)
     rows: list[dict[str, object]] = []
     pairs = tqdm(total=len(models) * len(task_list), desc="model x task", disable=not show_progress)
