@@ -362,7 +362,7 @@ def _what(method: str, function: Any) -> str:
     except (OSError, TypeError):
         source = "?"
     done = [what for call, what in TRANSFORM_CALLS.items() if call in source]
-    return ", ".join(done) or ("loads the data its own way" if not source else "changes the data")
+    return ", ".join(done) or ("loads the data its own way" if not source else "reshapes the data")
 
 
 def _refuse_own_loading(spec: LocalTaskSpec, task: AbsTask) -> None:

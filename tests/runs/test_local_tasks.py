@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -318,7 +319,7 @@ def test_a_task_with_its_own_transform_is_refused_in_a_simple_format(
         load_local_task(folder)
     message = str(err.value)
     assert f"{task_name} cannot be read from the {simple!r} format" in message
-    assert pytest.importorskip("re").search(f"dataset_transform {does}", message)
+    assert re.search(f"dataset_transform {does}", message)
     fix = f"hf download {dataset['path']} --repo-type dataset --revision {dataset['revision']}"
     assert f"{fix} --local-dir {folder / 'hub'}" in message and '"format": "hub"' in message
 
