@@ -5,17 +5,17 @@ top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/core/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-patches of mteb methods live here too (a local task's ``load_data``, and
-:func:`speed_up_classification`: labels and texts read once; remove when mteb fixes it), and so
-does the package's one look-up of mteb's model registry (:func:`registered_meta`), and
-model2vec's token encoding in float64 while distilling (:func:`float64_token_encoding`).
+patches of mteb methods live here too (:func:`speed_up_classification`: labels and texts
+read once; remove when mteb fixes it), and so does the package's one look-up of mteb's model
+registry (:func:`registered_meta`), model2vec's token encoding in float64 while distilling
+(:func:`float64_token_encoding`), and huggingface_hub's record of a download's revision
+(:func:`downloaded_revisions`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-import types
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -119,27 +119,19 @@ def legacy_task_type(task_name: str) -> str | None:
 # --------------------------------------------------------------------------- mteb tasks
 
 
-def replace_load_data(task: Any, load: Callable[[], Any]) -> Any:
-    """Make ``task`` read its data from ``load()`` instead of the hub; returns ``task``.
+def downloaded_revisions(folder: str | Path) -> set[str]:
+    """The commits of the files ``hf download --local-dir folder`` wrote there (empty if none).
 
-    Replaces the instance's ``load_data`` (mteb's ``AbsTask.load_data(self, num_proc=...,
-    **kwargs)``) with one that sets ``task.dataset = load()`` and ``data_loaded``, the
-    two attributes mteb's evaluation reads; ``unload_data`` (which mteb calls between
-    models) resets them, and the next ``load_data`` builds the data again. mteb has no
-    public hook for a task's data source, so this relies on ``mteb.evaluate`` calling
-    ``task.load_data()`` on the instance and on those two attribute names
-    (``tests/core/test_compat.py`` checks both with the installed mteb).
+    ``huggingface_hub`` records each file it downloads into a local folder in
+    ``folder/.cache/huggingface/download/<file>.metadata``, the commit on its first line
+    (``huggingface_hub._local_folder``). Read here directly: its own reader takes a lock
+    file and deletes a record it cannot parse, writing into a folder that may be read-only.
     """
-
-    def load_data(self: Any, num_proc: int | None = None, **kwargs: Any) -> None:
-        """Build the task's datasets from the local rows (mteb's ``load_data`` signature)."""
-        if self.data_loaded:
-            return
-        self.dataset = load()
-        self.data_loaded = True
-
-    task.load_data = types.MethodType(load_data, task)
-    return task
+    records = Path(folder) / ".cache" / "huggingface" / "download"
+    return {
+        path.read_text(encoding="utf-8").partition("\n")[0].strip()
+        for path in records.rglob("*.metadata")
+    }
 
 
 # --------------------------------------------------------------------------- submitit

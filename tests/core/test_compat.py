@@ -139,39 +139,17 @@ def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
 # --------------------------------------------------------------------------- mteb tasks
 
 
-def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
-    """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
-    import mteb
-    from datasets import Dataset, DatasetDict
+def test_downloaded_revisions_reads_what_hf_download_records(tmp_path):
+    """huggingface_hub's own writer and reader of a local folder's download records."""
+    from huggingface_hub._local_folder import read_download_metadata, write_download_metadata
 
-    from tests._run_fixtures import hashing_encoder
-
-    sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
-    calls = []
-
-    def build():
-        calls.append(1)
-        rows = {"sentence1": sentences, "sentence2": sentences[::-1], "labels": [1, 0, 0, 1]}
-        return {"default": DatasetDict({"test": Dataset.from_dict(rows)})}
-
-    task = mteb.get_task("SprintDuplicateQuestions")
-    task.filter_eval_splits(["test"])
-    assert compat.replace_load_data(task, build) is task
-    result = mteb.evaluate(
-        hashing_encoder(),
-        task,
-        cache=mteb.ResultCache(tmp_path),
-        co2_tracker=False,
-        show_progress_bar=False,
-        raise_error=True,
-        overwrite_strategy="always",
-    )
-    assert calls, "mteb.evaluate did not call the replaced load_data"  # offline: no hub
-    assert result.task_results[0].get_score() == result.task_results[0].get_score()  # a number
-    task.unload_data()
-    assert not task.data_loaded
-    task.load_data()
-    assert task.data_loaded and len(calls) >= 2
+    assert compat.downloaded_revisions(tmp_path) == set()
+    for name, commit in (("README.md", "a" * 40), ("data/test-00000.parquet", "b" * 40)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+        write_download_metadata(tmp_path, name, commit, etag="e")
+        assert read_download_metadata(tmp_path, name).commit_hash == commit
+    assert compat.downloaded_revisions(tmp_path) == {"a" * 40, "b" * 40}
 
 
 PRIVATE_SUBMITIT = re.compile(r"\bsubmitit\.core\b|from\s+submitit\.\w")
