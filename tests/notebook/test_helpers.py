@@ -19,9 +19,8 @@ from analysis.core.errors import NotebookError, ResultsNotFoundError
 from analysis.core.io import (
     format_pvalue,
     provenance_line,
-    results_display,
 )
-from analysis.core.paths import RESULTS_ENV, repo_root
+from analysis.core.paths import RESULTS_ENV, display_path, repo_root
 from analysis.results.folder import inventory, results_provenance
 from tests.conftest import REPO, write_result
 
@@ -130,11 +129,11 @@ def _tiny_results(root: Path) -> Path:
 
 def test_results_display_is_relative_beside_or_inside_the_repo(tmp_path):
     root = repo_root().resolve()
-    assert results_display(root / "build" / "x") == "build/x"
-    assert results_display(root.parent / "shared" / "mteb-cache") == "../shared/mteb-cache"
+    assert display_path(root / "build" / "x") == "build/x"
+    assert display_path(root.parent / "shared" / "mteb-cache") == "../shared/mteb-cache"
     home = Path.home().resolve()
     if root.parent not in (home, *home.parents):  # a home folder beside the repo is relative
-        assert results_display(home / "some-cache") == "~/some-cache"
+        assert display_path(home / "some-cache") == "~/some-cache"
 
 
 def test_fingerprint_is_stable_across_copies_and_changes_with_content(tmp_path):
@@ -495,7 +494,7 @@ def test_the_suggested_results_folder_is_named_as_given_not_through_symlinks(tmp
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ResultsNotFoundError) as err:
         nbmod.resolve_results("")
-    assert f"RESULTS={results_display(link / 'mteb-cache')}`" in str(err.value)
+    assert f"RESULTS={display_path(link / 'mteb-cache')}`" in str(err.value)
     assert "shared-link" in str(err.value) and "real-shared" not in str(err.value)
 
 

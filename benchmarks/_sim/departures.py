@@ -1,6 +1,6 @@
 """Simulations under realistic departures: unequal spreads, clustered tasks, outliers, skew.
 
-The companion of :mod:`analysis.stats._simulate` (same conventions: seeded, batched
+The companion of :mod:`_sim.stats` (same conventions: seeded, batched
 through the kernels the public functions use; small replicate counts in
 ``tests/stats/test_simulation.py``, large ones in ``benchmarks/bench_stats_validation.py``):
 
@@ -22,13 +22,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._maxt import maxt, single_step
-from ._resampling import unit_sums
-from ._simulate import Rate
-from .contrast import welch
-from .gap import relative_gap_welch
-from .paired import _paired_tests
-from .pairwise import pairwise_significance
+from analysis.stats._maxt import maxt, single_step
+from analysis.stats._resampling import unit_sums
+from analysis.stats.contrast import welch
+from analysis.stats.gap import relative_gap_welch
+from analysis.stats.paired import _paired_tests
+from analysis.stats.pairwise import pairwise_significance
+
+from .stats import Rate
 
 # --------------------------------------------------------------------------- group contrasts
 
