@@ -52,7 +52,6 @@ __all__ = [
     "ResultsFolders",
     "default_cache_folder",
     "inventory",
-    "results_label",
     "results_provenance",
     "suggested_results",
 ]
@@ -579,8 +578,3 @@ def results_provenance(
 ) -> dict[str, Any]:
     """:meth:`ResultsFolders.provenance` of existing folders (never downloads)."""
     return ResultsFolders.resolve(results, download=False).provenance()
-
-
-def results_label(results: str | Path | Sequence[str | Path] | ResultsFolders) -> str:
-    """:meth:`ResultsFolders.describe` of existing folders (never downloads)."""
-    return ResultsFolders.resolve(results, download=False).describe()
