@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from analysis import notebook as nbmod
+from analysis.core import quiet
 from analysis.core.errors import NotebookError, ResultsNotFoundError
 from analysis.core.io import (
     format_pvalue,
@@ -91,7 +92,7 @@ def test_model_palette_defaults_to_the_posts_models(shared_dir):
 def test_harmless_warnings_are_filtered_real_ones_still_show():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        nbmod.filter_harmless_warnings()
+        quiet.filter_harmless_warnings()
         warnings.warn(
             "The task 'SciFact' is superseded by 'SciFact.v2'. We recommend",
             UserWarning,
@@ -106,7 +107,7 @@ def test_harmless_warnings_are_filtered_real_ones_still_show():
 
 
 def test_load_reports_with_only_unexpected_keys_are_dropped(caplog):
-    nbmod.filter_harmless_warnings()
+    quiet.filter_harmless_warnings()
     log = logging.getLogger("transformers.modeling_utils")
     with caplog.at_level(logging.WARNING):
         log.warning("BertModel LOAD REPORT from: x\nembeddings.position_ids | UNEXPECTED")
@@ -281,11 +282,11 @@ def test_widget_progress_swaps_plain_tqdm_and_restores_it(tmp_path, monkeypatch)
     module = types.ModuleType("fake_library")
     module.tqdm = plain
     monkeypatch.setitem(sys.modules, "fake_library", module)
-    with nbmod.widget_progress("fake_library"):
+    with quiet.widget_progress("fake_library"):
         assert module.tqdm is auto
     assert module.tqdm is plain
     monkeypatch.setitem(sys.modules, "no_bar", types.ModuleType("no_bar"))
-    with pytest.raises(AttributeError, match="no_bar has no tqdm"), nbmod.widget_progress("no_bar"):
+    with pytest.raises(AttributeError, match="no_bar has no tqdm"), quiet.widget_progress("no_bar"):
         pass
 
 
