@@ -242,8 +242,8 @@ def maxt_null_rate(
     data sets, with its decision rule (the larger of the plain and the centred null's
     p-values); the share of global-null data sets in which any pair has p_maxT < alpha.
     """
-    from ._maxt import maxt, single_step
-    from ._resampling import SignPatterns
+    from analysis.stats._maxt import maxt, single_step
+    from analysis.stats._resampling import SignPatterns
 
     rng = np.random.default_rng(seed)
     ia, ib = np.triu_indices(n_models, 1)
