@@ -176,11 +176,10 @@ API_GROUPS: list[tuple[str, str, list[str]]] = [
     (
         "Estimate from a few tasks",
         "A model's benchmark mean and rank from the tasks it has run, which task to run "
-        "next, and how the task choice holds on models it never saw.",
+        "next, and which few tasks to run for an estimate.",
         [
             "predict_benchmark", "BenchmarkPrediction", "next_tasks", "NextTasksResult",
-            "select_tasks", "TaskSelectionResult", "cross_fit_selection", "CrossFitResult",
-            "validate_by_release_date", "ReleaseDateValidation",
+            "select_tasks", "TaskSelectionResult",
         ],
     ),
     (

@@ -28,7 +28,7 @@ import difflib
 import sys
 from collections.abc import Sequence
 
-from ..core.errors import spelling, spoken_as
+from ..core.errors import spoken_as
 from . import build_cli
 from .build_cli import command_names
 
@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"static-rteb: {unknown_command(args[0], commands)}", file=sys.stderr)
         return 2
     parsed = parser.parse_args(args)
-    with spoken_as("make" if spelling() == "make" else "cli"):  # messages name the flags
+    with spoken_as("cli"):  # messages name the flags
         return int(parsed.func(parsed, args[1:]) or 0)
 
 

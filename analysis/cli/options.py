@@ -9,8 +9,6 @@ they check. Imports nothing heavy: every ``--help`` is built from here and
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from typing import Any
 
 from ..core.choices import ENCODERS, EXECUTORS, ON_CONFLICT
@@ -173,15 +171,6 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     group.add_argument(
         "--mem-gb-per-worker", type=positive_float, help="slurm: memory per worker in GB"
     )
-    for old, new, kind in DEPRECATED_OPTIONS:
-        group.add_argument(
-            old,
-            dest=new.lstrip("-").replace("-", "_"),
-            type=kind,
-            action=_Deprecated,
-            replacement=new,
-            help=argparse.SUPPRESS,
-        )
     group.add_argument(
         "--timeout-min",
         type=positive_int,
@@ -193,39 +182,9 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     )
 
 
-class _Deprecated(argparse.Action):
-    """An old option name: stores into the new option's destination, with a short notice."""
-
-    def __init__(self, option_strings: list[str], dest: str, replacement: str, **kwargs: Any):
-        self.replacement = replacement
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        print(
-            f"warning: {option_string} is deprecated and will be removed in the next release; "
-            f"use {self.replacement} (the resource was always per worker).",
-            file=sys.stderr,
-        )
-        setattr(namespace, self.dest, values)
-
-
-#: Old option names kept for one release: (old, new, type).
-DEPRECATED_OPTIONS: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
-    ("--cpus-per-job", "--cpus-per-worker", positive_int),
-    ("--gpus-per-job", "--gpus-per-worker", non_negative_int),
-    ("--mem-gb", "--mem-gb-per-worker", positive_float),
-)
-
 __all__ = [
     "DEFAULT_PLAN",
     "DEFAULT_RUNS",
-    "DEPRECATED_OPTIONS",
     "add_executor_options",
     "add_local_tasks",
     "add_model_options",

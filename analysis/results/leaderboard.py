@@ -59,10 +59,8 @@ from .parse_cache import (
     write_cache,
 )
 from .parsing import ENGINES, MISSING_COLUMNS, SCORE_COLUMNS, Engine
-from .parsing import entries_score as _entries_score
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
 from .summary import (
-    _borda_rank,
     blocking_message,
     blocking_tasks,
     complete_models,
@@ -83,8 +81,6 @@ __all__ = [
     "ResultsConflictError",
     "ResultsFolders",
     "ResultsNotFoundError",
-    "_borda_rank",
-    "_entries_score",
     "default_cache_dir",
     "load_leaderboard",
     "load_leaderboards",

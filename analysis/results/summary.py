@@ -51,10 +51,6 @@ def borda_rank(scores: pd.DataFrame, models: Sequence[str]) -> pd.Series:
     return points.rank(method="min", ascending=False).astype("int64")
 
 
-#: The name other modules and tests have used.
-_borda_rank = borda_rank
-
-
 def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
     """Mean of ``have`` over ``tasks``; NaN if one is missing, unless partial means are allowed."""
     vals = [have[t] for t in tasks if t in have]

@@ -117,7 +117,7 @@ def test_frontier_signal_sees_a_planted_jump_only_in_the_newer_models(
 
 def test_width_parts_rebuild_the_estimators_half_width(limits: ModuleType):
     """The larger of the two parts, per newer model, is the interval validation reports."""
-    from analysis.stats import validate_by_release_date
+    from _sim.held_out import validate_by_release_date
 
     wide, dates = _board(0.5)
     cut = dates.iloc[60]

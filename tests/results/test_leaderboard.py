@@ -464,10 +464,9 @@ def test_rteb_now_warns_naming_the_post_pin(shared_results, tmp_path):
 
 def test_the_better_pin_is_named_as_the_caller_types_it(tmp_path, capsys, monkeypatch):
     from analysis.cli import main
-    from analysis.core.errors import SPELLING_ENV, spoken_as
+    from analysis.core.errors import spoken_as
     from analysis.results.summary import completeness_message
 
-    monkeypatch.delenv(SPELLING_ENV, raising=False)
     args = ("RTEB(beta)", "now", 0, 4, {"as-of-post": 4})
     assert "(pin='now')" in completeness_message(*args)
     with spoken_as("cli"):
@@ -504,10 +503,9 @@ def test_the_other_pins_count_keeps_the_first_folder_too(tmp_path):
 
 def test_a_benchmark_no_model_completes_names_the_blocking_task(tmp_path, monkeypatch):
     """Issue 31: the warning names the task no model has, and how to leave it out."""
-    from analysis.core.errors import SPELLING_ENV, spoken_as
+    from analysis.core.errors import spoken_as
     from analysis.results.summary import blocking_message, blocking_tasks
 
-    monkeypatch.delenv(SPELLING_ENV, raising=False)
     spec = resolve_spec("RTEB(beta)", pin="as-of-post")
     absent = spec.task_names[0]
     root = tmp_path / "cache"
