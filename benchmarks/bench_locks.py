@@ -31,6 +31,7 @@ benchmarks/results/locks.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import subprocess
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "benchmarks" / "results" / "locks.md"
@@ -66,14 +68,20 @@ print(time.time())
 """
 
 
+@functools.cache
+def _load_before(before: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("locks_before", before)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["locks_before"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 def _make(kind: str, path: str | Path, poll: float, before: str) -> object:
     if kind == "before":
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("locks_before", before)
-        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-        return module.FileLock(path, poll=poll)
+        return _load_before(before).FileLock(path, poll=poll)
     if kind == "now":
         from analysis.runs.locks import file_lock
 
