@@ -53,7 +53,7 @@ STOP_WITHIN = 5.0
 
 SUBMITTER = {
     "ours": """
-        import sys
+        import os, sys
         from analysis.core.interrupt import stoppable_command
         from analysis.runs.executors import run_local
         from analysis.runs.plan import read_plan
@@ -64,10 +64,11 @@ SUBMITTER = {
             run_local(plan, plan.jobs, workers=1, show_progress=False)
             return 0
 
-        sys.exit(stoppable_command(command, resume="run again"))
+        status = stoppable_command(command, resume="run again")
+        os._exit(status)  # as the console script does after a stop: no slow shutdown
     """,
     "submitit.LocalExecutor": """
-        import sys
+        import os, sys
         import submitit
         from analysis.core.interrupt import stoppable_command
         from analysis.runs.executors import run_worker
@@ -84,7 +85,8 @@ SUBMITTER = {
                 raise
             return 0
 
-        sys.exit(stoppable_command(command, resume="run again"))
+        status = stoppable_command(command, resume="run again")
+        os._exit(status)
     """,
 }
 
@@ -195,7 +197,10 @@ def behaviour(kind: str, how: str, model: Path, scratch: Path) -> dict[str, Any]
         while _alive(worker) and time.monotonic() - sent < STOP_WITHIN:
             time.sleep(0.05)
         stopped = not _alive(worker)
-        status = submitter.wait(30)
+        try:
+            status: int | str = submitter.wait(120)
+        except subprocess.TimeoutExpired:
+            status = "still running after 120 s"
         record = read_record(plan, job.job_id) or {}
     finally:
         lock.release()
