@@ -143,7 +143,7 @@ def test_two_workers_on_the_same_tasks_run_each_once(
         )
         for o in orders
     ]
-    outputs = [json.loads(w.communicate(timeout=300)[0].strip().splitlines()[-1]) for w in workers]
+    outputs = [json.loads(w.communicate(timeout=900)[0].strip().splitlines()[-1]) for w in workers]
     assert [w.returncode for w in workers] == [0, 0]
     for task in tasks:
         assert sorted(out[task] for out in outputs) == ["cached", "ran"], (task, outputs)
