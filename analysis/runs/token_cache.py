@@ -121,8 +121,8 @@ def cached_encoding(
         n_tokens = len(keywords["tokenized"])
         kept = _read(path, n_tokens)
         if kept is None:
-            lock = file_lock(folder / f"{key}.lock")
             try:
+                lock = file_lock(folder / f"{key}.lock")  # makes the folder
                 lock.acquire()
             except OSError as err:  # a cache that cannot be written never stops a distillation
                 logger.warning("Cannot keep token embeddings in %s (%s); encoding", folder, err)
