@@ -381,14 +381,15 @@ def test_the_plain_papermill_route_of_the_readme(shared_results, tmp_path):
         "SIGINT to the group",
         "SIGINT to the main process",
         "SIGTERM",
-        "SIGINT, started in background",
+        "SIGTERM, started in background",
     ],
 )
 def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_path, how):
     """As a terminal's Ctrl-C, `kill -INT <pid>` / `timeout -s INT`, and a scheduler's SIGTERM.
 
     "started in background": the batch inherits SIGINT ignored, as a process started with
-    `&` from a script does, and still stops on `kill -INT`.
+    `&` from a script does, keeps ignoring it (POSIX's rule, docs/running.md) and stops on
+    `kill`.
     """
     import os
     import signal

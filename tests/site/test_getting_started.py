@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import cli_env, wait_for
+from tests._cli import as_started_by, cli_env, wait_for
 from tests._run_fixtures import (
     distilled_static_model,
     needs_shared_cache,
@@ -317,6 +317,7 @@ def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
                 stderr=subprocess.PIPE,
                 text=True,
                 start_new_session=True,
+                preexec_fn=as_started_by("terminal"),  # SIGINT at its default, however we started
             )
             wait_for(lambda: _first_result(root), "the first result", process=process, timeout=900)
             os.killpg(process.pid, signal.SIGINT)
