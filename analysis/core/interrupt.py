@@ -1,25 +1,23 @@
 """Stop a run cleanly on Ctrl-C, a notebook kernel interrupt, SIGINT or SIGTERM.
 
-The rules. Results only move into place whole (a staging folder, then ``os.replace``), so a
-process stopped at any instant, even by SIGKILL, leaves no partial result; what it leaves (a
-staging folder, a job record saying ``running``) names its pid, for the next run to remove
-and ``static-rteb status`` to report. Our processes stop on SIGINT and SIGTERM unless
-ignored when they started (a background job keeps ignoring SIGINT, as in POSIX): the first
-signal raises :class:`~analysis.core.errors.RunInterrupted`, a ``KeyboardInterrupt`` that no
-``except Exception`` swallows, whose ``finally`` blocks remove the staging folder and record
-the job as interrupted. In a command a second signal ends the process at once; in a worker
-it is ignored. A process waiting on workers sends them SIGTERM, kills those left after
-:data:`GRACE` seconds and records their jobs as interrupted; a worker whose parent dies
-stops itself so. A command then prints one line (what finished, what was interrupted, how to
-resume) and exits with 128 + the signal. A stop landing in a finalizer is lost there, as
-Python has it: a worker is killed after :data:`GRACE` seconds, a command ends on the next
-signal.
+Results only move into place whole (a staging folder, then ``os.replace``), so a process
+stopped at any instant, even by SIGKILL, leaves no partial result; what it leaves (a staging
+folder, a job record saying ``running``) names its pid. Our processes stop on SIGINT and
+SIGTERM unless ignored at start (a background job keeps ignoring SIGINT, as in POSIX): the
+first signal raises :class:`~analysis.core.errors.RunInterrupted`, a ``KeyboardInterrupt``
+that no ``except Exception`` swallows, whose ``finally`` blocks remove the staging folder and
+record the job as interrupted. In a command a second signal ends the process at once; in a
+worker it is ignored. A process waiting on workers sends them SIGTERM, kills those left after
+:data:`GRACE` seconds and records their jobs as interrupted; a worker whose parent dies stops
+itself so. A command then prints one line (what finished, what was interrupted, how to resume)
+and exits with 128 + the signal. A stop landing in a finalizer is lost there, as Python has
+it: a worker is then killed after :data:`GRACE` seconds, and a command that has not stopped
+:data:`DEADLINE` seconds after the signal ends itself as a second signal would.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import multiprocessing.connection
 import os
 import signal
@@ -33,7 +31,9 @@ from .errors import RunInterrupted
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)  #: The signals that stop a run.
 GRACE = 3.0  #: Seconds a worker has to stop before it is killed.
+DEADLINE = GRACE + 2  #: Seconds after its first stop signal a command ends, stopped or not.
 _BEFORE = "stopped before anything ran"  # when no run counted what it stopped
+_deadlines: list[threading.Timer] = []  # a stopping command's; cancelled as its block ends
 
 
 def _handle(handler: Callable[[int, Any], None]) -> dict[int, Any]:
@@ -47,12 +47,14 @@ def _handle(handler: Callable[[int, Any], None]) -> dict[int, Any]:
 
 def _raise_once(then: Callable[[int, Any], None], signum: int, frame: Any) -> None:
     _handle(then)  # later signals go to ``then``
+    if then is _end_now:  # a command: should this stop be lost in a finalizer, end anyway
+        _deadlines.append(threading.Timer(DEADLINE, _end_now, (signum, None)))
+        _deadlines[-1].start()  # cancelled as the block ends, so no exit waits on it
     raise RunInterrupted(_BEFORE, signum=signum)
 
 
 def _end_now(signum: int, frame: Any) -> None:
-    name = signal.Signals(signum).name
-    os.write(2, f"\nStopped at once by a second {name}; no partial result file is kept.\n".encode())
+    os.write(2, b"\nStopped at once; no partial result file is kept.\n")
     os._exit(128 + signum)
 
 
@@ -67,8 +69,8 @@ _STOP_COMMAND, _STOP_WORKER = partial(_raise_once, _end_now), partial(_raise_onc
 def stop_on_signals() -> Iterator[None]:
     """Inside the block, SIGINT and SIGTERM raise :class:`RunInterrupted`; a second one ends.
 
-    A signal ignored when the block starts stays ignored. Outside the main thread, or in
-    an enclosing block, it changes nothing. The previous handlers come back after it.
+    A signal ignored at the start stays ignored. Outside the main thread, or in an enclosing
+    block, it changes nothing. The previous handlers come back after it.
     """
     ours = (_STOP_COMMAND, _end_now, _STOP_WORKER, _ignore)
     nested = any(signal.getsignal(sig) in ours for sig in STOP_SIGNALS)
@@ -81,13 +83,12 @@ def stop_on_signals() -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        while _deadlines:
+            _deadlines.pop().cancel()
 
 
 def worker_signals() -> None:
-    """In a worker: the first stop signal raises, later ones are ignored.
-
-    When the process that started it ends (killed outright), SIGTERM, then exit GRACE s later.
-    """
+    """In a worker: the first stop signal raises, later ones are ignored; stop with the parent."""
     _handle(_STOP_WORKER)
     parent = multiprocessing.parent_process()
     if parent is not None:
