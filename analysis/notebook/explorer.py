@@ -5,7 +5,7 @@ explorer shows **every** ranked model of each board with its rank interval and s
 a page that works offline: a board switch (tabs), a search box (type part of a model's
 name: the matches are highlighted and the first is scrolled into view; Enter goes to
 the next), group filters (:func:`analysis.results.groups.model_groups`: transformer,
-static distilled, static supervised, mteb's baselines, models mteb does not register),
+static models by kind, mteb's baselines, models mteb does not register),
 the score, interval and group on hover, and the user's own runs marked.
 
 The drawing is plotly's (the Python package builds one figure per board, see
@@ -45,12 +45,24 @@ if TYPE_CHECKING:
 
 #: The groups in the order the filter lists them; each is ``family`` or ``family · kind``
 #: of :func:`analysis.results.groups.model_groups`.
-GROUPS = ("transformer", "static · distilled", "static · supervised", "baseline", "unknown")
+GROUPS = (
+    "transformer",
+    "static · model2vec",
+    "static · distilled",
+    "static · supervised",
+    "static · hybrid",
+    "static · unknown",
+    "baseline",
+    "unknown",
+)
 #: One colour per group (colour-blind safe; grey for the many transformers).
 GROUP_COLORS = {
     "transformer": "#8c8c8c",
+    "static · model2vec": "#56b4e9",
     "static · distilled": POST_COLORS[2],
     "static · supervised": POST_COLORS[0],
+    "static · hybrid": "#fbafe4",
+    "static · unknown": POST_COLORS[1],
     "baseline": "#ca9161",
     "unknown": POST_COLORS[3],
 }
