@@ -13,7 +13,8 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
 * :mod:`._simulate`, :mod:`._simulate_departures`: the validation simulations;
 * public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
-  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`;
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`,
+  :mod:`.advantage` (the Goodhart audit's tests), :mod:`.predictive`;
 * :mod:`.estimate`: the estimator's own room (a benchmark mean from a few tasks:
   :func:`predict_benchmark`, :func:`next_tasks`, :func:`select_tasks`,
   :func:`cross_fit_selection`, :func:`validate_by_release_date`), with its private layers.
@@ -87,6 +88,14 @@ from ..core.lazy import LazyNames
 if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded on first use
     from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
     from ._results import ConfidenceInterval, StatsResult
+    from .advantage import (
+        AdvantagePredictorsResult,
+        PublicAdvantageResult,
+        TrainedTaskResult,
+        advantage_predictors,
+        public_advantage,
+        trained_task_effect,
+    )
     from .agreement import BenchmarkAgreementResult, benchmark_agreement
     from .compare import ComparisonReport, compare
     from .contrast import GroupContrastResult, group_contrast
@@ -107,6 +116,7 @@ if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded 
     from .gap import PublicPrivateGapResult, public_private_gap
     from .paired import PairedTestResult, paired_bootstrap
     from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
+    from .predictive import PredictiveComparisonResult, predictive_comparison
     from .ranks import RankIntervalsResult, rank_intervals
 
 _LAZY = LazyNames(__name__, __file__, submodules=True)
