@@ -88,8 +88,8 @@ def leaderboard_columns(
         >>> table[["Rank (Borda)", "Zero-shot", "Mean (Task)", "Mean (TaskType)"]]
                Rank (Borda)  Zero-shot  Mean (Task)  Mean (TaskType)
         model
-        org/A             1       <NA>     0.533333             0.65
-        org/B             2       <NA>     0.500000             0.60
+        org/A             1       <NA>     0.533333             0.60
+        org/B             2       <NA>     0.500000             0.55
         >>> len(leaderboard_columns(lb, min_zero_shot=100))  # unknown is not zero-shot
         0
     """
