@@ -3,7 +3,7 @@
 Used by ``benchmarks/bench_goodhart_validation.py`` (many replicates, writes
 ``benchmarks/results/goodhart_validation.md``) and ``tests/stats/test_advantage.py`` (few).
 The simulations call the kernels of the public functions (:mod:`analysis.stats.advantage`:
-``_relative``, ``_welch_parts``, ``flip_max_t``, ``predictor_row``; and the public
+``_relative``, ``_welch_parts``, ``simultaneous``, ``predictor_row``; and the public
 :func:`~analysis.stats.trained_task_effect` and :func:`~analysis.stats.predictive_comparison`);
 the tests check that the kernels give the public functions' numbers.
 
@@ -31,9 +31,8 @@ import pandas as pd
 from scipy import stats
 
 from analysis.stats import predictive_comparison, trained_task_effect
-from analysis.stats._maxt import single_step
 from analysis.stats._resampling import sign_patterns
-from analysis.stats.advantage import _relative, _welch_parts, flip_max_t, predictor_row
+from analysis.stats.advantage import _relative, _welch_parts, predictor_row, simultaneous
 
 DEPARTURES = ("normal", "heavy", "skewed", "unequal", "corr-tasks", "families", "outlier")
 SD = 0.03
@@ -127,7 +126,7 @@ def advantage_cell(
         y_pub, y_priv = _relative(x_pub), _relative(x_priv)
         w = _welch_parts(y_pub, y_priv, level)
         patterns = sign_patterns(n1 + n2, n_patterns, rng)
-        _, c = single_step(flip_max_t(y_pub, y_priv, patterns), np.abs(w["t"]), patterns, 1 - level)
+        _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]
         null = np.ones(k, bool) if spread else truth == 0
@@ -225,6 +224,8 @@ def predictive_cell(
     rng: np.random.Generator, reps: int, n: int, departure: str, *, n_patterns: int = 999
 ) -> Tally:
     """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
+
+    ``n_patterns``: its bootstrap resamples.
 
     target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
     accuracy after the line). Departures: ``heavy`` (t3 errors), ``outlier`` (three models

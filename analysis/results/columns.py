@@ -20,7 +20,7 @@ Unlike mteb's table, a model that mteb does not register is kept, with empty met
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -60,12 +60,18 @@ def type_means(board: Leaderboard) -> pd.DataFrame:
 
 
 def leaderboard_columns(
-    board: Leaderboard, *, min_zero_shot: int | None = None, keep_unknown: bool = False
+    board: Leaderboard,
+    *,
+    models: Sequence[str] | None = None,
+    min_zero_shot: int | None = None,
+    keep_unknown: bool = False,
 ) -> pd.DataFrame:
     """The benchmark's leaderboard table with mteb's columns (see the module notes).
 
     Args:
         board: A loaded benchmark (``load_leaderboard(...)``).
+        models: Only these models of the board (e.g. the complete ones), the Borda rank
+            among them; None: every model.
         min_zero_shot: Keep only models whose zero-shot % on the benchmark is at least
             this (100: trained on none of its tasks); None keeps every model. The Borda
             rank is then among the models kept, as mteb's leaderboard ranks what its
@@ -93,7 +99,7 @@ def leaderboard_columns(
         >>> len(leaderboard_columns(lb, min_zero_shot=100))  # unknown is not zero-shot
         0
     """
-    summary = board.summary
+    summary = board.summary if models is None else board.summary.loc[list(models)]
     shot = zero_shot(summary.index, board.spec.task_names)
     if min_zero_shot is not None:
         keep = shot.ge(min_zero_shot).fillna(keep_unknown).astype(bool)

@@ -159,6 +159,9 @@ def test_type_means_equal_mtebs_table_on_a_hand_made_board():
             ours[kind], ref[kind].reindex(ours.index), check_names=False, atol=1e-12
         )
     assert np.isnan(ours.loc[models[2], "Mean (TaskType)"])  # incomplete: no mean, as mteb
+    kept = leaderboard_columns(board, models=models[1:])  # the Borda rank among those kept
+    assert sorted(kept.index) == sorted(models[1:]) and sorted(kept["Rank (Borda)"]) == [1, 2]
+    assert kept["Mean (TaskType)"].equals(ours.loc[kept.index, "Mean (TaskType)"])
 
 
 @pytest.mark.shared

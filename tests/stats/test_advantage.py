@@ -16,7 +16,6 @@ from scipy import stats
 from analysis.core.errors import LabelMismatchError
 from analysis.stats import (
     advantage_predictors,
-    paired_bootstrap,
     predictive_comparison,
     public_advantage,
     trained_task_effect,
@@ -71,19 +70,22 @@ def test_simultaneous_critical_value_matches_a_loop_over_every_sign_pattern():
     res = public_advantage(scores, public_tasks=pub, private_tasks=priv, n_resamples=4096)
     assert res.exact and res.n_patterns == 2**11
     y = _relative(scores)
-    r_pub, r_priv = (y.loc[s] - y.loc[s].mean() for s in (pub, priv))
     signs = next(sign_patterns(12, 4096, np.random.default_rng(0)).blocks(2**11))
-    a = r_pub.to_numpy()[None] * signs[:, :6, None]  # (patterns, tasks, models)
-    b = r_priv.to_numpy()[None] * signs[:, 6:, None]
-    maxima = np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic).max(axis=1)
-    maxima = np.sort(maxima)
-    k = int(np.ceil(0.05 * len(maxima)))  # the 95% quantile the single-step rule takes
-    assert res.critical_value == pytest.approx(maxima[len(maxima) - k], rel=1e-6)
-    observed = np.abs(
-        res.to_frame().set_index("model")["advantage"] / res.to_frame().set_index("model")["se"]
-    )
-    expected = [(maxima >= t * (1 - 1e-9) - 1e-9).mean() for t in observed]
-    np.testing.assert_allclose(res.to_frame()["pvalue_adjusted"], expected, atol=1e-12)
+    table = res.to_frame().set_index("model")
+    observed = np.abs(table["advantage"] / table["se"])
+    k = int(np.ceil(0.05 * len(signs)))  # the 95% quantile the single-step rule takes
+    criticals, adjusted = [], []
+    for centre_pub, centre_priv in (
+        (y.loc[pub].mean(), y.loc[priv].mean()),  # within each side
+        (y.mean(), y.mean()),  # pooled: no advantage imposed
+    ):
+        a = (y.loc[pub] - centre_pub).to_numpy()[None] * signs[:, :6, None]
+        b = (y.loc[priv] - centre_priv).to_numpy()[None] * signs[:, 6:, None]
+        maxima = np.sort(np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic).max(1))
+        criticals.append(maxima[len(maxima) - k])
+        adjusted.append([(maxima >= t * (1 - 1e-9) - 1e-9).mean() for t in observed])
+    assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
+    np.testing.assert_allclose(table["pvalue_adjusted"], np.max(adjusted, axis=0), atol=1e-12)
 
 
 def test_beyond_chance_is_the_interval_excluding_zero_and_finds_a_gain():
@@ -173,35 +175,54 @@ def test_a_predictor_needs_its_groups_and_the_models_of_scores():
 # --------------------------------------------------------------------------- within models
 
 
-def test_trained_task_effect_is_a_paired_test_over_models():
+def test_trained_task_effect_against_every_relabelling():
+    """6 models with known training data: all 720 reassignments, enumerated here."""
+    import itertools
+
     rng = np.random.default_rng(7)
-    scores, pub, _ = _board(rng, k=20)
+    scores, pub, _ = _board(rng, k=8)
     scores = scores.loc[pub]
     trained = pd.DataFrame(False, index=scores.index, columns=scores.columns)
-    trained.iloc[0, :8] = True
-    trained.iloc[[2, 3], 8] = True
-    trained["m19"] = pd.NA  # unknown training data: left out
+    trained.iloc[0, :2] = True
+    trained.iloc[[2, 3], 2] = True
+    trained[["m06", "m07"]] = pd.NA  # unknown training data: never relabelled
     trained = trained.astype("boolean")
-    res = trained_task_effect(scores, trained, rng=0)
+    scores.iloc[0, :2] += 0.05
+    res = trained_task_effect(scores, trained, n_resamples=40_000, rng=0)
     y = _relative(scores)
-    on = [y.iloc[0, j] for j in range(8)] + [y.iloc[[2, 3], 8].mean()]
-    off = [y.iloc[1:, j].mean() for j in range(8)] + [y.drop(y.index[[2, 3]]).iloc[:, 8].mean()]
-    ref = paired_bootstrap(np.array(on), np.array(off), rng=0)
-    assert res.n_models == 9 and res.n_tasks_varying == 3
-    assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
-    assert res.pvalue == ref.pvalue
-    # the sign-flip p-value itself against scipy's exact permutation test (9 models)
-    d = np.array(on) - np.array(off)
-    exact = stats.permutation_test(
-        (d,), np.mean, permutation_type="samples", n_resamples=np.inf
-    ).pvalue
-    assert res.pvalue == pytest.approx(exact, abs=1e-12)
+    known = list(scores.columns[:6])
+    patterns = [trained[m].astype(bool) for m in known]
+
+    def statistic(values, assigned):
+        diffs = [
+            values.loc[flags.to_numpy(), m].mean() - values.loc[~flags.to_numpy(), m].mean()
+            for m, flags in zip(known, assigned, strict=True)
+            if 0 < flags.sum() < len(flags)
+        ]
+        return np.mean(diffs)
+
+    def exact_pvalue(delta):
+        """Every reassignment, the trained cells' relative scores shifted by ``delta``."""
+        shifted = y - delta * trained.fillna(False).to_numpy(dtype=float)
+        seen = statistic(shifted, patterns)
+        null = np.array([statistic(shifted, p) for p in itertools.permutations(patterns)])
+        return (np.abs(null) >= abs(seen) - 1e-12).mean()
+
+    assert res.n_models == 3
+    assert res.statistic == pytest.approx(statistic(y, patterns), abs=1e-12)
+    assert res.pvalue == pytest.approx(exact_pvalue(0.0), abs=0.01)
+    # the interval's ends are where the (exact) test starts to reject
+    low, high = res.confidence_interval
+    assert low < res.statistic < high
+    eps = 1e-3 * (high - low)
+    for inside, outside in ((low + eps, low - eps), (high - eps, high + eps)):
+        assert exact_pvalue(inside) > 0.05 - 0.01 and exact_pvalue(outside) <= 0.05 + 0.01
 
 
 # --------------------------------------------------------------------------- predictive
 
 
-def test_predictive_comparison_uses_press_residuals_and_a_sign_flip_test():
+def test_predictive_comparison_uses_press_residuals_and_scipys_bootstrap():
     import statsmodels.api as sm
 
     rng = np.random.default_rng(8)
@@ -215,12 +236,21 @@ def test_predictive_comparison_uses_press_residuals_and_a_sign_flip_test():
     for column, x in (("error_a", a), ("error_b", b.loc[models])):
         press = sm.OLS(target.to_numpy(), sm.add_constant(x.to_numpy())).fit()
         np.testing.assert_allclose(table[column], press.get_influence().resid_press, rtol=1e-9)
-    d = table["difference"].to_numpy()
-    ref = stats.permutation_test(
-        (d,), np.mean, permutation_type="samples", n_resamples=20_000, random_state=1
+    from analysis.stats.predictive import _mae_gap
+
+    order = sorted(models)  # the function pairs Series by label, in sorted order
+    ref = stats.bootstrap(
+        tuple(v.loc[order].to_numpy() for v in (target, a, b)),
+        lambda t, x, z, axis=-1: _mae_gap(t, x, z),
+        paired=True,
+        vectorized=True,
+        method="percentile",
+        n_resamples=20_000,
+        rng=np.random.default_rng(0),
     )
-    assert res.pvalue == pytest.approx(ref.pvalue, abs=0.01)
-    assert res.statistic == pytest.approx(d.mean()) and res.n == 40
+    assert res.n == 40 and res.statistic == pytest.approx(table["difference"].mean())
+    assert res.confidence_interval.low == pytest.approx(ref.confidence_interval.low, rel=1e-9)
+    assert res.confidence_interval.high == pytest.approx(ref.confidence_interval.high, rel=1e-9)
 
 
 def test_predictive_comparison_refuses_different_models():
@@ -238,14 +268,13 @@ def test_simulation_kernels_are_the_public_functions():
     scores, pub, priv = _board(np.random.default_rng(0), k=20)
     scores.loc[:, :] = np.vstack([x_pub, x_priv])
     res = public_advantage(scores, public_tasks=pub, private_tasks=priv, n_resamples=400, rng=5)
-    from analysis.stats._maxt import single_step
     from analysis.stats.advantage import _relative as relative
-    from analysis.stats.advantage import _welch_parts, flip_max_t
+    from analysis.stats.advantage import _welch_parts, simultaneous
 
     y_pub, y_priv = relative(x_pub), relative(x_priv)
     w = _welch_parts(y_pub, y_priv, 0.95)
     patterns = sign_patterns(29, 400, np.random.default_rng(5))
-    _, c = single_step(flip_max_t(y_pub, y_priv, patterns), np.abs(w["t"]), patterns, 0.05)
+    _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 0.05)
     assert res.critical_value == pytest.approx(c, rel=1e-12)
 
 
