@@ -100,12 +100,12 @@ nb.md(
 
 # %% [markdown]
 # ## The leaderboard's own columns
-# mteb's table for the benchmark (its Borda rank, zero-shot %, sizes, Mean (Task), Mean
-# (TaskType)), with the public and private means the leaderboard no longer shows, for
-# the audited models; the zero-shot % of each side is mteb's on that side's tasks.
+# mteb's table for the benchmark (its Borda rank among the audited models, zero-shot %,
+# sizes, Mean (Task), Mean (TaskType)), with the public and private means the leaderboard
+# no longer shows; the zero-shot % of each side is mteb's on that side's tasks.
 
 # %%
-table = leaderboard_columns(board).loc[both]
+table = leaderboard_columns(board, models=both)
 table.insert(2, "Zero-shot (public)", zero_shot(both, public))
 table.insert(3, "Zero-shot (private)", zero_shot(both, private))
 for column in ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)"):
@@ -126,7 +126,7 @@ for side, marker in (("Mean (Public)", "o"), ("Mean (Private)", "s")):
     ax.scatter(sized["params"], sized[side], marker=marker, s=16, color=OTHER_COLOR if side == "Mean (Public)" else "0.25", alpha=0.7, label=side)
 for m in post:
     if m in sized.index:
-        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=short_name(m))
+        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=f"{short_name(m)} (private)")
 ax.set(xscale="log", xlabel="parameters (mteb's ModelMeta.n_parameters)", ylabel="mean score ×100",
        title=f"{benchmark}: score against size ({len(sized)} of {len(both)} models with a parameter count)")
 ax.legend(fontsize=7, frameon=False)
@@ -305,22 +305,32 @@ nb.md(
 )
 
 fig, axes = plt.subplots(2, 3, figsize=(12, 7), layout="constrained")
-shown_predictors = [f"rank on {reference}", "release date", "parameters", f"zero-shot % on {reference}", f"made by {organisation}", "static"]
-for ax, name in zip(axes.flat, shown_predictors, strict=True):
-    x = predictors[name].astype(float)
-    keep = x.notna()
-    if name == "parameters":
-        ax.set_xscale("log")
+shown_x = {  # what each panel plots against (the test uses the ranks of these)
+    f"rank on {reference}": -predictors[f"rank on {reference}"],
+    "release date": release_dates(both),
+    "parameters": predictors["parameters"],
+    f"zero-shot % on {reference}": predictors[f"zero-shot % on {reference}"],
+    f"made by {organisation}": predictors[f"made by {organisation}"].astype(float),
+    "static": predictors["static"].astype(float),
+}
+jitter = pd.Series(np.random.default_rng(0).uniform(-0.15, 0.15, len(both)), index=both)  # the two groups, spread
+for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=True):
     if predictors[name].dtype == bool:
-        x = x + np.random.default_rng(0).uniform(-0.15, 0.15, len(x))  # jitter the two groups
+        x = x + jitter
         ax.set_xticks([0, 1], ["no", "yes"])
+    keep = x.notna()
     ax.scatter(x[keep], 100 * adv.loc[keep[keep].index, "advantage"], s=12, color=OTHER_COLOR)
     for m in post:
         if keep.get(m, False):
-            ax.scatter(x[m], 100 * adv.loc[m, "advantage"], s=40, color=palette[m], zorder=3)
+            ax.scatter(x[m], 100 * adv.loc[m, "advantage"], s=40, color=palette[m], zorder=3, label=short_name(m))
     ax.axhline(0, color="0.3", lw=0.8, ls="--")
     row = found.set_index("predictor").loc[name]
     ax.set(title=f"{name}: p_adj {pvalue_phrase(row['pvalue_adjusted'])}", ylabel="public advantage ×100")
+axes[0, 0].invert_xaxis()
+axes[0, 0].set_xlabel("rank (1 = best; right is better)")
+axes[0, 2].set_xscale("log")
+axes[0, 1].tick_params(axis="x", labelrotation=30)
+axes[1, 2].legend(fontsize=7, frameon=False)
 nb.figure(fig, "goodhart_predictors")
 
 # %% [markdown]
