@@ -260,8 +260,9 @@ nb.show(within.to_frame().head(n_show), floatfmt=".3f")
 nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "
-    f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. {within.caveat} "
-    f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
+    f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. "
+    + (f"{within.caveat} " if within.caveat else "")
+    + f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
     "so no separate test is made. The tasks trained on are chosen by the model's makers (a multilingual model trains on a multilingual task): "
     "a difference is an association, not the effect of training."
 )
