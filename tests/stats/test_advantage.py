@@ -191,19 +191,21 @@ def test_trained_task_effect_against_every_relabelling():
     res = trained_task_effect(scores, trained, n_resamples=40_000, rng=0)
     y = _relative(scores)
     known = list(scores.columns[:6])
-    patterns = [trained[m].astype(bool) for m in known]
+    patterns = [trained[m].astype(bool).to_numpy() for m in known]
+    flags = trained.fillna(False).to_numpy(dtype=float)
 
     def statistic(values, assigned):
+        columns = values[known].to_numpy()
         diffs = [
-            values.loc[flags.to_numpy(), m].mean() - values.loc[~flags.to_numpy(), m].mean()
-            for m, flags in zip(known, assigned, strict=True)
-            if 0 < flags.sum() < len(flags)
+            columns[on, j].mean() - columns[~on, j].mean()
+            for j, on in enumerate(assigned)
+            if 0 < on.sum() < len(on)
         ]
         return np.mean(diffs)
 
     def exact_pvalue(delta):
         """Every reassignment, the trained cells' relative scores shifted by ``delta``."""
-        shifted = y - delta * trained.fillna(False).to_numpy(dtype=float)
+        shifted = y - delta * flags
         seen = statistic(shifted, patterns)
         null = np.array([statistic(shifted, p) for p in itertools.permutations(patterns)])
         return (np.abs(null) >= abs(seen) - 1e-12).mean()
