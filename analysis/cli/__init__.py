@@ -10,6 +10,8 @@
   (:mod:`analysis.runs.distill`);
 * ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
   run, and which task to run next (:mod:`analysis.cli.estimate`);
+* ``leaderboard``: a benchmark's table with mteb's columns and rank intervals
+  (:mod:`analysis.results.columns`);
 * ``submit``: own runs -> a checked branch of a results-repository checkout
   (:mod:`analysis.runs.submit`).
 
@@ -18,8 +20,8 @@ The tree is built in :mod:`analysis.cli.build_cli`, the options several commands
 points: the ``static-rteb`` console script (:func:`console`) and ``python -m analysis.cli``,
 the same command without the script on the ``PATH``.
 
-Inside a command, messages name options as flags (``--pin as-of-post``), or as ``make``
-variables under a ``make`` target (:func:`analysis.core.errors.spell`).
+Inside a command, messages name options as flags (``--pin as-of-post``)
+(:func:`analysis.core.errors.spell`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .build_cli import command_names
 
 DESCRIPTION = (
     "Evaluate static embedding models on MTEB and RTEB: run models and plans, estimate a "
-    "model's standing, submit results, run the notebooks.\n"
+    "model's standing, print a leaderboard, submit results, run the notebooks.\n"
     "`static-rteb COMMAND --help` describes each command."
 )
 
