@@ -38,6 +38,7 @@ app's own selection of models (it loads only registered models, folders without
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ import pytest
 
 from analysis.results.leaderboard import load_leaderboard, load_leaderboards
 from analysis.results.specs import BenchmarkSpec, resolve_spec
+from tests.conftest import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
@@ -151,7 +153,7 @@ def mteb_tables(mteb_results: Any) -> dict[Key, Reference]:
 @pytest.fixture(scope="module")
 def ours(shared_results: Path) -> dict[Key, pd.DataFrame]:
     """The loader's summary per (benchmark, pin, view): RTEB's views by ``exclude_tasks``."""
-    kw: dict[str, Any] = dict(results=shared_results, use_cache=False)
+    kw: dict[str, Any] = dict(results=shared_results)  # the parse cache: as users load
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -221,6 +223,35 @@ def test_ties_and_incomplete_models_are_in_the_comparison(mteb_tables, ours):
     # FloresBitextMining is missing for 179 models: none is complete, as in mteb's table
     multilingual = mteb_tables[("MTEB(Multilingual, v2)", "now", "all")]
     assert multilingual.mean.isna().all()
+
+
+def test_the_loader_pages_counts_are_the_loaders(ours, shared_results: Path):
+    """docs/leaderboard.md's counts of complete models, read from the page."""
+    page = " ".join((REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8").split())
+    found = re.search(
+        r"RTEB\(beta\) has (\d+) of (\d+) complete under `pin=\"now\"` .*? and (\d+) under "
+        r"`pin=\"as-of-post\"`; MTEB\(Multilingual, v2\) has none under either pin, because "
+        r"no model has a complete FloresBitextMining score: the snapshot lacks (\d+) "
+        r"FloresBitextMining files \(its `README.md`\), and none of the (\d+) it has",
+        page,
+    )
+    assert found, "docs/leaderboard.md no longer states the counts this test checks"
+    now, of, post, absent, present = map(int, found.groups())
+    rteb_now, rteb_post = ours[(RTEB, "now", "all")], ours[(RTEB, "as-of-post", "all")]
+    assert (int(rteb_now["complete"].sum()), len(rteb_now)) == (now, of)
+    assert int(rteb_post["complete"].sum()) == post
+    for pin in PINS:
+        multilingual = ours[("MTEB(Multilingual, v2)", pin, "all")]
+        lacking = (
+            multilingual["missing_tasks"]
+            .str.split(";")
+            .map(lambda tasks: "FloresBitextMining" in tasks)
+        )
+        assert lacking.all() and not multilingual["complete"].any()
+    files = list((shared_results / "remote" / "results").glob("*/*/FloresBitextMining.json"))
+    assert len(files) == present
+    readme = " ".join((shared_results / "README.md").read_text(encoding="utf-8").split())
+    assert f"{absent} very large `FloresBitextMining.json` files" in readme
 
 
 def test_the_reference_is_what_get_benchmark_result_returns(mteb_results):
