@@ -230,7 +230,7 @@ def _summary_line(module, name: str) -> str:  # type: ignore[no-untyped-def]
     public = {n for m in _api_modules() for n in m.__all__}
 
     def absolute(match: re.Match[str]) -> str:
-        role, tilde, target = match.groups()
+        role, _tilde, target = match.groups()
         if target not in public:
             return match.group(0)
         owner = next(m for m in _api_modules() if target in m.__all__)

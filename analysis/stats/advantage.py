@@ -83,7 +83,7 @@ def _welch_parts(y_pub: np.ndarray, y_priv: np.ndarray, level: float) -> dict[st
 def flip_max_t(
     y_pub: np.ndarray, y_priv: np.ndarray, patterns: Any, *, pooled: bool = False
 ) -> np.ndarray:
-    """Per sign pattern: the largest |Welch t| over the columns of the flipped residuals.
+    """Per sign pattern: the largest absolute Welch t over the columns of the flipped residuals.
 
     The residuals are centred within each side (the null at the estimated advantages),
     or with ``pooled`` at each model's mean over both sides (the null imposed: no
@@ -228,7 +228,7 @@ def public_advantage(
       notes). Per model, Welch's t over the tasks (the two sides independent, their
       spreads free) gives ``se``, ``df`` and an unadjusted ``pvalue``.
     * **Simultaneous intervals**: ``A_j +- c * se_j`` for every model at once, ``c`` the
-      ``confidence_level`` quantile of the largest |Welch t| over the models under sign
+      ``confidence_level`` quantile of the largest absolute Welch t over the models under sign
       flips of the tasks' residuals (a whole task's row flipped together: the
       studentized max-T, a wild bootstrap with Rademacher signs); the residuals are
       centred within each side and, for a second reference, at each model's pooled
@@ -367,7 +367,7 @@ class AdvantagePredictorsResult(StatsResult):
             difference of group means True - False), ``se_tasks`` and ``se_models``
             (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue``,
             ``pvalue_adjusted`` (across the predictors), ``spearman`` (descriptive) and
-            ``detectable`` (the smallest |effect| found with probability ``power`` at the
+            ``detectable`` (the smallest absolute effect found with probability ``power`` at the
             family-wise level: ``(t(1 - alpha / (2 m)) + t(power)) * se``).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
@@ -502,7 +502,7 @@ def advantage_predictors(
       departures, and where it fails (an effect shared within families of models).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found,
-      ``detectable`` is the smallest |effect| this design finds with probability
+      ``detectable`` is the smallest absolute effect this design finds with probability
       ``power`` at the Bonferroni level ``alpha / m`` (a bound for Holm's first step).
 
     Args:

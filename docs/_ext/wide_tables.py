@@ -23,7 +23,7 @@ _DELIMITER = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def split_row(line: str) -> list[str]:
-    """The cells of one markdown table row (``\\|`` inside a cell stays a pipe)."""
+    r"""The cells of one markdown table row (``\\|`` inside a cell stays a pipe)."""
     body = line.strip()
     if body.startswith("|"):
         body = body[1:]
