@@ -303,12 +303,9 @@ def _extract_fast(
     Each record is scored with :func:`~analysis.results.fastparse.selected_score`.
     Models for which ``join_revisions`` could change anything (not
     :func:`analysis.core.compat.join_passes_through`) go through it, with a light stand-in
-    per result (same task name and mteb version and, as after ``select_tasks``, one score
-    list per evaluation split); the others skip it. ``tests/results/test_fastparse.py``
+    per result (:func:`_stand_ins`); the others skip it. ``tests/results/test_fastparse.py``
     proves the frames equal to the mteb engine's.
     """
-    from mteb.results import TaskResult
-
     views = {t.task: fastparse.TaskView.of(t.to_mteb()) for t in spec.tasks}
     selected = {}
     for key, records in by_model.items():
@@ -317,29 +314,54 @@ def _extract_fast(
             selected[key] = kept
     name_counts = Counter(name for name, _ in selected)
     rows = _Rows(spec, sources)
-    to_join: dict[_ModelKey, list[Any]] = {}
-    scored: dict[int, tuple[float, int, list[str]]] = {}
+    to_join: dict[_ModelKey, list[tuple[str, Any, Any]]] = {}
     for (name, revision), records in selected.items():
         names = [r[0] for r in records]
         splits = [bool(views[t].splits) for t in names]
-        if compat.join_passes_through(name_counts[name], revision, names, splits):
-            for task_name, _, scores in records:
-                scored_here = fastparse.selected_score(scores, views[task_name])
-                rows.add(name, revision, task_name, scored_here)
+        if not compat.join_passes_through(name_counts[name], revision, names, splits):
+            to_join[(name, revision)] = records
             continue
-        stand_ins = []
-        for task_name, version, scores in records:
-            light = TaskResult.from_validated(
-                task_name=task_name,
-                mteb_version=version,
-                scores={split: [] for split in views[task_name].splits},
-            )
-            scored[id(light)] = fastparse.selected_score(scores, views[task_name])
-            stand_ins.append(light)
-        to_join[(name, revision)] = stand_ins
+        for task_name, _, scores in records:
+            rows.add(name, revision, task_name, fastparse.selected_score(scores, views[task_name]))
     if to_join:
-        rows.add_joined(_benchmark_results(to_join, metas).join_revisions(), scored)
+        bench = _stand_ins(to_join, metas, views)
+        scored = {
+            id(light): fastparse.selected_score(scores, views[task_name])
+            for model_result, records in zip(bench.model_results, to_join.values(), strict=True)
+            for light, (task_name, _, scores) in zip(
+                model_result.task_results, records, strict=True
+            )
+        }
+        rows.add_joined(bench.join_revisions(), scored)
     return rows.frames()
+
+
+def _stand_ins(
+    records: dict[_ModelKey, list[tuple[str, Any, Any]]],
+    metas: dict[_ModelKey, Any],
+    views: dict[str, fastparse.TaskView],
+) -> Any:
+    """``BenchmarkResults`` of light stand-ins, built by mteb's ``from_validated`` (unvalidated).
+
+    Each stand-in has its record's task name and mteb version and, as after
+    ``select_tasks``, an empty score list per evaluation split: all ``join_revisions`` reads.
+    """
+    from mteb.results import BenchmarkResults
+
+    return BenchmarkResults.from_validated(
+        model_results=[
+            {
+                "model_name": name,
+                "model_revision": revision,
+                "model_meta": metas[(name, revision)],
+                "task_results": [
+                    {"task_name": t, "mteb_version": v, "scores": {s: [] for s in views[t].splits}}
+                    for t, v, _ in model_records
+                ],
+            }
+            for (name, revision), model_records in records.items()
+        ]
+    )
 
 
 def _from_disk(path: str) -> Any:
