@@ -40,7 +40,7 @@ def _git_show(ref: str, path: str) -> str:
 def _load_old(ref: str, folder: Path) -> Any:
     """The pre-flight of ``ref``, as the package ``old_submit`` (its imports pointed here)."""
     package = folder / "old_submit"
-    package.mkdir()
+    package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     for name in OLD_FILES:
         text = _git_show(ref, f"analysis/runs/submit/{name}")
@@ -120,8 +120,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(times['new'])} checkouts) | total seconds |",
         "|---|---|---|---|",
         f"| the replaced checks ({args.old}: `checks.py`, `diffchecks.py`, `preflight.py`) | "
-        f"{old_lines} | {sorted(times['old'])[len(times['old']) // 2]:.1f} | "
-        f"{sum(times['old']):.1f} |",
+        f"{old_lines} | {sorted(times['old'])[len(times['old']) // 2]:.2f} | "
+        f"{sum(times['old']):.2f} |",
         f"| the repository's own suite (`preflight.py`) | {new_lines} | "
         f"{sorted(times['new'])[len(times['new']) // 2]:.1f} | {sum(times['new']):.1f} |",
         "",
