@@ -5,8 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
-# messages name make's variables (RESULTS=...), not the command line's flags
-BATCH := STATIC_RTEB_SPELLING=make $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
+BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 
 .PHONY: setup docs figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
@@ -71,10 +70,10 @@ typecheck: setup  ## mypy on analysis/ (config in pyproject.toml)
 	$(VENV)/bin/mypy
 
 goldens: setup  ## rewrite tests/golden/ from the results (review the diff before committing)
-	STATIC_RTEB_SPELLING=make $(PY) tools/regen_goldens.py $(if $(RESULTS),--results "$(RESULTS)")
+	$(PY) tools/regen_goldens.py $(if $(RESULTS),--results "$(RESULTS)")
 
 bench: setup  ## loader speed, idle and beside 2 CPU-bound processes: benchmarks/results/loader.md
-	STATIC_RTEB_SPELLING=make $(PY) benchmarks/bench_loader.py --busy 0 2 $(if $(RESULTS),--results "$(RESULTS)")
+	$(PY) benchmarks/bench_loader.py --busy 0 2 $(if $(RESULTS),--results "$(RESULTS)")
 
 LAB_ARGS ?=
 lab: setup  ## JupyterLab at the repo root: notebooks/*.py open as notebooks; RESULTS=... is passed to them

@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from _sim.held_out import _calibrate_cut
 from scipy import stats
 
 import analysis.stats.estimate.predict as estimate_module
 from analysis.core.errors import DroppedModelsWarning
 from analysis.stats import select_tasks
 from analysis.stats.estimate._conformal import upper_order_statistic
-from analysis.stats.estimate.validation import _calibrate_cut
 
 #: Distance bins (days after the newest reference) of :func:`hindsight_widths`.
 DISTANCE_BINS = (-np.inf, 90.0, 180.0, 365.0, np.inf)
@@ -151,7 +151,7 @@ def frontier_signal(
     """Do the older models' forward errors show the newer models' frontier misses?
 
     At ``cut``, the tasks are selected on the older models and the estimator calibrated
-    on them as :func:`analysis.stats.validate_by_release_date` does. Two sets of errors
+    on them as ``validate_by_release_date`` (``benchmarks/_sim/held_out.py``) does. Two sets of errors
     (predicted - actual, without the drift correction) are then set against how far each
     prediction lies above the best mean of the models it was predicted from:
 

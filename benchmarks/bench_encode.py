@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
         if folder is None:
             folder = Path(scratch) / "static-minilm-m2v"
             distil_s = distil(folder, args.pca_dims)
-        static = load_model(folder)
+        static = load_model(folder, encoder="model2vec")
         encode = throughput(static, all_texts(args.tasks_dir), args)
         static_runs = timed_run(Path(folder), args.tasks_dir, args.batch_size)
         minilm_runs = None

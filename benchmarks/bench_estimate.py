@@ -1,7 +1,7 @@
 """Validate select_tasks / predict_benchmark on the leaderboard snapshot; time them.
 
 Writes ``benchmarks/results/estimate.md``. Every coverage is measured on models the
-selection never saw (``analysis.stats.cross_fit_selection``: tasks selected, and the
+selection never saw (``cross_fit_selection`` of ``benchmarks/_sim/held_out.py``: tasks selected, and the
 interval calibrated, on the other models only; twins held out together):
 
 1. speed: ``select_tasks`` at k = 8 with its nested leave-one-model-out validation over
@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from _estimate_limits import md
+from _sim.held_out import _twin_groups, cross_fit_selection
 from bench_estimate_newer import acceptance, section6
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning
@@ -56,7 +57,6 @@ from analysis.core.io import atomic_write_text
 from analysis.results.groups import model_groups
 from analysis.results.leaderboard import Leaderboard, load_leaderboard
 from analysis.stats import (
-    cross_fit_selection,
     predict_benchmark,
     select_tasks,
 )
@@ -64,7 +64,6 @@ from analysis.stats.estimate._conformal import sigma, upper_order_statistic, var
 from analysis.stats.estimate._nested import nested_errors
 from analysis.stats.estimate._ridge import fit_ridge
 from analysis.stats.estimate._select import _criterion, forward_path
-from analysis.stats.estimate.validation import _twin_groups
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVEL = 0.95

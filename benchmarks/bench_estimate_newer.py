@@ -5,7 +5,7 @@ A user's model is newer than the leaderboard it is compared with. For every cut 
 2025-08-25 to check the days between), the models released before the cut are the
 reference: the tasks are selected on them and every model released on or after the cut
 is predicted by ``predict_benchmark(..., selection=, reference_dates=, released=its
-date)`` (through :func:`analysis.stats.validate_by_release_date`, which calibrates once
+date)`` (through ``validate_by_release_date`` (``benchmarks/_sim/held_out.py``), which calibrates once
 per cut). The worst cut is reported beside the pooled figure, on:
 
 * MTEB(eng, v2) at k = 8 and 12, with the interval's parts switched off in turn
@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from _estimate_limits import frontier_signal, limits_section, md
+from _sim.held_out import cross_fit_selection, validate_by_release_date
 from scipy import stats
 
 import analysis.stats.estimate.predict as estimate_module
@@ -43,7 +44,7 @@ from analysis.core.io import atomic_write_text
 from analysis.results.groups import release_dates
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.summary import blocking_tasks
-from analysis.stats import cross_fit_selection, select_tasks, validate_by_release_date
+from analysis.stats import select_tasks
 from analysis.stats.estimate._conformal import YEAR, TimeDrift, time_drift, upper_order_statistic
 
 MTEB, RTEB, PIN = "MTEB(eng, v2)", "RTEB(beta)", "as-of-post"

@@ -189,9 +189,8 @@ def speed_rows() -> list[str]:
 
 def main() -> None:
     args = parse_args()
+    from _sim.stats import attained_level
     from tqdm.auto import tqdm
-
-    from analysis.stats.ranks import attained_level
 
     def reps(k: int) -> int:
         return max(20, int(k * args.scale))

@@ -1,6 +1,6 @@
 """Measure the statistics by simulation and write the acceptance table of README_stats.md.
 
-Runs the simulations of ``analysis.stats._simulate`` (the ones ``tests/stats/test_simulation.py``
+Runs the simulations of ``_sim.stats`` (the ones ``tests/stats/test_simulation.py``
 runs with few replicates) with many replicates, fixed seeds, and writes
 ``benchmarks/README_stats.md``: every number in it comes from this run (or, for speed,
 from ``benchmarks/results/pairwise.md`` written by ``benchmarks/bench_pairwise.py``;
@@ -8,7 +8,7 @@ for rank intervals and benchmark agreement, from the rank helper's file
 ``benchmarks/results/rank_validation.md`` when present).
 
 The rows of issue 18 (labels, unequal spreads, clustered tasks, float rounding, the
-relative gap's references) come from ``analysis.stats._simulate_departures``; the
+relative gap's references) come from ``_sim.departures``; the
 clustered designs "at the measured correlations" read the committed task clusters
 (``analysis/results/clusters.json``, written by ``tools/task_clusters.py``).
 
@@ -31,8 +31,14 @@ from pathlib import Path
 
 import numpy as np
 import scipy
-
-from analysis.stats._simulate import (
+from _sim.departures import (
+    clustered_rates,
+    float_constant_check,
+    gap_design_rates,
+    group_contrast_designs,
+    label_alignment_check,
+)
+from _sim.stats import (
     Rate,
     agreement_with_ties,
     gap_coverage,
@@ -41,13 +47,6 @@ from analysis.stats._simulate import (
     paired_rates,
     pairwise_joint_coverage,
     pairwise_null_rates,
-)
-from analysis.stats._simulate_departures import (
-    clustered_rates,
-    float_constant_check,
-    gap_design_rates,
-    group_contrast_designs,
-    label_alignment_check,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -489,7 +488,7 @@ def main() -> None:
         "",
         "Every number below is measured by `benchmarks/bench_stats_validation.py` (seeded "
         "simulations through the same kernels as the public functions, "
-        "`analysis/stats/_simulate.py`); `tests/stats/test_simulation.py` runs the same "
+        "`benchmarks/_sim/stats.py`); `tests/stats/test_simulation.py` runs the same "
         "simulations with fewer replicates and Monte-Carlo-SE tolerances. Rates are "
         "shown as value ± Monte-Carlo standard error where useful; a target is "
         '"met" when the value is within 2 SE of it.',

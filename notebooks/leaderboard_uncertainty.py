@@ -183,7 +183,8 @@ nb.figure(fig, "leaderboard_uncertainty")
 # The figure above shows the top of each leaderboard; the explorer below has every ranked
 # model of the three (tabs). Type part of a model's name to find it (Enter: the next
 # match), untick a group to hide it (`analysis.results.groups.model_groups`: static models
-# distilled or supervised, transformers, mteb's baselines, models mteb does not register),
+# by how their cards say they were trained, model2vec outputs, distilled, supervised,
+# hybrid or unknown; transformers, mteb's baselines, models mteb does not register),
 # and hover a row for its score, rank interval and group. Own runs are marked when the
 # results include them: models read from a folder after the leaderboard's
 # (`RESULTS=../shared/mteb-cache:data/runs`), ranked when they have every task. The same

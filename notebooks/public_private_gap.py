@@ -153,19 +153,30 @@ nb.md(
 )
 
 # %% [markdown]
-# ## Groups from model metadata
-# Static vs transformer models, and among static models supervised vs distilled;
-# groups are read by `analysis.results.groups.model_groups` (its docstring states the
-# rules). Each contrast is Welch's t-test of the difference of the group means (valid
-# when the groups' spreads differ, which a permutation of group labels is not), with the
-# Welch interval that inverts it; a group of fewer than 3 models gets neither a test nor
-# an interval (its spread cannot be estimated), and the table says so.
+# ## Groups of models
+# Static vs transformer models, and among static models the post's two ways of training
+# one: supervised (a loss on paired data, static-*-mrl) vs distilled (knowledge
+# distillation, potion). model2vec outputs, which the post sets aside as an initialization
+# (its footnote 3), are a group of their own, compared with the distilled models trained
+# from such an initialization. Families come from mteb's model metadata and kinds from the
+# model cards (`analysis.results.groups.model_groups`; its docstring states the rules,
+# `analysis/results/static_kinds.csv` cites each model's card). Each contrast is Welch's
+# t-test of the difference of the group means (valid when the groups' spreads differ,
+# which a permutation of group labels is not), with the Welch interval that inverts it; a
+# group of fewer than 3 models gets neither a test nor an interval (its spread cannot be
+# estimated), and the table says so.
 
 # %%
+static_models = gaps[gaps["family"] == "static"].sort_values(["static_kind", "model"])
+nb.md("Static models in the analysis, by kind: " + "; ".join(
+    f"{kind} ({len(rows)}): {', '.join(short_name(m) for m in rows['model'])}"
+    for kind, rows in static_models.groupby("static_kind", sort=False)
+) + ".")
 specs = [
     ("relative gap: static − transformer", "relative_gap", "family", "static", "transformer"),
     ("relative gap: supervised static − distilled static", "relative_gap", "static_kind", "supervised", "distilled"),
     ("rank shift: supervised static − distilled static", "rank_shift", "static_kind", "supervised", "distilled"),
+    ("relative gap: distilled static − model2vec output", "relative_gap", "static_kind", "distilled", "model2vec"),
 ]
 rows = []
 for label, column, by, ga, gb in specs:

@@ -4,8 +4,8 @@ For MTEB(eng, v2) at k = 4, 8 and 12 (free, and with every task type covered) an
 RTEB(beta)'s public tasks at k = 4 and 8 (target: the public mean), each list is chosen
 by :func:`analysis.stats.select_tasks` (greedy forward selection on the width of the 95%
 interval) on every complete model of the results snapshot, and measured on models the
-selection never saw: :func:`analysis.stats.cross_fit_selection` reselects without each
-model (or group of identical twins), calibrates the interval on those models only, and
+selection never saw: ``cross_fit_selection`` (``benchmarks/_sim/held_out.py``) reselects
+without each model (or group of identical twins), calibrates the interval on those models only, and
 predicts the held-out model. Static models (``analysis.results.groups.model_groups``)
 are reported separately. Beside leave-one-out, ``ten_fold`` gives coverage and median
 half-width over random 10-fold splits (tasks selected on nine tenths of the models): the
@@ -57,7 +57,9 @@ def measure(
     wide: Any, k: int, types: dict[str, str] | None, static: set[str], folds: int | None
 ) -> dict[str, Any]:
     from analysis.core.errors import ExtrapolationWarning
-    from analysis.stats import cross_fit_selection
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from _sim.held_out import cross_fit_selection  # the validation helpers (benchmarks/_sim)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
@@ -87,7 +89,8 @@ def measure(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from analysis.core.io import atomic_write_text, results_display
+    from analysis.core.io import atomic_write_text
+    from analysis.core.paths import display_path
     from analysis.results.groups import model_groups
     from analysis.results.leaderboard import load_leaderboard
     from analysis.stats import select_tasks
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "generated_by": "python tools/lite_tasks.py "
         + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
         "generated_at": f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        "results": results_display(args.results),
+        "results": display_path(args.results),
         "pin": args.pin,
         "confidence_level": 0.95,
         "units": "points (0-100) for half-widths and errors; coverage as a share",

@@ -9,11 +9,9 @@ they check. Imports nothing heavy: every ``--help`` is built from here and
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from typing import Any
 
-from ..core.choices import EXECUTORS, ON_CONFLICT
+from ..core.choices import ENCODERS, EXECUTORS, ON_CONFLICT
 from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 
 
@@ -102,7 +100,7 @@ def add_local_tasks(parser: argparse.ArgumentParser) -> None:
 
 
 def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    """``-m/--model``, ``--name``, ``-t/--tasks``, ``--local-tasks``, ``--public-only``."""
+    """``-m``, ``--name``, ``--encoder``, ``-t``, ``--local-tasks``, ``--public-only``."""
     parser.add_argument(
         "-m",
         "--model",
@@ -119,6 +117,14 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> Non
         metavar="ORG/NAME",
         help="name for the i-th --model (a name registered in mteb brings its metadata and "
         "revision, e.g. sentence-transformers/all-MiniLM-L6-v2); repeat in model order",
+    )
+    parser.add_argument(
+        "--encoder",
+        choices=ENCODERS,
+        default="mteb",
+        help="mteb: as mteb runs each model (its registered loader, else sentence-transformers; "
+        "a model2vec model through StaticEmbedding; default); model2vec: model2vec's own "
+        "StaticModel.encode, results under the experiment encoder_model2vec",
     )
     parser.add_argument(
         "-t",
@@ -165,15 +171,6 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     group.add_argument(
         "--mem-gb-per-worker", type=positive_float, help="slurm: memory per worker in GB"
     )
-    for old, new, kind in DEPRECATED_OPTIONS:
-        group.add_argument(
-            old,
-            dest=new.lstrip("-").replace("-", "_"),
-            type=kind,
-            action=_Deprecated,
-            replacement=new,
-            help=argparse.SUPPRESS,
-        )
     group.add_argument(
         "--timeout-min",
         type=positive_int,
@@ -185,39 +182,9 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     )
 
 
-class _Deprecated(argparse.Action):
-    """An old option name: stores into the new option's destination, with a short notice."""
-
-    def __init__(self, option_strings: list[str], dest: str, replacement: str, **kwargs: Any):
-        self.replacement = replacement
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        print(
-            f"warning: {option_string} is deprecated and will be removed in the next release; "
-            f"use {self.replacement} (the resource was always per worker).",
-            file=sys.stderr,
-        )
-        setattr(namespace, self.dest, values)
-
-
-#: Old option names kept for one release: (old, new, type).
-DEPRECATED_OPTIONS: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
-    ("--cpus-per-job", "--cpus-per-worker", positive_int),
-    ("--gpus-per-job", "--gpus-per-worker", non_negative_int),
-    ("--mem-gb", "--mem-gb-per-worker", positive_float),
-)
-
 __all__ = [
     "DEFAULT_PLAN",
     "DEFAULT_RUNS",
-    "DEPRECATED_OPTIONS",
     "add_executor_options",
     "add_local_tasks",
     "add_model_options",

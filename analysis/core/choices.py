@@ -17,6 +17,12 @@ OVERWRITE_STRATEGIES: tuple[str, ...] = get_args(Overwrite)
 Executor = Literal["local", "slurm"]
 EXECUTORS: tuple[str, ...] = get_args(Executor)
 
+#: How a model is encoded (``load_model(encoder=...)``, ``--encoder``): ``mteb`` as mteb runs
+#: it (its registered loader, else sentence-transformers), ``model2vec`` with model2vec's own
+#: ``StaticModel.encode`` (model2vec models only; filed under an experiment of its own).
+Encoder = Literal["mteb", "model2vec"]
+ENCODERS: tuple[str, ...] = get_args(Encoder)
+
 #: A distilled student's embedding dimensions by default (model2vec's default;
 #: ``distill_model(pca_dims=...)``, ``static-rteb distill --pca-dims``).
 PCA_DIMS = 256

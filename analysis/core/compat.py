@@ -5,20 +5,20 @@ top-level package does not export. Each function here wraps one of
 them, falls back to a public (slower) route where one exists, and has a test in
 ``tests/core/test_compat.py`` that fails loudly when an mteb upgrade changes the private
 name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-patches of mteb methods live here too (a local task's ``load_data``, and
-:func:`speed_up_classification`: labels and texts read once; remove when mteb fixes it), and so
-does the package's one look-up of mteb's model registry (:func:`registered_meta`),
-model2vec's token encoding in float64 while distilling (:func:`float64_token_encoding`), and
-the rules of mteb's that the fast result reader restates (:func:`stored_as_is`,
-:func:`join_passes_through`). ``tests/core/test_compat.py`` also holds the guard that fails
-on any private access outside this module.
+patches of mteb methods live here too (:func:`speed_up_classification`: labels and texts
+read once; remove when mteb fixes it), and so does the package's one look-up of mteb's model
+registry (:func:`registered_meta`), model2vec's token encoding in float64 while distilling
+(:func:`float64_token_encoding`), huggingface_hub's record of a download's revision
+(:func:`downloaded_revisions`), and the rules of mteb's that the fast result reader restates
+(:func:`stored_as_is`, :func:`join_passes_through`). ``tests/core/test_compat.py`` also holds
+the guard that fails on any private access outside this module.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import types
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,52 @@ def registered_model_names() -> frozenset[str]:
     from mteb.models.model_implementations import MODEL_REGISTRY
 
     return frozenset(name for name, meta in MODEL_REGISTRY.items() if meta.name)
+
+
+def leaderboard_model_columns() -> Mapping[str, Mapping[str, Any]]:
+    """Mteb's leaderboard columns of every registered model, as its table shows them.
+
+    Wraps ``mteb.benchmarks._create_table._static_model_meta``: model name -> ``{"Max
+    Tokens", "Embedding Dimensions", "Total Parameters (B)", "Active Parameters (B)",
+    "Release Date", "_model_link"}``, formatted by mteb (parameters in billions rounded
+    to 1M, an infinite context as None). The leaderboard command shows these columns as
+    mteb's table does, so it takes mteb's own formatting rather than a copy of it.
+    """
+    from mteb.benchmarks._create_table import _static_model_meta
+
+    return _static_model_meta()
+
+
+def training_datasets(name: str) -> frozenset[str] | None:
+    """``ModelMeta.get_training_datasets()`` of a registered model, memoised by mteb.
+
+    Wraps ``mteb.benchmarks._create_table._training_datasets_cached``, the cache mteb's
+    leaderboard keeps because the similar-task traversal costs tens of milliseconds per
+    model; None for a name mteb does not register (pass the registered name: renames are
+    not followed) or a model without training data. Falls back to the public method.
+    """
+    try:
+        from mteb.benchmarks._create_table import _training_datasets_cached
+    except ImportError:  # pragma: no cover - exercised only by a changed mteb
+        meta = registered_meta(name)
+        found = None if meta is None else meta.get_training_datasets()
+        return None if found is None else frozenset(found)
+    return _training_datasets_cached(name)
+
+
+def zero_shot_percentage(name: str, tasks: tuple[str, ...]) -> int | None:
+    """``ModelMeta.zero_shot_percentage(tasks)`` of a registered model, as mteb's table memoises it.
+
+    Wraps ``mteb.benchmarks._create_table._zero_shot_pct_cached`` (the leaderboard's
+    Zero-shot column; it reads :func:`training_datasets`' cache); None when unknown.
+    Falls back to the public method.
+    """
+    try:
+        from mteb.benchmarks._create_table import _zero_shot_pct_cached
+    except ImportError:  # pragma: no cover - exercised only by a changed mteb
+        meta = registered_meta(name)
+        return None if meta is None else meta.zero_shot_percentage(list(tasks))
+    return _zero_shot_pct_cached(name, tuple(sorted(set(tasks))))
 
 
 def create_dataloader(*args: Any, **kwargs: Any) -> Any:
@@ -317,27 +363,19 @@ def join_passes_through(
 # --------------------------------------------------------------------------- mteb tasks
 
 
-def replace_load_data(task: Any, load: Callable[[], Any]) -> Any:
-    """Make ``task`` read its data from ``load()`` instead of the hub; returns ``task``.
+def downloaded_revisions(folder: str | Path) -> set[str]:
+    """The commits of the files ``hf download --local-dir folder`` wrote there (empty if none).
 
-    Replaces the instance's ``load_data`` (mteb's ``AbsTask.load_data(self, num_proc=...,
-    **kwargs)``) with one that sets ``task.dataset = load()`` and ``data_loaded``, the
-    two attributes mteb's evaluation reads; ``unload_data`` (which mteb calls between
-    models) resets them, and the next ``load_data`` builds the data again. mteb has no
-    public hook for a task's data source, so this relies on ``mteb.evaluate`` calling
-    ``task.load_data()`` on the instance and on those two attribute names
-    (``tests/core/test_compat.py`` checks both with the installed mteb).
+    ``huggingface_hub`` records each file it downloads into a local folder in
+    ``folder/.cache/huggingface/download/<file>.metadata``, the commit on its first line
+    (``huggingface_hub._local_folder``). Read here directly: its own reader takes a lock
+    file and deletes a record it cannot parse, writing into a folder that may be read-only.
     """
-
-    def load_data(self: Any, num_proc: int | None = None, **kwargs: Any) -> None:
-        """Build the task's datasets from the local rows (mteb's ``load_data`` signature)."""
-        if self.data_loaded:
-            return
-        self.dataset = load()
-        self.data_loaded = True
-
-    task.load_data = types.MethodType(load_data, task)
-    return task
+    records = Path(folder) / ".cache" / "huggingface" / "download"
+    return {
+        path.read_text(encoding="utf-8").partition("\n")[0].strip()
+        for path in records.rglob("*.metadata")
+    }
 
 
 # --------------------------------------------------------------------------- submitit
@@ -452,12 +490,17 @@ CLASSIFICATION_FIX_SOURCES = {
     "AbsTaskMultilabelClassification._undersample_data_indices": "c3fca19a8fbc2d0c",
     "_create_dataloaders._create_dataloader_from_texts": "43b9ef16972630ef",
 }
+#: ``{name: (owner, attribute, mteb's function)}`` while the fix is in place.
 _CLASSIFICATION_ORIGINALS: dict[str, tuple[Any, str, Any]] = {}
 _classification_notes: list[str] = []
+#: Guards the count of runs inside :func:`speed_up_classification` and the patching itself.
+_classification_lock = threading.Lock()
+_classification_users = 0
 
 
-def speed_up_classification(enable: bool = True) -> bool:
-    """Make mteb's classification evaluation read each label column once (idempotent).
+@contextlib.contextmanager
+def speed_up_classification() -> Iterator[bool]:
+    """Make mteb's classification evaluation read each label column once, while the block runs.
 
     Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__``
     by copies that read the labels as a list / numpy array, and wraps
@@ -484,37 +527,61 @@ def speed_up_classification(enable: bool = True) -> bool:
     and read the corpus ids Column once per task (77 ms for 10,000 ids); clustering
     spends its time in scikit-learn's k-means (63 of 66 s of a fast clustering run), and
     legacy clustering reads each set's label Column three times (about 3 of 52 s,
-    profiled). Applied by
-    :func:`analysis.runs.runner.run_evaluation`. Remove when mteb fixes it.
+    profiled). :func:`analysis.runs.runner.run_evaluation` runs inside it. Remove when
+    mteb fixes it.
 
-    Args:
-        enable: False restores mteb's own functions (for comparisons and benchmarks).
+    In force only inside the block: mteb's own functions are back when the last block
+    running in this process ends, also when it ends with an exception or Ctrl-C. Blocks
+    nest and run in several threads at once: a count under a lock patches on the first
+    entry and restores on the last exit, so a block in another thread never sees mteb
+    half restored. Code outside every block (a user's own ``mteb.evaluate`` after a run)
+    runs mteb's code; code in another thread *during* a block runs the fix (same scores).
 
-    Returns:
-        Whether the fix is in place. False with ``enable=True`` means the installed mteb
-        changed one of the functions (see :data:`CLASSIFICATION_FIX_SOURCES`); a warning
-        says so once, and mteb's code runs unchanged.
+    Yields:
+        Whether the fix is in place. False means the installed mteb changed one of the
+        functions (see :data:`CLASSIFICATION_FIX_SOURCES`); a warning says so once, and
+        mteb's code runs unchanged.
     """
-    if not enable:
-        for owner, attr, original in _CLASSIFICATION_ORIGINALS.values():
-            setattr(owner, attr, original)
-        _CLASSIFICATION_ORIGINALS.clear()
-        return False
-    if _CLASSIFICATION_ORIGINALS:
-        return True
+    global _classification_users
+    with _classification_lock:
+        if _classification_users == 0:
+            _patch_classification()
+        _classification_users += 1
+        in_place = bool(_CLASSIFICATION_ORIGINALS)
+    try:
+        yield in_place
+    finally:
+        with _classification_lock:
+            _classification_users -= 1
+            if _classification_users == 0:
+                _restore_classification()
+
+
+def _patch_classification() -> None:
+    """Put the fix in place, unless mteb changed a function it replaces (call under the lock)."""
     targets = _classification_targets()
+    originals = {
+        name: _CLASSIFICATION_ORIGINALS.get(name, (owner, attr, owner.__dict__[attr]))
+        for name, (owner, attr) in targets.items()
+    }  # an entry left by a restore cut short is mteb's function still
     changed = _changed_sources(
-        {name: owner.__dict__[attr] for name, (owner, attr) in targets.items()},
+        {name: original for name, (_, _, original) in originals.items()},
         CLASSIFICATION_FIX_SOURCES,
     )
     if changed:
         _note_classification_fix_off(changed)
-        return False
-    replacements = _classification_replacements()
-    for name, (owner, attr) in targets.items():
-        _CLASSIFICATION_ORIGINALS[name] = (owner, attr, owner.__dict__[attr])
+        return
+    replacements = _classification_replacements({n: f for n, (_, _, f) in originals.items()})
+    for name, (owner, attr, _) in originals.items():
+        _CLASSIFICATION_ORIGINALS[name] = originals[name]
         setattr(owner, attr, replacements[name])
-    return True
+
+
+def _restore_classification() -> None:
+    """Put mteb's own functions back (call under the lock); each is forgotten once restored."""
+    for name, (owner, attr, original) in list(_CLASSIFICATION_ORIGINALS.items()):
+        setattr(owner, attr, original)
+        del _CLASSIFICATION_ORIGINALS[name]
 
 
 def _classification_targets() -> dict[str, tuple[Any, str]]:
@@ -598,20 +665,19 @@ def label_values(labels: Any) -> Any:
     return labels[:] if isinstance(labels, Column) else labels
 
 
-def _classification_replacements() -> dict[str, Callable[..., Any]]:
+def _classification_replacements(
+    originals: Mapping[str, Callable[..., Any]],
+) -> dict[str, Callable[..., Any]]:
+    """The fix's functions, wrapping mteb's ``originals`` (``{name: mteb's function}``)."""
     import logging
     from collections import defaultdict
 
     import numpy as np
-    from mteb import _create_dataloaders
-    from mteb.abstasks.classification import AbsTaskClassification
-    from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
-    from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-    original_scores = AbsTaskClassification.__dict__["_calculate_scores"]
-    original_pair_metrics = AbsTaskPairClassification.__dict__["_compute_metrics"]
-    original_multilabel = AbsTaskMultilabelClassification.__dict__["_undersample_data_indices"]
-    original_text_loader = _create_dataloaders.__dict__["_create_dataloader_from_texts"]
+    original_scores = originals["AbsTaskClassification._calculate_scores"]
+    original_pair_metrics = originals["AbsTaskPairClassification._compute_metrics"]
+    original_multilabel = originals["AbsTaskMultilabelClassification._undersample_data_indices"]
+    original_text_loader = originals["_create_dataloaders._create_dataloader_from_texts"]
     evaluator_log = logging.getLogger("mteb._evaluators.sklearn_evaluator")  # mteb's logger
 
     def _undersample_data(

@@ -12,8 +12,7 @@ Every "unknown name" error in the package is an :class:`UnknownNameError` (both 
 
 A message that names an option names it the way the user typed the call
 (:func:`spell`): a keyword in Python (``pin='as-of-post'``), a flag on the command line
-(``--pin as-of-post``), a variable for ``make`` (``RESULTS=...``). The command line says
-which with :func:`spoken_as`; ``make`` sets ``$STATIC_RTEB_SPELLING``.
+(``--pin as-of-post``); the command line says so with :func:`spoken_as`.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import difflib
-import os
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
@@ -223,11 +221,15 @@ class BatchInterrupted(KeyboardInterrupt):
         finished: The :class:`analysis.notebook.batch.NotebookRun` of each notebook that ended.
         stopped: The notebook that was running.
         rest: The notebooks that never started, in order.
+        signum: The signal that stopped it (SIGINT for Ctrl-C).
     """
 
-    def __init__(self, finished: Sequence[Any], stopped: str, rest: Sequence[str]) -> None:
+    def __init__(
+        self, finished: Sequence[Any], stopped: str, rest: Sequence[str], signum: int = 2
+    ) -> None:
         super().__init__(stopped)
         self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
+        self.signum = signum
 
 
 class LeaderboardSubmitError(AnalysisError, ValueError):
@@ -321,31 +323,17 @@ def check_names(
 
 # --------------------------------------------------------------------------- spelling
 
-#: How a call was typed: a Python call, a command line, or a ``make`` target.
-Spelling = Literal["python", "cli", "make"]
-SPELLINGS: tuple[Spelling, ...] = ("python", "cli", "make")
-#: The environment variable a caller sets to the spelling of what it runs (the Makefile: make).
-SPELLING_ENV = "STATIC_RTEB_SPELLING"
-#: The ``make`` variable of each keyword that has one; other keywords are spelled as in Python
-#: (``make`` passes them through a notebook's parameters or a profile, not a variable).
-MAKE_VARIABLES: dict[str, str] = {"results": "RESULTS"}
-_SPELLING: contextvars.ContextVar[Spelling | None] = contextvars.ContextVar(
-    "static_rteb_spelling", default=None
+#: How a call was typed: a Python call or a command line.
+Spelling = Literal["python", "cli"]
+SPELLINGS: tuple[Spelling, ...] = ("python", "cli")
+_SPELLING: contextvars.ContextVar[Spelling] = contextvars.ContextVar(
+    "static_rteb_spelling", default="python"
 )
 
 
 def spelling() -> Spelling:
-    """How the current call was typed: set by :func:`spoken_as`, else ``$STATIC_RTEB_SPELLING``.
-
-    Returns:
-        ``"cli"`` inside a ``static-rteb`` command, ``"make"`` under a ``make`` target,
-        else ``"python"``.
-    """
-    chosen = _SPELLING.get()
-    if chosen is not None:
-        return chosen
-    env = os.environ.get(SPELLING_ENV, "").strip().lower()
-    return env if env in ("cli", "make") else "python"  # type: ignore[return-value]
+    """How the current call was typed: ``"cli"`` in a ``static-rteb`` command, else ``"python"``."""
+    return _SPELLING.get()
 
 
 @contextlib.contextmanager
@@ -353,7 +341,7 @@ def spoken_as(how: Spelling) -> Iterator[None]:
     """Messages raised or warned inside the block name options as ``how`` spells them.
 
     Args:
-        how: ``"python"``, ``"cli"`` or ``"make"``.
+        how: ``"python"`` or ``"cli"``.
 
     Raises:
         ValueError: another spelling.
@@ -368,22 +356,17 @@ def spoken_as(how: Spelling) -> Iterator[None]:
 
 
 def spell(keyword: str, value: Any = None, *, how: Spelling | None = None) -> str:
-    """An option as the user types it: ``pin='as-of-post'``, ``--pin as-of-post`` or ``RESULTS=x``.
+    """An option as the user types it: ``pin='as-of-post'`` or ``--pin as-of-post``.
 
     Args:
         keyword: The Python keyword (``on_conflict``); the flag is ``--on-conflict``.
-        value: The value to show; None shows the bare name (``pin=``, ``--pin``, ``PIN=``).
+        value: The value to show; None shows the bare name (``pin=``, ``--pin``).
         how: The spelling (default: :func:`spelling`).
 
     Returns:
-        The option in the caller's form. Under ``make``, a keyword without a variable in
-        :data:`MAKE_VARIABLES` is spelled as in Python.
+        The option in the caller's form.
     """
-    how = how or spelling()
-    if how == "make" and keyword in MAKE_VARIABLES:
-        name = MAKE_VARIABLES[keyword]
-        return f"{name}=" if value is None else f"{name}={shlex.quote(str(value))}"
-    if how == "cli":
+    if (how or spelling()) == "cli":
         flag = "--" + keyword.replace("_", "-")
         return flag if value is None else f"{flag} {shlex.quote(str(value))}"
     return f"{keyword}=" if value is None else f"{keyword}={value!r}"
@@ -403,9 +386,7 @@ def model_name_from_folder(folder: str) -> str:
 
 
 __all__: Sequence[str] = [
-    "MAKE_VARIABLES",
     "SPELLINGS",
-    "SPELLING_ENV",
     "AnalysisError",
     "AnalysisWarning",
     "BatchError",

@@ -16,8 +16,6 @@ from typing import Any
 
 import pandas as pd
 
-from .paths import display_path
-
 
 def _read_umask() -> int:
     mask = os.umask(0)
@@ -101,11 +99,6 @@ def pvalue_phrase(p: float | None, *, digits: int = 3) -> str:
     """A p-value for prose after "p": ``"= 0.012"`` or ``"< 0.001"`` (see :func:`format_pvalue`)."""
     text = format_pvalue(p, digits=digits)
     return f"< {text[1:]}" if text.startswith("<") else f"= {text}"
-
-
-def results_display(results: str | Path) -> str:
-    """Deprecated alias of :func:`analysis.core.paths.display_path` (how a folder is named)."""
-    return display_path(results)
 
 
 def provenance_line(

@@ -12,35 +12,13 @@
   interactive page (plotly), searchable, shown inline and written as an HTML file.
 
 ``from analysis.notebook import setup`` is what a notebook types; the names load on first
-use, so ``static-rteb batch --help`` imports neither pandas nor matplotlib.
+use (listed in ``__init__.pyi``), so ``static-rteb batch --help`` imports neither pandas nor
+matplotlib.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import lazy_loader
 
-from ..core.lazy import LazyNames
-
-if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded on first use
-    from ..core.io import format_pvalue
-    from ..core.quiet import HARMLESS_WARNINGS, filter_harmless_warnings, widget_progress
-    from .context import NotebookContext, resolve_results, setup
-    from .display import styled
-    from .explorer import RankExplorer, rank_explorer
-    from .style import (
-        OTHER_COLOR,
-        POST_COLORS,
-        apply_style,
-        for_figure,
-        is_post_model,
-        model_palette,
-        short_name,
-    )
-
-_LAZY = LazyNames(__name__, __file__)
-__all__: list[str] = _LAZY.names
-
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use."""
-    return _LAZY.load(name, globals())
+# The public names, listed once in ``__init__.pyi``, each loaded on first use (SPEC 1).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

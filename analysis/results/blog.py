@@ -135,8 +135,8 @@ def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str
     """The post's comparisons: per MTEB subset, (supervised, distilled, subset).
 
     The subset (``english``, ``multilingual``) comes from the post's MTEB table; which
-    model is supervised and which distilled comes from mteb's model metadata
-    (:func:`analysis.results.groups.model_groups`).
+    model is supervised and which distilled comes from their model cards
+    (:func:`analysis.results.groups.model_groups`, ``static_kinds.csv``).
 
     Raises:
         ValueError: a subset does not hold exactly one supervised and one distilled
@@ -150,7 +150,7 @@ def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str
         if set(by_kind) != {"supervised", "distilled"} or len(rows) != 2:
             raise ValueError(
                 f"The post's {subset!r} models {list(rows['model'])} are not one supervised "
-                f"and one distilled static model (mteb metadata says {dict(kinds[rows['model']])})."
+                f"and one distilled static model (model_groups says {dict(kinds[rows['model']])})."
             )
         pairs.append((by_kind["supervised"], by_kind["distilled"], str(subset)))
     return pairs

@@ -52,7 +52,6 @@ __all__ = [
     "ResultsFolders",
     "default_cache_folder",
     "inventory",
-    "results_label",
     "results_provenance",
     "suggested_results",
 ]
@@ -184,30 +183,22 @@ def suggested_results() -> str:
 def _hint() -> str:
     """What to type instead, in the caller's form (:func:`analysis.core.errors.spelling`).
 
-    On the command line the flag (``--results``), under ``make`` the variable
-    (``RESULTS=``), in Python the keyword and a notebook's parameter.
+    On the command line the flag (``--results``), in Python the keyword and a notebook's
+    parameter (and ``make``'s variable, ``RESULTS=``).
     """
     folder = suggested_results()
-    how = spelling()
-    if how == "cli":
+    if spelling() == "cli":
         return (
             "Online: leave --results out and mteb downloads the results repository "
             "(mteb.ResultCache().download_from_remote(), needs git). Offline: point --results "
             f"at a local copy of a ResultCache folder, e.g. `{spell('results', folder)}`."
         )
-    if how == "make":
-        return (
-            "Online: leave RESULTS empty and mteb downloads the results repository "
-            "(mteb.ResultCache().download_from_remote(), needs git). Offline: point RESULTS "
-            f"at a local copy of a ResultCache folder, e.g. `make figures RESULTS={folder}` "
-            f"or `make lab RESULTS={folder}`."
-        )
     return (
         "Online: leave the results option empty and mteb downloads the results repository "
         "(mteb.ResultCache().download_from_remote(), needs git). Offline: point it at a local "
         f"copy of a ResultCache folder, e.g. load_leaderboard(..., results={folder!r}), or "
-        f'results_dir = "{folder}" in a notebook\'s parameters cell (or start JupyterLab with '
-        f"`make lab RESULTS={folder}`)."
+        f'results_dir = "{folder}" in a notebook\'s parameters cell, or '
+        f"`make figures RESULTS={folder}` (`make lab RESULTS={folder}` for JupyterLab)."
     )
 
 
@@ -587,8 +578,3 @@ def results_provenance(
 ) -> dict[str, Any]:
     """:meth:`ResultsFolders.provenance` of existing folders (never downloads)."""
     return ResultsFolders.resolve(results, download=False).provenance()
-
-
-def results_label(results: str | Path | Sequence[str | Path] | ResultsFolders) -> str:
-    """:meth:`ResultsFolders.describe` of existing folders (never downloads)."""
-    return ResultsFolders.resolve(results, download=False).describe()

@@ -5,7 +5,7 @@ The lists live in ``analysis/results/lite_tasks.json``, written by ``tools/lite_
 covered) and for RTEB(beta)'s public tasks. Each list records how it was chosen
 (:func:`analysis.stats.select_tasks` options), the reference it was chosen on (results
 fingerprint, task-list pin, number of models) and what was measured on models the
-selection never saw (:func:`analysis.stats.cross_fit_selection`): coverage of the 95%
+selection never saw (``cross_fit_selection``, ``benchmarks/_sim/held_out.py``): coverage of the 95%
 interval (all models and static models), median half-width, median and 95th-percentile
 absolute error, in points (0-100).
 

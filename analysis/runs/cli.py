@@ -77,7 +77,7 @@ def _run_direct(args: argparse.Namespace) -> int:
         tasks = resolve_tasks(args.tasks, args.local_tasks)
         names = [*args.name, *[None] * (len(args.model) - len(args.name))]
         models = [
-            load_model(model_source(source), name=name)
+            load_model(model_source(source), name=name, encoder=args.encoder)
             for source, name in zip(args.model, names, strict=True)
         ]
     except (ModelLoadError, UnknownTaskError, ValueError) as err:
@@ -243,6 +243,7 @@ def _plan(args: argparse.Namespace) -> int:
             local_tasks_dir=args.local_tasks,
             public_only=args.public_only,
             tasks_per_job=args.tasks_per_job,
+            encoder=args.encoder,
         )
     except (ModelLoadError, UnknownTaskError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,23 +1,32 @@
 """Run registered MTEB tasks on data read from a local folder instead of the Hugging Face hub.
 
-A local task folder holds ``task.json`` and the data files of one split (layout in
-``shared/tasks/README.md``)::
+A local task folder holds ``task.json``, which names the registered mteb task and the format
+of the data beside it (layouts in ``shared/tasks/README.md``)::
 
     {"mteb_task": "SciFact", "type": "Retrieval", "split": "test", "format": "beir"}
+    {"mteb_task": "SprintDuplicateQuestions", "format": "hub"}
 
-:func:`load_local_task` takes the task class mteb registers under ``mteb_task``
-(``mteb.get_task``), so the metadata (name, main score, dataset revision, languages) and
-the evaluation code are mteb's own and results are saved under the real task name; only
-``load_data`` is replaced by a reader of the local files. The folder is validated before
-any encoding: a missing file, a malformed line, an id that qrels point to but that does
-not exist, an empty split or an unknown label raises :class:`LocalTaskError` naming the
-file and line.
+The task is the one mteb registers under ``mteb_task`` (metadata, revision, evaluation
+code), so results are saved under its name and mteb's dataset revision. Two kinds of folder:
 
-Formats (``format`` in ``task.json``) and their files, ``<split>`` being ``task.json``'s split:
+* ``hub``: ``hub/`` is a copy of the task's dataset repository, as ``hf download <repo>
+  --repo-type dataset --revision <mteb's revision> --local-dir <folder>/hub`` writes it.
+  Only ``metadata.dataset["path"]`` (what mteb passes to ``datasets.load_dataset``) points
+  at it, so mteb's own loading, the task's ``dataset_transform`` and all, runs unchanged.
+  Any task type; ``type``, ``split``, ``subset`` are optional. A copy downloaded at another
+  revision is refused; one mteb cannot load, or that lacks a split mteb evaluates, fails
+  when the task loads, naming the folder and the fix.
+* the simple formats: read and validated now, before any encoding (a missing file, a
+  malformed line, an unknown qrels id, an empty split or an unknown label is named with
+  its file and line); ``load_data`` builds what mteb's loader builds. Only for tasks mteb
+  loads plainly: a task whose class defines its own ``dataset_transform`` or ``load_data``
+  (:func:`own_loading`) is refused, saying what it does and how to make a hub copy.
 
 ==========================  ===================  ==================================================
 format                      mteb task types      files and fields
 ==========================  ===================  ==================================================
+``hub``                     any                  ``hub/``: the dataset repository's files (data
+                                                 files, ``README.md`` with its ``configs``)
 ``beir``                    Retrieval, Reranking ``corpus.jsonl`` (``_id``, ``text``, ``title``?),
                                                  ``queries.jsonl`` (``_id``, ``text``),
                                                  ``qrels/<split>.tsv`` (header ``query-id corpus-id
@@ -38,6 +47,7 @@ jsonl``                                          ``label`` 0 or 1)
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping
@@ -61,14 +71,25 @@ from ..core import compat
 from ..core.errors import LocalTaskError, close_names
 
 TASK_FILE = "task.json"
+HUB = "hub"
 
-#: The mteb task classes each local format can feed.
+#: The mteb task classes each local format can feed (``hub``: any, through mteb's loading).
 FORMAT_CLASSES: dict[str, tuple[type[AbsTask], ...]] = {
     "beir": (AbsTaskRetrieval,),
     "sts-jsonl": (AbsTaskSTS,),
     "classification-jsonl": (AbsTaskClassification,),
     "pair-classification-jsonl": (AbsTaskPairClassification,),
     "clustering-jsonl": (AbsTaskClustering, AbsTaskClusteringLegacy),
+    HUB: (AbsTask,),
+}
+
+#: What a ``dataset_transform`` does, read from the calls in its source.
+TRANSFORM_CALLS = {
+    "stratified_subsampling": "subsamples the rows (stratified_subsampling)",
+    "rename_column": "renames columns",
+    ".filter(": "drops rows",
+    ".map(": "rewrites rows",
+    "load_dataset": "loads more data",
 }
 
 Record = dict[str, Any]
@@ -82,10 +103,13 @@ class LocalTaskSpec:
     Attributes:
         folder: The task folder.
         mteb_task: Name of the registered mteb task whose metadata and evaluation are used.
-        type: The mteb task type (must match the registered task's type).
-        split: The evaluation split held in the folder.
+        type: The mteb task type (must match the registered task's type; ``hub``: may be
+            empty).
+        split: The evaluation split held in the folder (``hub``: the one to run, or empty
+            for all of the task's evaluation splits).
         format: One of :data:`FORMAT_CLASSES`.
-        subset: The HF subset (language) the data belongs to; ``default`` for monolingual tasks.
+        subset: The HF subset (language) the data belong to; ``default`` for monolingual
+            tasks (``hub``: the one to run, or empty for all of the task's subsets).
     """
 
     folder: Path
@@ -119,20 +143,23 @@ def read_spec(folder: str | Path) -> LocalTaskSpec:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise LocalTaskError(f"{path}:{err.lineno}: invalid JSON ({err.msg}).") from err
-    missing = [key for key in ("mteb_task", "type", "split", "format") if not data.get(key)]
+    hub = data.get("format") == HUB
+    required = ("mteb_task", "format") if hub else ("mteb_task", "type", "split", "format")
+    missing = [key for key in required if not data.get(key)]
     if missing:
         raise LocalTaskError(f"{path}: missing field(s) {', '.join(missing)}.")
     if data["format"] not in FORMAT_CLASSES:
         raise LocalTaskError(
             f"{path}: unknown format {data['format']!r}; use one of {', '.join(FORMAT_CLASSES)}."
         )
+
     return LocalTaskSpec(
         folder=folder,
         mteb_task=str(data["mteb_task"]),
-        type=str(data["type"]),
-        split=str(data["split"]),
+        type=str(data.get("type") or ""),
+        split=str(data.get("split") or ""),
         format=str(data["format"]),
-        subset=str(data.get("subset") or "default"),
+        subset=str(data.get("subset") or ("" if hub else "default")),
     )
 
 
@@ -169,15 +196,18 @@ def discover_local_tasks(root: str | Path) -> dict[str, Path]:
 def load_local_task(folder: str | Path) -> AbsTask:
     """The registered mteb task named in ``folder/task.json``, reading its data from ``folder``.
 
-    The folder is read and validated now (before any encoding); the task's ``load_data``
-    then builds the datasets from the validated rows, so ``mteb.evaluate`` can load and
-    unload the data as it does for hub tasks.
+    The task is mteb's instance (``mteb.get_task``: seed, metadata, evaluation code), moved
+    to a subclass of its class that reads the folder: for ``hub``, only
+    ``metadata.dataset["path"]`` differs, so mteb's own ``load_data`` runs on ``hub/``; for a
+    simple format, ``load_data`` builds the datasets from the rows validated now. Either
+    way ``mteb.evaluate`` loads and unloads the data as it does for hub tasks.
 
     Args:
         folder: A local task folder.
 
     Returns:
-        An instance of the registered task class, restricted to the folder's split and subset.
+        An instance of a subclass of the registered task class, restricted to the folder's
+        split and subset; its ``local_folder`` is ``folder``.
 
     Raises:
         LocalTaskError: If the folder is invalid or does not fit the registered task.
@@ -193,10 +223,15 @@ def load_local_task(folder: str | Path) -> AbsTask:
     """
     spec = read_spec(folder)
     task = _registered_task(spec)
-    build = _validated_builder(spec, task)
-
-    compat.replace_load_data(task, build)
-    task.local_folder = spec.folder  # type: ignore[attr-defined]
+    cls = type(task)
+    if spec.format == HUB:
+        members = _hub_members(spec, task)
+    else:
+        _refuse_own_loading(spec, task)
+        members = {"load_data": _rows_loader(_validated_builder(spec, task))}
+    # the instance keeps its seed and filters; its class gains only what reads the folder
+    local = {"__module__": __name__, "local_folder": spec.folder, **members}
+    task.__class__ = type(cls.__name__, (cls,), local)
     return task
 
 
@@ -206,7 +241,7 @@ def _registered_task(spec: LocalTaskSpec) -> AbsTask:
         task = mteb.get_task(spec.mteb_task)
     except KeyError as err:
         raise LocalTaskError(f"{where}: {err.args[0] if err.args else err}") from err
-    if task.metadata.type != spec.type:
+    if spec.type and task.metadata.type != spec.type:
         raise LocalTaskError(
             f"{where}: type {spec.type!r} does not match mteb's type {task.metadata.type!r} "
             f"for {spec.mteb_task}."
@@ -217,26 +252,137 @@ def _registered_task(spec: LocalTaskSpec) -> AbsTask:
             f"{where}: format {spec.format!r} cannot feed {spec.mteb_task} "
             f"({type(task).__mro__[1].__name__}); use {_format_for(task)!r}."
         )
-    if spec.split not in task.metadata.eval_splits:
-        raise LocalTaskError(
-            f"{where}: split {spec.split!r} is not an evaluation split of {spec.mteb_task} "
-            f"({', '.join(task.metadata.eval_splits)})."
-        )
-    if spec.subset not in task.metadata.hf_subsets:
-        raise LocalTaskError(
-            f"{where}: subset {spec.subset!r} is not a subset of {spec.mteb_task} "
-            f"({', '.join(task.metadata.hf_subsets[:10])}...)."
-        )
-    task.filter_eval_splits([spec.split])
-    task.hf_subsets = [spec.subset]
+    if spec.split:
+        if spec.split not in task.metadata.eval_splits:
+            raise LocalTaskError(
+                f"{where}: split {spec.split!r} is not an evaluation split of {spec.mteb_task} "
+                f"({', '.join(task.metadata.eval_splits)})."
+            )
+        task.filter_eval_splits([spec.split])
+    if spec.subset:
+        if spec.subset not in task.metadata.hf_subsets:
+            raise LocalTaskError(
+                f"{where}: subset {spec.subset!r} is not a subset of {spec.mteb_task} "
+                f"({', '.join(task.metadata.hf_subsets[:10])}...)."
+            )
+        task.hf_subsets = [spec.subset]
     return task
 
 
 def _format_for(task: AbsTask) -> str:
-    for name, classes in FORMAT_CLASSES.items():
-        if isinstance(task, classes):
-            return name
-    return "none (this task type has no local format)"
+    return next(name for name, classes in FORMAT_CLASSES.items() if isinstance(task, classes))
+
+
+def _hub_download(task: AbsTask, folder: Path) -> str:
+    """The command that makes a hub-format copy of ``task``'s data in ``folder``."""
+    path, revision = task.metadata.dataset["path"], task.metadata.revision
+    return (
+        f"hf download {path} --repo-type dataset --revision {revision} --local-dir {folder / HUB}"
+    )
+
+
+# --------------------------------------------------------------------------- hub format
+
+
+def _hub_members(spec: LocalTaskSpec, task: AbsTask) -> dict[str, Any]:
+    """The task's metadata with its dataset path at ``hub/``, and a ``load_data`` naming it."""
+    hub, name, revision = spec.folder / HUB, spec.mteb_task, str(task.metadata.revision)
+    fix = f"make it with {_hub_download(task, spec.folder)}"
+    if not hub.is_dir():
+        raise LocalTaskError(f"{hub}: missing folder, the copy of {name}'s dataset; {fix}.")
+    other = sorted(c for c in compat.downloaded_revisions(hub) if not c.startswith(revision))
+    if other:
+        raise LocalTaskError(f"{hub}: downloaded at revision {', '.join(other)}; {fix}.")
+    load_mteb = type(task).load_data
+
+    def load_data(self: AbsTask, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Mteb's own ``load_data`` on ``hub/``; a failure or a missing split names the folder."""
+        if self.data_loaded:
+            return
+        try:
+            load_mteb(self, num_proc, **kwargs)
+        except Exception as err:
+            problem = f"mteb cannot load {name} from it ({type(err).__name__}: {err})"
+            raise LocalTaskError(f"{hub}: {problem}; {fix}.") from err
+        missing = _missing_splits(self)
+        if missing:
+            self.unload_data()
+            problem = f"mteb's loading of {name} gives no {', '.join(missing)}"
+            raise LocalTaskError(f"{hub}: {problem}; {fix}.")
+
+    dataset = {**task.metadata.dataset, "path": str(hub.absolute())}
+    return {
+        "metadata": task.metadata.model_copy(update={"dataset": dataset}),
+        "load_data": load_data,
+    }
+
+
+def _missing_splits(task: AbsTask) -> list[str]:
+    """``subset/split`` names ``mteb.evaluate`` reads that the loaded data lack."""
+    data: Any = task.dataset
+    needed = list(task.eval_splits)
+    if isinstance(task, AbsTaskClassification):
+        needed.append(task.train_split)
+    missing = []
+    for subset in task.hf_subsets:
+        # mteb.evaluate's rule: a monolingual dataset is keyed by split directly
+        splits = data if subset not in data and subset == "default" else data.get(subset, {})
+        missing += [f"{subset}/{split}" for split in needed if split not in splits]
+    return missing
+
+
+# --------------------------------------------------------------------------- simple formats
+
+
+def own_loading(task: AbsTask | type[AbsTask]) -> dict[str, str]:
+    """What a task's class changes in mteb's loading: ``{"Class.method": what it does}``.
+
+    The ``dataset_transform`` and ``load_data`` that the class, or a class it inherits from
+    outside ``mteb.abstasks`` (whose transforms and loaders a whole task type shares),
+    defines; what a transform does is read from the calls in its source.
+
+    Examples:
+        >>> import mteb
+        >>> own_loading(mteb.get_task("STSBenchmark"))
+        {}
+        >>> own_loading(mteb.get_task("SprintDuplicateQuestions"))
+        {'SprintDuplicateQuestionsPC.dataset_transform': 'renames columns'}
+    """
+    found = {}
+    for owner in (task if isinstance(task, type) else type(task)).__mro__:
+        for method in ("dataset_transform", "load_data"):
+            if method in vars(owner) and not owner.__module__.startswith("mteb.abstasks."):
+                found[f"{owner.__name__}.{method}"] = _what(method, vars(owner)[method])
+    return found
+
+
+def _what(method: str, function: Any) -> str:
+    try:
+        source = "" if method == "load_data" else inspect.getsource(function)
+    except (OSError, TypeError):
+        source = "?"
+    done = [what for call, what in TRANSFORM_CALLS.items() if call in source]
+    return ", ".join(done) or ("loads the data its own way" if not source else "reshapes the data")
+
+
+def _refuse_own_loading(spec: LocalTaskSpec, task: AbsTask) -> None:
+    what = "; ".join(f"{method} {does}" for method, does in own_loading(task).items())
+    if what:
+        raise LocalTaskError(
+            f"{spec.folder / TASK_FILE}: {spec.mteb_task} cannot be read from the "
+            f"{spec.format!r} format: mteb's {what}, which that reader does not reproduce. "
+            f"Use a copy of its dataset repository: {_hub_download(task, spec.folder)}, "
+            f'and "format": "hub" in task.json.'
+        )
+
+
+def _rows_loader(build: Callable[[], Any]) -> Callable[..., None]:
+    def load_data(self: AbsTask, num_proc: int | None = None, **kwargs: Any) -> None:
+        """Build the task's datasets from the validated local rows (mteb's signature)."""
+        if not self.data_loaded:
+            self.dataset, self.data_loaded = build(), True
+
+    return load_data
 
 
 def _validated_builder(spec: LocalTaskSpec, task: AbsTask) -> Callable[[], Any]:

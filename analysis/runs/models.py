@@ -10,6 +10,15 @@ returns an mteb encoder whose ``mteb_model_meta`` carries a correct name and rev
   different local models never share a results folder (mteb files every unnamed model under
   ``no_model_name_available/no_revision_available``, where the ``only-missing`` cache then
   hands one model the scores of another).
+
+Every model is built by mteb's own ``ModelMeta.load_model`` (what ``mteb.get_model``
+calls), so it is encoded as mteb encodes it: a registered model by its registered loader
+and ``loader_kwargs`` (pointed at the local folder when there is one), any other through
+sentence-transformers, the loader mteb gives a hub model it does not register. A model2vec
+model thus runs through sentence-transformers' ``StaticEmbedding``, as mteb 2.26 runs the
+potion and M2V models. ``encoder="model2vec"`` runs it through model2vec's own
+``StaticModel.encode`` instead (:class:`StaticModelEncoder`), filed under mteb's experiment
+level ``experiments/encoder_model2vec`` so the two encoders' results never share a folder.
 """
 
 from __future__ import annotations
@@ -30,11 +39,11 @@ from mteb.models import ModelMeta
 from mteb.models.abs_encoder import AbsEncoder
 from mteb.models.model_meta import ScoringFunction
 
+from ..core.choices import ENCODERS, Encoder
 from ..core.compat import registered_meta
 from ..core.errors import ModelLoadError
 
 if TYPE_CHECKING:
-    from model2vec import StaticModel
     from mteb.abstasks.task_metadata import TaskMetadata
     from mteb.models.models_protocols import EncoderProtocol
     from mteb.types import Array, BatchedInput, PromptType
@@ -55,24 +64,37 @@ _CONTENT_SUFFIXES = frozenset(
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
-class StaticModelEncoder(AbsEncoder):
-    """mteb encoder around a :class:`model2vec.StaticModel`.
+#: mteb's experiment keyword arguments of a model run with model2vec's own encoder: its
+#: results go to ``<revision>/experiments/encoder_model2vec/`` (``ModelMeta.experiment_name``).
+MODEL2VEC_EXPERIMENT = {"encoder": "model2vec"}
 
-    Embeddings are returned as float32 whatever the dtype of the static embedding
-    table (``distill`` stores float16 by default).
+
+class StaticModelEncoder(AbsEncoder):
+    """mteb encoder around model2vec's own ``StaticModel.encode`` (``encoder="model2vec"``).
+
+    A loader in mteb's sense (``ModelMeta(loader=StaticModelEncoder)``, called by
+    ``ModelMeta.load_model`` with the model folder). ``StaticModel.encode`` cuts each text
+    to ``max_length`` (512) times the vocabulary's median token length in characters, then
+    to ``max_length`` tokens, and leaves out the unknown token. Embeddings are returned as
+    float32 whatever the dtype of the static embedding table (``distill`` stores float16 by
+    default).
     """
 
-    mteb_model_meta: ModelMeta  # always set (AbsEncoder allows None)
+    mteb_model_meta: ModelMeta  # always set by ModelMeta.load_model (AbsEncoder allows None)
 
-    def __init__(self, model: StaticModel, meta: ModelMeta) -> None:
-        """Wrap ``model`` with the metadata ``meta``.
+    def __init__(self, model_name: str, revision: str | None = None, **kwargs: Any) -> None:
+        """Load the model2vec model in the folder ``model_name``.
 
         Args:
-            model: A loaded model2vec static model.
-            meta: The mteb metadata (name, revision) to file results under.
+            model_name: A local model2vec folder (:func:`load_model` downloads a hub model's
+                snapshot first).
+            revision: The revision results are filed under (the folder holds it; unused).
+            **kwargs: mteb's loader keyword arguments (``device``, experiment arguments;
+                unused: model2vec encodes on the CPU).
         """
-        self.model = model
-        self.mteb_model_meta = meta
+        from model2vec import StaticModel
+
+        self.model = StaticModel.from_pretrained(model_name)
 
     def encode(
         self,
@@ -98,27 +120,10 @@ class StaticModelEncoder(AbsEncoder):
             A float32 array of shape (number of texts, embedding dimension).
         """
         texts = [text for batch in inputs for text in batch["text"]]
-        return self.encode_texts(
+        embeddings = self.model.encode(
             texts,
             batch_size=int(kwargs.get("batch_size") or 1024),
             show_progress_bar=bool(kwargs.get("show_progress_bar", False)),
-        )
-
-    def encode_texts(
-        self, texts: list[str], *, batch_size: int = 1024, show_progress_bar: bool = False
-    ) -> np.ndarray:
-        """Encode plain texts as float32 embeddings (the path mteb uses, without the loader).
-
-        Args:
-            texts: The texts to encode.
-            batch_size: Texts per model2vec batch.
-            show_progress_bar: Show model2vec's progress bar.
-
-        Returns:
-            A float32 array of shape (len(texts), embedding dimension).
-        """
-        embeddings = self.model.encode(
-            texts, batch_size=batch_size, show_progress_bar=show_progress_bar
         )
         return np.asarray(embeddings, dtype=np.float32)
 
@@ -250,8 +255,9 @@ def load_model(
     name: str | None = None,
     revision: str | None = None,
     device: str | None = None,
+    encoder: Encoder = "mteb",
 ) -> EncoderProtocol:
-    """Load a model2vec or sentence-transformers model for ``mteb.evaluate``.
+    """Load a model2vec or sentence-transformers model for ``mteb.evaluate``, as mteb runs it.
 
     Args:
         name_or_path: A local model folder, or a hub id (``org/name``).
@@ -262,13 +268,23 @@ def load_model(
         revision: Overrides the revision (default: the registered revision for registered
             names, else the folder's :func:`content_revision`; for a hub id, the hub's).
         device: Torch device for sentence-transformers models (default: automatic).
+        encoder: ``"mteb"``: as mteb runs the model, built by ``ModelMeta.load_model``: a
+            registered name with its registered loader and ``loader_kwargs`` (exactly
+            ``mteb.get_model(name)``; for a local folder, that loader given the folder),
+            anything else through sentence-transformers, as ``mteb.get_model`` loads a hub
+            model it does not register (a model2vec model: sentence-transformers'
+            ``StaticEmbedding``). ``"model2vec"``: a model2vec model through model2vec's
+            own ``StaticModel.encode`` (:class:`StaticModelEncoder`), its results filed
+            under the experiment ``encoder_model2vec``.
 
     Returns:
         An encoder with ``mteb_model_meta`` set, accepted by ``mteb.evaluate``.
 
     Raises:
         ModelLoadError: The path does not exist, is not a model folder, the name is not
-            ``org/name``, or the hub id cannot be loaded (offline: pass a local folder).
+            ``org/name``, the hub id cannot be loaded (offline: pass a local folder), or
+            the encoder does not fit the model.
+        ValueError: ``encoder`` is not one of ``"mteb"``, ``"model2vec"``.
 
     Examples:
         ``tiny_model`` is the tests' distilled static model (model2vec, a local folder; see
@@ -278,11 +294,20 @@ def load_model(
         >>> model = load_model(tiny_model, name="local/tiny-static")
         >>> model.mteb_model_meta.name
         'local/tiny-static'
+        >>> type(model.model[0]).__name__  # sentence-transformers, as mteb runs model2vec models
+        'StaticEmbedding'
+        >>> own = load_model(tiny_model, name="local/tiny-static", encoder="model2vec")
+        >>> type(own).__name__, own.mteb_model_meta.experiment_name
+        ('StaticModelEncoder', 'encoder_model2vec')
     """
+    if encoder not in ENCODERS:
+        raise ValueError(f"encoder must be one of {ENCODERS}, got {encoder!r}.")
     text = str(name_or_path)
     path = Path(text).expanduser()
     if path.is_dir():
-        return _load_local(path.resolve(), name=name, revision=revision, device=device)
+        return _load_local(
+            path.resolve(), name=name, revision=revision, device=device, encoder=encoder
+        )
     if _looks_like_path(text) or path.exists():
         raise ModelLoadError(
             f"Model folder {text!r} does not exist (or is not a folder). Pass an existing "
@@ -297,7 +322,7 @@ def load_model(
             f"{text!r} is neither an existing folder nor a Hugging Face hub id of the form "
             "'org/name'. Check the spelling, or pass the path of a local model folder."
         )
-    return _load_hub(text, revision=revision, device=device)
+    return _load_hub(text, revision=revision, device=device, encoder=encoder)
 
 
 def _looks_like_path(text: str) -> bool:
@@ -305,19 +330,15 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _load_local(
-    folder: Path, *, name: str | None, revision: str | None, device: str | None
+    folder: Path, *, name: str | None, revision: str | None, device: str | None, encoder: Encoder
 ) -> EncoderProtocol:
     kind = detect_model_kind(folder)
     result_name, result_revision, registered = local_identity(folder, name=name, revision=revision)
     if registered is not None:
-        meta = registered
-        if revision and revision != registered.revision:
-            meta = registered.model_copy(update={"revision": revision})
+        meta = _with_revision(registered, revision)
     else:
         meta = _local_meta(result_name, result_revision, kind, folder)
-    if kind == "model2vec":
-        return _wrap_static(folder, meta)
-    return _wrap_sentence_transformer(str(folder), meta, device=device)
+    return _from_folder(folder, meta, device=device, encoder=encoder)
 
 
 def local_identity(
@@ -355,10 +376,13 @@ class ModelIdentity:
     content: str | None
     name_override: str | None
     experiment: str | None = None
+    encoder: Encoder = "mteb"
 
 
-def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdentity:
-    """Name and revision a model's results are filed under, as :func:`load_model` decides.
+def model_identity(
+    source: str | Path, *, name: str | None = None, encoder: Encoder = "mteb"
+) -> ModelIdentity:
+    """Name, revision and experiment of a model's results, as :func:`load_model` decides.
 
     A local folder gets :func:`local_identity` plus its content revision (re-checked before
     a planned job runs); a hub id registered in mteb gets the registered revision. Only an
@@ -367,6 +391,8 @@ def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdent
     Args:
         source: Hub id or local model folder.
         name: Result name for a local folder.
+        encoder: The encoder (:func:`load_model`); ``"model2vec"`` files results under its
+            own experiment.
 
     Returns:
         The identity.
@@ -377,17 +403,21 @@ def model_identity(source: str | Path, *, name: str | None = None) -> ModelIdent
     path = Path(str(source)).expanduser()
     if path.is_dir():
         folder = path.resolve()
-        detect_model_kind(folder)  # a clear error for a folder that is not a model
+        kind = detect_model_kind(folder)  # a clear error for a folder that is not a model
         content = content_revision(folder)
-        result_name, revision, _ = local_identity(folder, name=name, content=content)
-        return ModelIdentity(str(folder), result_name, revision, content, name)
+        result_name, revision, registered = local_identity(folder, name=name, content=content)
+        meta = registered or _local_meta(result_name, revision, kind, folder)
+        experiment = _encoder_meta(meta, encoder, kind, folder).experiment_name or None
+        return ModelIdentity(str(folder), result_name, revision, content, name, experiment, encoder)
     registered = registered_meta(str(source))
     if registered is not None and registered.revision:
-        meta = registered
+        meta = registered if encoder == "mteb" else _with_encoder_experiment(registered)
     else:
-        meta = load_model(source, name=name).mteb_model_meta
+        meta = load_model(source, name=name, encoder=encoder).mteb_model_meta
     experiment = meta.experiment_name or None
-    return ModelIdentity(str(source), str(meta.name), str(meta.revision), None, None, experiment)
+    return ModelIdentity(
+        str(source), str(meta.name), str(meta.revision), None, None, experiment, encoder
+    )
 
 
 def _safe_name(text: str) -> str:
@@ -417,49 +447,84 @@ def _local_meta(name: str, revision: str, kind: ModelKind, folder: Path) -> Mode
     )
 
 
-def _wrap_static(folder: Path, meta: ModelMeta) -> StaticModelEncoder:
-    from model2vec import StaticModel
-
-    model = StaticModel.from_pretrained(str(folder))
-    meta = meta.model_copy(
-        update={
-            "embed_dim": meta.embed_dim or int(model.dim),
-            "n_parameters": meta.n_parameters or int(model.embedding.size),
-            "max_tokens": meta.max_tokens or float("inf"),
-        }
-    )
-    return StaticModelEncoder(model, meta)
+def _with_revision(meta: ModelMeta, revision: str | None) -> ModelMeta:
+    """``meta`` with ``revision`` instead of its own, when one is given."""
+    if revision and revision != meta.revision:
+        return meta.model_copy(update={"revision": revision})
+    return meta
 
 
-def _wrap_sentence_transformer(
-    source: str, meta: ModelMeta, *, device: str | None
-) -> EncoderProtocol:
+def _with_encoder_experiment(meta: ModelMeta) -> ModelMeta:
+    """``meta`` run with model2vec's own encoder: its loader, and an experiment of its own."""
+    experiment = {**(meta.experiment_kwargs or {}), **MODEL2VEC_EXPERIMENT}
+    return meta.model_copy(update={"loader": StaticModelEncoder, "experiment_kwargs": experiment})
+
+
+def _encoder_meta(meta: ModelMeta, encoder: Encoder, kind: ModelKind, folder: Path) -> ModelMeta:
+    """The metadata :func:`_built` builds the model of ``folder`` from, for ``encoder``."""
     from mteb.models import SentenceTransformerEncoderWrapper
-    from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(source, device=device)
-    wrapper = SentenceTransformerEncoderWrapper(model)
-    if meta.embed_dim is None:
-        meta = meta.model_copy(
-            update={
-                "embed_dim": model.get_embedding_dimension(),
-                "max_tokens": model.max_seq_length,
-            }
+    if encoder == "model2vec":
+        if kind != "model2vec":
+            raise ModelLoadError(
+                f"encoder='model2vec' runs model2vec models; {folder} holds a "
+                "sentence-transformers model. Leave the encoder at 'mteb'."
+            )
+        return _with_encoder_experiment(meta)
+    if meta.loader is not None:
+        return meta  # the registered loader
+    if kind == "model2vec" and not (folder / "modules.json").is_file():
+        raise ModelLoadError(
+            f"{folder} is a model2vec model without modules.json (saved by an old model2vec): "
+            "sentence-transformers, which mteb runs model2vec models with, cannot load it. "
+            "Save it again with model2vec (StaticModel.from_pretrained(folder)"
+            ".save_pretrained(folder)), or run it with model2vec's own encoder "
+            "(encoder='model2vec', --encoder model2vec)."
         )
-    wrapper.mteb_model_meta = meta
-    return wrapper
+    return meta.model_copy(update={"loader": SentenceTransformerEncoderWrapper})
 
 
-def _load_hub(model_id: str, *, revision: str | None, device: str | None) -> EncoderProtocol:
+def _from_folder(
+    folder: Path, meta: ModelMeta, *, device: str | None, encoder: Encoder
+) -> EncoderProtocol:
+    kind = detect_model_kind(folder)
+    return _built(_encoder_meta(meta, encoder, kind, folder), str(folder), device=device)
+
+
+def _built(meta: ModelMeta, source: str | None, *, device: str | None) -> EncoderProtocol:
+    """The model as mteb's ``ModelMeta.load_model`` builds it, its loader given ``source``.
+
+    ``source`` (a local folder) replaces the model's name as the loader's first argument
+    only; the metadata keeps the name. An unregistered model's embedding size (and, for a
+    static model, parameter count) is read from the loaded model.
+    """
+    loading = meta if source is None else meta.model_copy(update={"name": source})
+    model = cast("Any", loading.load_model(device=device))
+    built = model.mteb_model_meta.model_copy(update={"name": meta.name})
+    if built.embed_dim is None:
+        inner = model.model
+        if isinstance(model, StaticModelEncoder):
+            measured = {"embed_dim": int(inner.dim), "n_parameters": int(inner.embedding.size)}
+        else:
+            measured = {"embed_dim": inner.get_embedding_dimension()}
+        built = built.model_copy(update={**measured, "max_tokens": _max_tokens(inner)})
+    model.mteb_model_meta = built
+    return cast("EncoderProtocol", model)
+
+
+def _max_tokens(model: Any) -> float:
+    """A loaded model's longest input in tokens (infinite for a static model)."""
+    length = getattr(model, "max_seq_length", None)
+    return float("inf") if length is None or length == float("inf") else float(length)
+
+
+def _load_hub(
+    model_id: str, *, revision: str | None, device: str | None, encoder: Encoder
+) -> EncoderProtocol:
     registered = registered_meta(model_id)
-    if (
-        registered is not None
-        and registered.loader is not None
-        and not _is_plain_loader(registered)
-    ):
-        # a model with its own mteb implementation (prompts, instructions): mteb loads it
-        try:
-            return cast("EncoderProtocol", registered.load_model(device=device))
+    if registered is not None and registered.loader is not None and encoder == "mteb":
+        try:  # exactly mteb.get_model(model_id)
+            return _built(_with_revision(registered, revision), None, device=device)
         except Exception as err:  # hub errors come in many classes; all mean "cannot get it"
             raise _hub_error(model_id, err) from err
     wanted = revision or (registered.revision if registered is not None else None)
@@ -468,25 +533,11 @@ def _load_hub(model_id: str, *, revision: str | None, device: str | None) -> Enc
     except Exception as err:  # as above
         raise _hub_error(model_id, err) from err
     if registered is not None:
-        meta = registered
-        if revision and revision != registered.revision:
-            meta = registered.model_copy(update={"revision": revision})
+        meta = _with_revision(registered, revision)
     else:
         # the snapshot folder is named after the commit hash: the hub's own revision
         meta = _local_meta(model_id, folder.name, detect_model_kind(folder), folder)
-    return _from_folder_with_meta(folder, meta, device=device)
-
-
-def _is_plain_loader(meta: ModelMeta) -> bool:
-    from mteb.models import SentenceTransformerEncoderWrapper
-
-    return meta.loader is SentenceTransformerEncoderWrapper and not meta.loader_kwargs
-
-
-def _from_folder_with_meta(folder: Path, meta: ModelMeta, *, device: str | None) -> EncoderProtocol:
-    if detect_model_kind(folder) == "model2vec":
-        return _wrap_static(folder, meta)
-    return _wrap_sentence_transformer(str(folder), meta, device=device)
+    return _from_folder(folder, meta, device=device, encoder=encoder)
 
 
 def _hub_snapshot(model_id: str, revision: str | None) -> Path:

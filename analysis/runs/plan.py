@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.choices import Encoder
 from ..core.errors import PlanError, PlanMismatchError
 from ..core.io import atomic_write_text
 from ..core.layout import RESULTS, ModelFolder
@@ -53,6 +54,7 @@ class Job:
         done: Whether every task's result was complete when the plan was written.
         experiment: mteb's experiment name the results are filed under
             (``ModelMeta.experiment_name``), or None (the model's default settings).
+        encoder: The encoder the model runs with (``load_model(encoder=...)``).
     """
 
     job_id: str
@@ -67,6 +69,7 @@ class Job:
     public_only: bool = False
     done: bool = False
     experiment: str | None = None
+    encoder: Encoder = "mteb"
 
     @property
     def folder(self) -> ModelFolder:
@@ -142,6 +145,7 @@ def make_plan(
     local_tasks_dir: str | Path | None = None,
     public_only: bool = False,
     tasks_per_job: int = 1,
+    encoder: Encoder = "mteb",
 ) -> Plan:
     """Expand models x tasks into jobs; mark those whose results are complete as done.
 
@@ -153,6 +157,7 @@ def make_plan(
         local_tasks_dir: Folder of local task folders (tasks found there run offline).
         public_only: Leave private tasks out of the plan.
         tasks_per_job: Group this many tasks of one model into one job.
+        encoder: The encoder every model runs with (``load_model(encoder=...)``).
 
     Returns:
         The plan (not yet written; see :func:`write_plan`).
@@ -180,7 +185,7 @@ def make_plan(
     by_name = {task.metadata.name: task for task in task_objects}
     jobs: list[Job] = []
     for source, name in zip(models, names, strict=True):
-        identity = model_identity(source, name=name)
+        identity = model_identity(source, name=name, encoder=encoder)
         for group in _chunks(list(by_name), tasks_per_job):
             job = Job(
                 job_id=job_id(identity.name, identity.revision, group, identity.experiment),
@@ -194,6 +199,7 @@ def make_plan(
                 local_tasks_dir=local,
                 public_only=public_only,
                 experiment=identity.experiment,
+                encoder=encoder,
             )
             jobs.append(replace(job, done=job_complete(job, [by_name[t] for t in group])))
     return Plan(results_dir=results, jobs=tuple(jobs))

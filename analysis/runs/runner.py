@@ -52,7 +52,7 @@ from ..core.io import atomic_write_bytes
 from ..core.layout import PREDICTIONS, ModelFolder
 from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
-from .locks import FileLock, lock_path, pid_alive, task_lock
+from .locks import file_lock, lock_path, pid_alive, task_lock
 from .models import load_model
 
 if TYPE_CHECKING:
@@ -242,6 +242,7 @@ def read_valid_result(path: Path) -> TaskResult | None:
 # --------------------------------------------------------------------------- running
 
 
+@compat.speed_up_classification()  # in force for the run only: same scores, labels read once
 def run_evaluation(
     models: Sequence[str | Path | ModelSpec | EncoderProtocol],
     tasks: Sequence[str | AbsTask],
@@ -311,7 +312,6 @@ def run_evaluation(
         raise ValueError(f"batch_size must be positive, got {batch_size}.")
     results_dir = Path(results_dir)
     task_list = resolve_tasks(tasks, local_tasks_dir)
-    compat.speed_up_classification()  # same scores, labels read once (see analysis.core.compat)
     _clean_stale_staging(results_dir)
     rows: list[dict[str, object]] = []
     pairs = tqdm(total=len(models) * len(task_list), desc="model x task", disable=not show_progress)
@@ -484,7 +484,7 @@ def _evaluate_staged(
         _publish(staged_result.parent / "model_meta.json", final_result.parent / "model_meta.json")
     staged_settings = staged_result.parent / "run_settings.jsonl"
     if staged_settings.is_file():
-        with FileLock(lock_path(results_dir, meta, "run_settings.jsonl")):
+        with file_lock(lock_path(results_dir, meta, "run_settings.jsonl")):
             _append_lines(staged_settings, final_result.parent / "run_settings.jsonl")
     _publish(staged_result, final_result)  # last: its presence means the task is complete
     return TaskResult.from_disk(final_result)

@@ -11,12 +11,15 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
 * :mod:`._ranks`: rank kernels (Spearman/Kendall of many rows, permutation tests);
 * :mod:`._results`: the one result shape (:class:`StatsResult`) and intervals;
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
-* :mod:`._simulate`, :mod:`._simulate_departures`: the validation simulations;
 * public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
-  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`;
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`,
+  :mod:`.advantage` (the Goodhart audit's tests), :mod:`.predictive`;
 * :mod:`.estimate`: the estimator's own room (a benchmark mean from a few tasks:
-  :func:`predict_benchmark`, :func:`next_tasks`, :func:`select_tasks`,
-  :func:`cross_fit_selection`, :func:`validate_by_release_date`), with its private layers.
+  :func:`predict_benchmark`, :func:`next_tasks`, :func:`select_tasks`), with its private
+  layers.
+
+The simulations that measure these functions' behaviour live outside the package, in
+``benchmarks/_sim/`` (run by the tests with few replicates, by the benchmarks with many).
 
 Every function here follows the same conventions (scipy.stats-like):
 
@@ -36,10 +39,7 @@ Every function here follows the same conventions (scipy.stats-like):
   ``adjustment=``; an interval is a :class:`ConfidenceInterval` (``low``, ``high``)
   named ``confidence_interval``, and its ends in a table are ``ci_low`` / ``ci_high``
   (``rank_low`` / ``rank_high`` for rank intervals); a caveat in words is ``caveat``
-  (``""`` when there is none). Old keywords (``rank_intervals(alpha=)``,
-  ``adjust_pvalues(method=)``) and attributes (``note``, ``reason``, ``beyond``,
-  ``BenchmarkPrediction.low`` / ``high``) work for one release with a
-  :class:`DeprecationWarning` naming the new one;
+  (``""`` when there is none);
 * every table argument is the wide tasks x models table of ``Leaderboard.wide()``;
 * **labels**: pandas inputs are paired by label (Series with Series, a table's rows with
   ``clusters``), never by position; different label sets raise
@@ -80,40 +80,7 @@ whose tasks' signs flip together.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import lazy_loader
 
-from ..core.lazy import LazyNames
-
-if TYPE_CHECKING:  # the public names, listed once (analysis.core.lazy): loaded on first use
-    from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError
-    from ._results import ConfidenceInterval, StatsResult
-    from .agreement import BenchmarkAgreementResult, benchmark_agreement
-    from .compare import ComparisonReport, compare
-    from .contrast import GroupContrastResult, group_contrast
-    from .correlation import RankCorrelationResult, rank_correlation
-    from .estimate import (
-        BenchmarkPrediction,
-        CrossFitResult,
-        NextTasksResult,
-        ReleaseDateValidation,
-        TaskSelectionResult,
-        cross_fit_selection,
-        next_tasks,
-        predict_benchmark,
-        select_tasks,
-        validate_by_release_date,
-    )
-    from .friedman import FriedmanNemenyiResult, friedman_nemenyi
-    from .gap import PublicPrivateGapResult, public_private_gap
-    from .paired import PairedTestResult, paired_bootstrap
-    from .pairwise import PairwiseResult, adjust_pvalues, pairwise_significance
-    from .ranks import RankIntervalsResult, rank_intervals
-
-_LAZY = LazyNames(__name__, __file__, submodules=True)
-__all__: list[str] = _LAZY.names
-_LAZY.bind_shadowed(globals())  # compare() is named as its module
-
-
-def __getattr__(name: str) -> Any:
-    """A public name (from its module) or a submodule (``analysis.stats.estimate``)."""
-    return _LAZY.load(name, globals())
+# The public names, listed once in ``__init__.pyi``, each loaded on first use (SPEC 1).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -10,16 +10,20 @@ rows of an input never changes a result. Plain arrays and lists are paired by po
 
 from __future__ import annotations
 
-import functools
 import numbers
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, TypeVar, cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
-from ..core.errors import DroppedModelsWarning, LabelMismatchError, check_names
+from ..core.errors import (
+    DroppedModelsWarning,
+    LabelMismatchError,
+    UnknownModelError,
+    check_names,
+)
 
 RngLike = int | np.random.Generator | None
 Alternative = Literal["two-sided", "greater", "less"]
@@ -81,7 +85,7 @@ def _check_models(
     requested: Iterable[Any] | None, available: Iterable[Any], argname: str = "models"
 ) -> list[Any]:
     """The requested model names, checked against ``available`` (see :func:`check_names`)."""
-    return check_names(requested, available, argname=argname)
+    return check_names(requested, available, argname=argname, error=UnknownModelError)
 
 
 # --------------------------------------------------------------------------- labels
@@ -289,67 +293,3 @@ def complete_score_matrix(
     keep = ~holes.any(axis=0)
     names = [c for c, k in zip(scores.columns, keep, strict=True) if k]
     return X[:, keep], names, dropped, scores.index
-
-
-# --------------------------------------------------------------------------- renamed keywords
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def renamed_keywords(**renames: str | tuple[str, Callable[[Any], Any]]) -> Callable[[_F], _F]:
-    """Keep old keyword names of a public function working for one release.
-
-    ``renamed_keywords(method="adjustment")`` maps a call with ``method=`` to
-    ``adjustment=`` and emits a :class:`DeprecationWarning` naming the new keyword; a
-    ``(new, convert)`` pair also converts the value (e.g. ``alpha`` ->
-    ``confidence_level = 1 - alpha``). Passing both the old and the new keyword is an
-    error unless they agree (an old call passing both ``confidence_level=0.95`` and
-    ``alpha=0.05`` keeps working). The wrapped function keeps its signature
-    (``inspect.signature`` follows ``__wrapped__``), so the old names never show in it.
-    """
-
-    def decorate(func: _F) -> _F:
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for old, spec in renames.items():
-                if old not in kwargs:
-                    continue
-                new, convert = (spec, None) if isinstance(spec, str) else spec
-                raw = kwargs.pop(old)
-                value = raw if convert is None else convert(raw)
-                if new in kwargs and not _same(kwargs[new], value):
-                    raise ValueError(
-                        f"{func.__name__}() got `{old}` (deprecated) and `{new}` that "
-                        f"disagree ({old}={raw!r} means {new}={value!r}, "
-                        f"got {new}={kwargs[new]!r}); pass only `{new}`"
-                    )
-                how = f"`{new}`" if convert is None else f"`{new}` (= 1 - {old})"
-                warnings.warn(
-                    f"{func.__name__}(): `{old}` is deprecated and will be removed in the "
-                    f"next release; pass {how} instead",
-                    DeprecationWarning,
-                    stacklevel=2,
-                )
-                kwargs.setdefault(new, value)
-            return func(*args, **kwargs)
-
-        return cast(_F, wrapper)
-
-    return decorate
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two keyword values agree (numbers up to rounding)."""
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
-        return bool(abs(float(a) - float(b)) <= 1e-9)
-    return bool(a == b)
-
-
-def deprecated_attribute(owner: str, old: str, new: str) -> None:
-    """Warn that the result attribute ``owner.old`` is now ``owner.new``."""
-    warnings.warn(
-        f"{owner}.{old} is deprecated and will be removed in the next release; use "
-        f"{owner}.{new} instead",
-        DeprecationWarning,
-        stacklevel=3,
-    )

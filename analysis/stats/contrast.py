@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from ._checks import _check_open_unit, align_labels, deprecated_attribute
+from ._checks import _check_open_unit, align_labels
 from ._results import ConfidenceInterval, StatsResult
 
 _MIN_GROUP = 3
@@ -38,7 +38,7 @@ class GroupContrastResult(StatsResult):
         confidence_level: level of the interval.
         method: what was done.
         caveat: why there is no test and no interval (a group under 3 models), else
-            ``""`` (``note``, deprecated, is the old name).
+            ``""``.
     """
 
     statistic: float
@@ -56,12 +56,6 @@ class GroupContrastResult(StatsResult):
     confidence_level: float
     method: str
     caveat: str
-
-    @property
-    def note(self) -> str:
-        """Deprecated: the old name of :attr:`caveat`."""
-        deprecated_attribute("GroupContrastResult", "note", "caveat")
-        return self.caveat
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the groups, the difference, its interval and p-value."""

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chi2, f, rankdata, studentized_range
+from scipy.stats import f, friedmanchisquare, rankdata, studentized_range
 
 from ._checks import _check_open_unit, complete_score_matrix
 from ._results import StatsResult
@@ -93,8 +93,10 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
     :func:`compare` for decisions, and this only to compare with published diagrams.
 
     Assumptions: tasks independent (blocks); within a task the models' scores
-    exchangeable under the null. Checked against ``scipy.stats.friedmanchisquare`` and
-    ``scikit_posthocs.posthoc_nemenyi_friedman`` (``tests/stats/test_compare.py``).
+    exchangeable under the null. Friedman's chi-square is ``scipy.stats.friedmanchisquare``
+    and Nemenyi's p-values ``scikit_posthocs.posthoc_nemenyi_friedman``; this adds the
+    mean ranks, Iman-Davenport's F and the critical difference (checked by hand in
+    ``tests/stats/test_compare.py``).
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better. Models with a
@@ -127,24 +129,18 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
     n, k = X.shape
     if k < 3:
         raise ValueError(f"`scores` needs at least 3 models with every task, got {k}")
-    ranks = rankdata(-X, method="average", axis=1)
-    mean_ranks = ranks.mean(axis=0)
-    ssq = float((ranks.sum(axis=0) ** 2).sum())
-    chi = 12.0 / (n * k * (k + 1)) * ssq - 3.0 * n * (k + 1)
-    ties = sum(
-        float(((c := np.unique(row, return_counts=True)[1]) ** 3 - c).sum()) for row in ranks
-    )
-    chi /= 1.0 - ties / (n * k * (k * k - 1))
+    import scikit_posthocs
+
+    chi, pvalue = friedmanchisquare(*X.T)  # tie-corrected
+    mean_ranks = rankdata(-X, method="average", axis=1).mean(axis=0)
     df = k - 1
     iman = (n - 1) * chi / (n * df - chi) if n * df > chi else math.inf
     scale = math.sqrt(k * (k + 1) / (6.0 * n))
-    diff = np.abs(mean_ranks[:, None] - mean_ranks[None, :])
-    p = studentized_range.sf(diff / scale * math.sqrt(2.0), k, np.inf)
-    np.fill_diagonal(p, 1.0)
+    p = scikit_posthocs.posthoc_nemenyi_friedman(X).to_numpy()
     q = float(studentized_range.ppf(1.0 - alpha, k, np.inf))
     return FriedmanNemenyiResult(
         statistic=float(chi),
-        pvalue=float(chi2.sf(chi, df)),
+        pvalue=float(pvalue),
         df=df,
         iman_davenport=float(iman),
         iman_davenport_pvalue=float(f.sf(iman, df, df * (n - 1))),

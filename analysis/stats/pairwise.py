@@ -18,7 +18,6 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
     complete_score_matrix,
-    renamed_keywords,
     unit_clusters,
 )
 from ._inversion import exact_inversion, mc_inversion
@@ -39,7 +38,6 @@ _ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
 _EXACT_WORK = 1 << 27  # pairs * 2**n: above this the per-pair tests are Monte-Carlo
 
 
-@renamed_keywords(method="adjustment")
 def adjust_pvalues(
     pvalues: Any, *, adjustment: Literal["holm", "bonferroni", "bh", "none"] = "holm"
 ) -> Any:
@@ -58,8 +56,7 @@ def adjust_pvalues(
     themselves, not a result object (the one public function of :mod:`analysis.stats`
     that does not return a :class:`StatsResult`): a Series comes back as a Series with
     the same index, anything else as an array in the input order. The keyword is
-    ``adjustment``, as in :func:`pairwise_significance` (``method=`` still works for one
-    release, with a :class:`DeprecationWarning`).
+    ``adjustment``, as in :func:`pairwise_significance`.
 
     Args:
         pvalues: p-values (1-D, in [0, 1]).

@@ -93,8 +93,6 @@ from ._checks import (
     _check_open_unit,
     _check_rng,
     complete_score_matrix,
-    deprecated_attribute,
-    renamed_keywords,
     unit_clusters,
 )
 from ._maxt import maxt
@@ -141,8 +139,7 @@ class RankIntervalsResult(StatsResult):
         min_pvalue: smallest attainable adjusted p-value.
         method: a sentence describing what was computed.
         dropped: models left out (with missing scores) -> their missing tasks.
-        caveat: why there is no interval (fewer than 3 tasks), else ``""``
-            (``reason``, deprecated, is the old name, None when empty).
+        caveat: why there is no interval (fewer than 3 tasks), else ``""``.
     """
 
     table: pd.DataFrame
@@ -163,12 +160,6 @@ class RankIntervalsResult(StatsResult):
     method: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
     caveat: str = ""
-
-    @property
-    def reason(self) -> str | None:
-        """Deprecated: the old name of :attr:`caveat` (None when there is none)."""
-        deprecated_attribute("RankIntervalsResult", "reason", "caveat")
-        return self.caveat or None
 
     def to_frame(self) -> pd.DataFrame:
         """The per-model table (a copy), in rank order."""
@@ -316,7 +307,6 @@ def _bootstrap_rank_intervals(
 # --------------------------------------------------------------------------- public API
 
 
-@renamed_keywords(alpha=("confidence_level", lambda alpha: 1.0 - alpha))
 def rank_intervals(
     scores: pd.DataFrame,
     *,
@@ -371,8 +361,6 @@ def rank_intervals(
         confidence_level: coverage of the rank intervals, in (0, 1); ``groups`` and
             ``tied_with_leader`` are decided at the family-wise level
             ``1 - confidence_level`` of the same tests (one level drives both).
-            ``alpha=`` (the old second level) still works for one release, with a
-            :class:`DeprecationWarning`, as ``confidence_level = 1 - alpha``.
         top: how many of the best models get a group in ``groups``.
         rng: seed or Generator.
 
@@ -538,24 +526,3 @@ def _rank_intervals(
         method=method,
         **common,
     )
-
-
-def attained_level(n: int, level: float) -> float:
-    """Largest rejection probability <= ``level`` of an exact two-sided sign-flip test.
-
-    Under a continuous null the exact max-T (or single) sign-flip test over n units
-    rejects with probability ``floor(level * 2**(n-1)) / 2**(n-1)``: the statistic's
-    rank among the 2**(n-1) distinct values of a sign-flip orbit is uniform. Beyond
-    n = 20 (Monte-Carlo) this returns ``level``.
-
-    Args:
-        n: number of units (tasks).
-        level: nominal level, in (0, 1).
-
-    Returns:
-        The attained level.
-    """
-    if n > 20:
-        return float(level)
-    half = 2 ** (n - 1)
-    return math.floor(level * half + 1e-12) / half

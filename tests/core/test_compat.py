@@ -180,39 +180,17 @@ def test_submitit_failed_job_error_is_what_a_rejected_command_raises():
 # --------------------------------------------------------------------------- mteb tasks
 
 
-def test_replace_load_data_is_what_mteb_evaluate_reads(tmp_path):
-    """mteb.evaluate calls the instance's load_data; unload_data + load_data rebuilds."""
-    import mteb
-    from datasets import Dataset, DatasetDict
+def test_downloaded_revisions_reads_what_hf_download_records(tmp_path):
+    """huggingface_hub's own writer and reader of a local folder's download records."""
+    from huggingface_hub._local_folder import read_download_metadata, write_download_metadata
 
-    from tests._run_fixtures import hashing_encoder
-
-    sentences = ["how do I install it", "install steps please", "a cat", "the weather today"]
-    calls = []
-
-    def build():
-        calls.append(1)
-        rows = {"sentence1": sentences, "sentence2": sentences[::-1], "labels": [1, 0, 0, 1]}
-        return {"default": DatasetDict({"test": Dataset.from_dict(rows)})}
-
-    task = mteb.get_task("SprintDuplicateQuestions")
-    task.filter_eval_splits(["test"])
-    assert compat.replace_load_data(task, build) is task
-    result = mteb.evaluate(
-        hashing_encoder(),
-        task,
-        cache=mteb.ResultCache(tmp_path),
-        co2_tracker=False,
-        show_progress_bar=False,
-        raise_error=True,
-        overwrite_strategy="always",
-    )
-    assert calls, "mteb.evaluate did not call the replaced load_data"  # offline: no hub
-    assert result.task_results[0].get_score() == result.task_results[0].get_score()  # a number
-    task.unload_data()
-    assert not task.data_loaded
-    task.load_data()
-    assert task.data_loaded and len(calls) >= 2
+    assert compat.downloaded_revisions(tmp_path) == set()
+    for name, commit in (("README.md", "a" * 40), ("data/test-00000.parquet", "b" * 40)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+        write_download_metadata(tmp_path, name, commit, etag="e")
+        assert read_download_metadata(tmp_path, name).commit_hash == commit
+    assert compat.downloaded_revisions(tmp_path) == {"a" * 40, "b" * 40}
 
 
 def test_hf_languages_to_mteb():
@@ -331,10 +309,12 @@ def test_model_folder_name_is_mteb_model_name_as_path():
 
 @pytest.fixture
 def classification_fix():
-    """The classification fix, off before and after the test (mteb's own functions)."""
-    compat.speed_up_classification(enable=False)
+    """mteb's own functions before the test, and checked to be back after it."""
+    original = _mteb_classification_functions()
+    assert compat._classification_users == 0
     yield compat
-    compat.speed_up_classification(enable=False)
+    assert compat._classification_users == 0
+    assert _mteb_classification_functions() == original
 
 
 def _mteb_classification_functions():
@@ -354,14 +334,81 @@ def _mteb_classification_functions():
     )
 
 
-def test_classification_fix_is_idempotent_and_undone(classification_fix):
+def test_classification_fix_nests_and_is_undone(classification_fix):
     original = _mteb_classification_functions()
-    assert classification_fix.speed_up_classification() is True
-    patched = _mteb_classification_functions()
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        patched = _mteb_classification_functions()
+        assert all(p is not o for p, o in zip(patched, original, strict=True))
+        with compat.speed_up_classification() as again:  # nested: nothing changes
+            assert again is True
+            assert _mteb_classification_functions() == patched
+        assert _mteb_classification_functions() == patched  # the outer block still runs
+    assert _mteb_classification_functions() == original
+
+
+@pytest.mark.parametrize("stop", [RuntimeError, KeyboardInterrupt])
+def test_classification_fix_is_undone_when_the_block_raises(classification_fix, stop):
+    original = _mteb_classification_functions()
+    with pytest.raises(stop), compat.speed_up_classification():
+        assert _mteb_classification_functions() != original
+        raise stop("stopped in the block")
+    assert _mteb_classification_functions() == original
+
+
+def test_classification_fix_in_two_threads_is_undone_by_the_last(classification_fix):
+    """Two threads, blocks overlapping: in place while either runs, mteb's when both ended."""
+    import threading
+
+    original = _mteb_classification_functions()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def first() -> None:
+        with compat.speed_up_classification():
+            first_in.set()
+            second_in.wait(30)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(30)
+        with compat.speed_up_classification():
+            second_in.set()
+            first_out.wait(30)
+            seen["after the first ended"] = _mteb_classification_functions()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert first_out.is_set() and not any(thread.is_alive() for thread in threads)
+    patched = seen["after the first ended"]
     assert all(p is not o for p, o in zip(patched, original, strict=True))
-    assert classification_fix.speed_up_classification() is True  # again: nothing changes
-    assert _mteb_classification_functions() == patched
-    assert classification_fix.speed_up_classification(enable=False) is False
+    assert _mteb_classification_functions() == original
+
+
+def test_classification_fix_never_half_restored_for_a_concurrent_block(classification_fix):
+    """Threads entering and leaving at random: inside a block, every function is the fix's."""
+    import threading
+
+    original = _mteb_classification_functions()
+    errors: list[str] = []
+
+    def churn(rounds: int) -> None:
+        for _ in range(rounds):
+            with compat.speed_up_classification():
+                now = _mteb_classification_functions()
+                mteb_own = sum(n is o for n, o in zip(now, original, strict=True))
+                if mteb_own:
+                    errors.append(f"{mteb_own} of 6 functions mteb's inside a block")
+
+    threads = [threading.Thread(target=churn, args=(300,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors[:3]
     assert _mteb_classification_functions() == original
 
 
@@ -373,8 +420,10 @@ def test_classification_fix_turns_itself_off_for_changed_mteb_code(
     monkeypatch.setattr(compat, "CLASSIFICATION_FIX_SOURCES", sources)
     monkeypatch.setattr(compat, "_classification_notes", [])
     with caplog.at_level("WARNING", logger="analysis.core.compat"):
-        assert compat.speed_up_classification() is False
-        assert compat.speed_up_classification() is False
+        for _ in range(2):
+            with compat.speed_up_classification() as in_place:
+                assert in_place is False
+                assert _mteb_classification_functions() == original
     assert _mteb_classification_functions() == original
     notes = [r.getMessage() for r in caplog.records if "classification speed-up" in r.getMessage()]
     assert len(notes) == 1 and "SklearnEvaluator.__call__" in notes[0], notes
@@ -446,18 +495,93 @@ def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix
         return picks, task._calculate_scores(test["label"], y_pred)
 
     mteb_picks, mteb_scores = run()
-    assert compat.speed_up_classification() is True
-    assert run() == (mteb_picks, mteb_scores)
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        assert run() == (mteb_picks, mteb_scores)
     assert len(mteb_picks[0][1]) == 20 * task.samples_per_label
 
 
-def test_run_evaluation_applies_the_classification_fix(classification_fix, tmp_path):
-    from analysis.runs.runner import run_evaluation
+def _run_recording(tmp_path, monkeypatch, *, stop=None, during=None):
+    """``run_evaluation`` of one model whose run records mteb's functions (and may raise)."""
+    from analysis.runs import runner
+
+    seen = []
+
+    def run_model(*args, **kwargs):
+        seen.append(_mteb_classification_functions())
+        if during is not None:
+            during()
+        if stop is not None:
+            raise stop("stopped in the run")
+
+    monkeypatch.setattr(runner, "_run_model", run_model)
+    runner.run_evaluation(["a/model"], ["STSBenchmark"], results_dir=tmp_path, show_progress=False)
+    return seen
+
+
+def test_run_evaluation_applies_the_fix_for_the_run_only(classification_fix, tmp_path, monkeypatch):
+    original = _mteb_classification_functions()
+    seen = _run_recording(tmp_path, monkeypatch)
+    assert all(p is not o for p, o in zip(seen[0], original, strict=True))
+    assert _mteb_classification_functions() == original  # a user's own mteb.evaluate: mteb's
+
+
+@pytest.mark.parametrize("stop", [RuntimeError, KeyboardInterrupt])
+def test_run_evaluation_that_raises_restores_mteb(classification_fix, tmp_path, monkeypatch, stop):
+    original = _mteb_classification_functions()
+    with pytest.raises(stop):  # a KeyboardInterrupt comes out as RunInterrupted, one
+        _run_recording(tmp_path, monkeypatch, stop=stop)
+    assert _mteb_classification_functions() == original
+
+
+def test_nested_run_evaluation_keeps_the_outer_runs_fix(classification_fix, tmp_path, monkeypatch):
+    original = _mteb_classification_functions()
+    after_inner = []
+
+    def inner_run() -> None:
+        from analysis.runs.runner import run_evaluation
+
+        run_evaluation([], ["STSBenchmark"], results_dir=tmp_path, show_progress=False)
+        after_inner.append(_mteb_classification_functions())
+
+    seen = _run_recording(tmp_path, monkeypatch, during=inner_run)
+    assert after_inner == seen and seen[0] != original
+    assert _mteb_classification_functions() == original
+
+
+def test_run_evaluation_in_two_threads(classification_fix, tmp_path, monkeypatch):
+    """The first run to end leaves the other's fix in place; the last restores mteb's."""
+    import threading
+
+    from analysis.runs import runner
 
     original = _mteb_classification_functions()
-    summary = run_evaluation([], ["STSBenchmark"], results_dir=tmp_path, show_progress=False)
-    assert summary.empty
-    assert _mteb_classification_functions() != original
+    both_in, first_done = threading.Barrier(2, timeout=60), threading.Event()
+    seen: dict[str, tuple] = {}
+
+    def run_model(label, *args, **kwargs):
+        both_in.wait()
+        if label == "a/second":
+            first_done.wait(60)
+            seen["second, after the first ended"] = _mteb_classification_functions()
+
+    def run(label: str) -> None:
+        runner.run_evaluation(
+            [label], ["STSBenchmark"], results_dir=tmp_path / label, show_progress=False
+        )
+        if label == "a/first":
+            first_done.set()
+
+    monkeypatch.setattr(runner, "_run_model", run_model)
+    threads = [threading.Thread(target=run, args=(f"a/{n}",)) for n in ("first", "second")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert first_done.is_set() and not any(thread.is_alive() for thread in threads)
+    patched = seen["second, after the first ended"]
+    assert all(p is not o for p, o in zip(patched, original, strict=True))
+    assert _mteb_classification_functions() == original
 
 
 @pytest.mark.slow
@@ -487,8 +611,9 @@ def test_classification_fix_gives_mteb_scores_on_banking20(
         return json.dumps(result.task_results[0].scores, sort_keys=True)  # NaN-safe equality
 
     mteb_scores = scores()
-    assert compat.speed_up_classification() is True
-    fixed = scores()
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        fixed = scores()
     assert fixed == mteb_scores
     per_experiment = json.loads(fixed)["test"][0]["scores_per_experiment"]
     assert len(per_experiment) == task.n_experiments
@@ -513,7 +638,6 @@ def test_text_dataloader_reads_the_column_once_and_yields_mteb_batches(
 
     mteb_batches = batches()
     assert [t for batch in mteb_batches for t in batch["text"]] == texts
-    assert compat.speed_up_classification() is True
 
     whole = Column.__getitem__
 
@@ -524,8 +648,9 @@ def test_text_dataloader_reads_the_column_once_and_yields_mteb_batches(
 
     monkeypatch.setattr(Column, "__getitem__", no_row_by_row)
     monkeypatch.setattr(Column, "__iter__", lambda self: no_row_by_row(self, 0))
-    assert batches() == mteb_batches
-    compat.speed_up_classification(enable=False)
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        assert batches() == mteb_batches
     with pytest.raises(AssertionError, match="read alone"):
         batches()  # mteb's own code does read it row by row (so the check above can fail)
 
@@ -551,8 +676,9 @@ def test_pair_classification_labels_read_once_give_mteb_metrics(classification_f
     }
     task = mteb.get_task("SprintDuplicateQuestions")
     mteb_metrics = task._compute_metrics(distances, labels)
-    assert compat.speed_up_classification() is True
-    assert task._compute_metrics(distances, labels) == mteb_metrics
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        assert task._compute_metrics(distances, labels) == mteb_metrics
     assert len(mteb_metrics) > 20
 
 
@@ -577,8 +703,9 @@ def test_classification_fix_gives_mteb_scores_on_pair_classification(
         return json.dumps(result.task_results[0].scores, sort_keys=True)
 
     mteb_scores = scores()
-    assert compat.speed_up_classification() is True
-    assert scores() == mteb_scores
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        assert scores() == mteb_scores
 
 
 def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classification_fix):
@@ -597,8 +724,9 @@ def test_multilabel_undersampling_reads_labels_once_and_picks_mteb_rows(classifi
         return [task._undersample_data_indices(labels, 8, None) for _ in range(3)]
 
     mteb_picks = picks()
-    assert compat.speed_up_classification() is True
-    assert picks() == mteb_picks
+    with compat.speed_up_classification() as in_place:
+        assert in_place is True
+        assert picks() == mteb_picks
     assert all(len(chosen) >= 8 * 20 / 3 for chosen, _ in mteb_picks)
 
 

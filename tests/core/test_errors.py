@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 from analysis.core import errors
 from analysis.notebook import batch
 
@@ -29,17 +31,14 @@ def test_batch_interrupted_lives_in_errors_and_keeps_its_old_import_path() -> No
     assert (stop.finished, stop.stopped, stop.rest) == ([], "b", ["c"])
 
 
-def test_spell_names_an_option_the_way_the_call_was_typed(monkeypatch) -> None:
-    monkeypatch.delenv(errors.SPELLING_ENV, raising=False)
+def test_spell_names_an_option_the_way_the_call_was_typed() -> None:
     assert errors.spell("pin", "as-of-post") == "pin='as-of-post'"
     assert errors.spell("on_conflict", "first", how="cli") == "--on-conflict first"
     assert errors.spell("results", "a b", how="cli") == "--results 'a b'"
-    assert errors.spell("results", "../x", how="make") == "RESULTS=../x"
-    assert errors.spell("pin", "now", how="make") == "pin='now'"  # no make variable for it
     assert errors.spell("results", how="cli") == "--results"
     with errors.spoken_as("cli"):
         assert errors.spelling() == "cli"
         assert errors.spell("pin", "now") == "--pin now"
     assert errors.spelling() == "python"
-    monkeypatch.setenv(errors.SPELLING_ENV, "make")
-    assert errors.spell("results", "d") == "RESULTS=d"
+    with pytest.raises(ValueError, match="how"):
+        errors.spoken_as("make").__enter__()  # one spelling per caller: Python or the flags

@@ -31,8 +31,11 @@ from tests.conftest import write_result
 MODELS = {  # model -> (family, static_kind): every group the project defines
     "org/large-transformer": ("transformer", ""),
     "org/small-transformer": ("transformer", ""),
+    "minishlab/m2v-like": ("static", "model2vec"),
     "minishlab/potion-like": ("static", "distilled"),
     "sentence-transformers/static-like": ("static", "supervised"),
+    "minishlab/retrieval-like": ("static", "hybrid"),
+    "someone/static-like": ("static", "unknown"),
     "mteb/baseline-bm25s": ("baseline", ""),
     "someone/</script><b>odd": ("unknown", ""),
     "me/my-static": ("unknown", ""),
@@ -198,14 +201,20 @@ def test_groups_default_to_mtebs_metadata():
     """Without ``groups=``, each model's group is read as model_groups reads it."""
     from analysis.results.groups import model_groups
 
-    names = ["minishlab/potion-base-8M", "sentence-transformers/all-MiniLM-L6-v2", "org/nobody"]
-    wide = pd.DataFrame(np.random.default_rng(0).normal(0.5, 0.1, (6, 3)), columns=names)
+    names = [
+        "minishlab/potion-base-8M",
+        "minishlab/M2V_base_output",
+        "sentence-transformers/all-MiniLM-L6-v2",
+        "org/nobody",
+    ]
+    wide = pd.DataFrame(np.random.default_rng(0).normal(0.5, 0.1, (6, 4)), columns=names)
     frame = rank_explorer({"b": rank_intervals(wide, rng=1)}).frame.set_index("model")
     expected = model_groups(names).set_index("model")
     for name in names:
         row = expected.loc[name]
         assert frame.loc[name, "group"] == group_label(row["family"], row["static_kind"])
     assert frame.loc["minishlab/potion-base-8M", "group"] == "static · distilled"
+    assert frame.loc["minishlab/M2V_base_output", "group"] == "static · model2vec"
     assert frame.loc["org/nobody", "group"] == "unknown"
 
 

@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 
 from analysis import notebook as nbmod
+from analysis.core import quiet
 from analysis.core.errors import NotebookError, ResultsNotFoundError
 from analysis.core.io import (
     format_pvalue,
     provenance_line,
-    results_display,
 )
-from analysis.core.paths import RESULTS_ENV, repo_root
+from analysis.core.paths import RESULTS_ENV, display_path, repo_root
 from analysis.results.folder import inventory, results_provenance
 from tests.conftest import REPO, write_result
 
@@ -92,7 +92,7 @@ def test_model_palette_defaults_to_the_posts_models(shared_dir):
 def test_harmless_warnings_are_filtered_real_ones_still_show():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        nbmod.filter_harmless_warnings()
+        quiet.filter_harmless_warnings()
         warnings.warn(
             "The task 'SciFact' is superseded by 'SciFact.v2'. We recommend",
             UserWarning,
@@ -107,7 +107,7 @@ def test_harmless_warnings_are_filtered_real_ones_still_show():
 
 
 def test_load_reports_with_only_unexpected_keys_are_dropped(caplog):
-    nbmod.filter_harmless_warnings()
+    quiet.filter_harmless_warnings()
     log = logging.getLogger("transformers.modeling_utils")
     with caplog.at_level(logging.WARNING):
         log.warning("BertModel LOAD REPORT from: x\nembeddings.position_ids | UNEXPECTED")
@@ -130,11 +130,11 @@ def _tiny_results(root: Path) -> Path:
 
 def test_results_display_is_relative_beside_or_inside_the_repo(tmp_path):
     root = repo_root().resolve()
-    assert results_display(root / "build" / "x") == "build/x"
-    assert results_display(root.parent / "shared" / "mteb-cache") == "../shared/mteb-cache"
+    assert display_path(root / "build" / "x") == "build/x"
+    assert display_path(root.parent / "shared" / "mteb-cache") == "../shared/mteb-cache"
     home = Path.home().resolve()
     if root.parent not in (home, *home.parents):  # a home folder beside the repo is relative
-        assert results_display(home / "some-cache") == "~/some-cache"
+        assert display_path(home / "some-cache") == "~/some-cache"
 
 
 def test_fingerprint_is_stable_across_copies_and_changes_with_content(tmp_path):
@@ -282,11 +282,11 @@ def test_widget_progress_swaps_plain_tqdm_and_restores_it(tmp_path, monkeypatch)
     module = types.ModuleType("fake_library")
     module.tqdm = plain
     monkeypatch.setitem(sys.modules, "fake_library", module)
-    with nbmod.widget_progress("fake_library"):
+    with quiet.widget_progress("fake_library"):
         assert module.tqdm is auto
     assert module.tqdm is plain
     monkeypatch.setitem(sys.modules, "no_bar", types.ModuleType("no_bar"))
-    with pytest.raises(AttributeError, match="no_bar has no tqdm"), nbmod.widget_progress("no_bar"):
+    with pytest.raises(AttributeError, match="no_bar has no tqdm"), quiet.widget_progress("no_bar"):
         pass
 
 
@@ -495,7 +495,7 @@ def test_the_suggested_results_folder_is_named_as_given_not_through_symlinks(tmp
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ResultsNotFoundError) as err:
         nbmod.resolve_results("")
-    assert f"RESULTS={results_display(link / 'mteb-cache')}`" in str(err.value)
+    assert f"RESULTS={display_path(link / 'mteb-cache')}`" in str(err.value)
     assert "shared-link" in str(err.value) and "real-shared" not in str(err.value)
 
 

@@ -1,7 +1,7 @@
 """The docstrings' ``Examples`` run as doctests, and every public function has one.
 
-Every module of ``analysis/`` whose source holds a ``>>>`` line is run with
-:mod:`doctest` (one test per module, imported when it runs: collecting this file imports
+Every module of ``analysis/`` (and of ``benchmarks/_sim/``, the validation helpers moved
+out of it) whose source holds a ``>>>`` line is run with :mod:`doctest` (one test per module, imported when it runs: collecting this file imports
 neither mteb nor torch). A failing module lists its failing examples with what they
 printed.
 
@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.core.lazy import type_checking_imports
 from tests._run_fixtures import copy_fixture, distilled_static_model, tiny_teacher
 from tests.conftest import REPO, write_result
+from tests.project.test_public_names import stub_imports
 
 PACKAGE = REPO / "analysis"
 
@@ -58,12 +58,14 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-#: Modules with at least one example (read from their source, not imported).
-MODULES = sorted(
-    _module_name(p)
-    for p in PACKAGE.rglob("*.py")
+#: Modules with at least one example (read from their source, not imported): the package's,
+#: and the validation helpers moved out of it (``benchmarks/_sim``, imported as ``_sim``).
+SOURCES = {
+    _module_name(p) if p.is_relative_to(PACKAGE) else f"_sim.{p.stem}": p
+    for p in [*PACKAGE.rglob("*.py"), *(REPO / "benchmarks" / "_sim").glob("*.py")]
     if ">>> " in p.read_text(encoding="utf-8") and "conftest" not in p.name
-)
+}
+MODULES = sorted(SOURCES)
 
 
 @pytest.fixture(scope="session")
@@ -111,9 +113,7 @@ def _namespace(source: str, request: pytest.FixtureRequest) -> dict[str, object]
 @pytest.mark.parametrize("module_name", MODULES)
 def test_examples_run(module_name: str, request: pytest.FixtureRequest) -> None:
     """Every example of the module prints what its docstring says."""
-    path = PACKAGE.parent / Path(*module_name.split("."))
-    source_file = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-    globs = _namespace(source_file.read_text(encoding="utf-8"), request)
+    globs = _namespace(SOURCES[module_name].read_text(encoding="utf-8"), request)
     module = importlib.import_module(module_name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     tests = finder.find(module, module_name, extraglobs=globs)
@@ -132,8 +132,8 @@ def test_examples_run(module_name: str, request: pytest.FixtureRequest) -> None:
 
 def _public_definitions() -> dict[str, tuple[str, ast.FunctionDef | ast.ClassDef]]:
     """``package.name`` -> (its module, its definition), for both ``__all__`` lists."""
-    where = dict(type_checking_imports(PACKAGE / "__init__.py", "analysis"))
-    stats = dict(type_checking_imports(PACKAGE / "stats" / "__init__.py", "analysis.stats"))
+    where = stub_imports(PACKAGE, "analysis")
+    stats = stub_imports(PACKAGE / "stats", "analysis.stats")
     stats_all = importlib.import_module("analysis.stats").__all__
     found = {}
     for package, names in (
@@ -151,11 +151,8 @@ def _definition(module: str, name: str) -> tuple[str, ast.FunctionDef | ast.Clas
     """The def or class statement of ``name``, following re-exports of a package."""
     path = PACKAGE.parent / Path(*module.split("."))
     source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-    if source.name == "__init__.py":  # a package listing its names lazily (core/lazy.py)
-        try:
-            listed = type_checking_imports(source, module)
-        except ImportError:
-            listed = {}
+    if source.name == "__init__.py" and source.with_suffix(".pyi").is_file():  # lazy_loader
+        listed = stub_imports(source.parent, module)
         if name in listed:
             return _definition(listed[name], name)
     for node in ast.parse(source.read_text(encoding="utf-8")).body:

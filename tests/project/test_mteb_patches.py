@@ -85,7 +85,8 @@ texts = ["how do I install it", "install steps please", "a cat", "the weather to
 rows = {"sentence1": texts, "sentence2": texts[::-1], "labels": [1, 0, 0, 1] * 3}
 task = mteb.get_task("SprintDuplicateQuestions")
 task.filter_eval_splits(["test"])
-compat.replace_load_data(task, lambda: {"default": DatasetDict({"test": Dataset.from_dict(rows)})})
+task.dataset = {"default": DatasetDict({"test": Dataset.from_dict(rows)})}
+task.data_loaded = True  # preloaded: mteb.evaluate neither loads nor unloads it
 result = mteb.evaluate(
     hashing_encoder(), task, cache=mteb.ResultCache(scratch), co2_tracker=False,
     show_progress_bar=False, raise_error=True, overwrite_strategy="always",

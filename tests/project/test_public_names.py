@@ -1,23 +1,24 @@
-"""Each package's public names are listed once: its ``if TYPE_CHECKING:`` imports.
+"""Each package's public names are listed once: the imports of its ``__init__.pyi`` stub.
 
-``__all__`` and the lazy look-up are read from that block (:mod:`analysis.core.lazy`), so
-a name added there is public, typed and lazily loaded at once; a second listing (an
-``__all__`` literal, a name -> module map, a stub) is what this test refuses.
+Type checkers read the stub, and at run time ``lazy_loader.attach_stub`` (scientific
+Python's SPEC 1) reads the same imports to give ``__all__`` and load each name on first use;
+so a name added there is public, typed and lazily loaded at once. A second listing (an
+``__all__`` literal, a name -> module map, an import in ``__init__.py``) is what this test
+refuses.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
-import io
+import importlib.util
 import subprocess
 import sys
-import tokenize
-from collections import Counter
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from analysis.core.lazy import type_checking_imports
 from tests.conftest import REPO
 
 PACKAGES = {
@@ -27,53 +28,68 @@ PACKAGES = {
 }
 
 
-def _mentions(folder: Path) -> Counter[str]:
-    """How often each name is listed in the package's ``__init__`` (and stubs).
+def stub_imports(folder: Path, package: str) -> dict[str, str]:
+    """Name -> absolute module of each ``from .x import name`` of ``folder/__init__.pyi``."""
+    tree = ast.parse((folder / "__init__.pyi").read_text(encoding="utf-8"))
+    return {
+        alias.name: importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
 
-    A listing is a name imported (after ``import``; not the module path before it, so a
-    function named as its module, ``stats.compare``, counts once) or a string literal.
-    """
-    counts: Counter[str] = Counter()
-    for path in [folder / "__init__.py", *folder.glob("*.pyi")]:
-        source = path.read_text(encoding="utf-8")
-        importing = False
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-                importing = False
-            elif token.type == tokenize.NAME and token.string == "import":
-                importing = True
-            elif token.type == tokenize.NAME and importing and token.string != "as":
-                counts[token.string] += 1
-            elif token.type == tokenize.STRING and token.string[:1] in "\"'":
-                counts[token.string.strip("\"'")] += 1
-    return counts
+
+def _listings(folder: Path) -> list[str]:
+    """Every name the package's ``__init__.py`` and stub list: imported, or a string literal."""
+    names = []
+    for path in (folder / "__init__.py", folder / "__init__.pyi"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.append(node.value)
+    return names
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_each_public_name_is_listed_once(package: str) -> None:
     module = importlib.import_module(package)
-    counts = _mentions(PACKAGES[package])
-    again = {name: counts[name] for name in module.__all__ if counts[name] != 1}
-    assert not again, f"{package}/__init__.py lists these names more than once: {again}"
+    listed = _listings(PACKAGES[package])
+    again = {name: listed.count(name) for name in module.__all__ if listed.count(name) != 1}
+    assert not again, f"{package}: these names are listed more than once: {again}"
 
 
 def test_a_name_listed_twice_is_seen(tmp_path: Path) -> None:
-    """The count sees the old layout (import, lazy map, ``__all__``): the test can fail."""
-    (tmp_path / "__init__.py").write_text(
-        "if TYPE_CHECKING:\n    from .a import f\n_LAZY = {'f': 'pkg.a'}\n__all__ = ['f']\n"
-    )
-    assert _mentions(tmp_path)["f"] == 3
+    """The count sees a second listing (an ``__all__`` literal beside the stub): it can fail."""
+    (tmp_path / "__init__.py").write_text("__all__ = ['f']\n")
+    (tmp_path / "__init__.pyi").write_text("from .a import f as f\n")
+    assert _listings(tmp_path).count("f") == 2
 
 
 @pytest.mark.parametrize("package", PACKAGES)
-def test_every_public_name_loads_from_the_module_the_block_names(package: str) -> None:
+def test_every_public_name_loads_from_the_module_the_stub_names(package: str) -> None:
     module = importlib.import_module(package)
-    block = type_checking_imports(PACKAGES[package] / "__init__.py", package)
-    assert module.__all__ == list(block)
-    for name, source in block.items():
+    stub = stub_imports(PACKAGES[package], package)
+    assert sorted(module.__all__) == sorted(stub)
+    assert not [n for n in module.__all__ if n.startswith("_")], "public names have no underscore"
+    for name, source in stub.items():
         assert getattr(module, name) is getattr(importlib.import_module(source), name)
-    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+    with pytest.raises(AttributeError, match="not_a_name"):
         module.not_a_name  # noqa: B018
+
+
+def test_a_function_named_as_its_module_stays_the_function() -> None:
+    """``analysis.stats.compare`` is the function, even after its module was imported."""
+    code = (
+        "import importlib, analysis.stats\n"
+        "module = importlib.import_module('analysis.stats.compare')\n"
+        "from analysis.stats import compare\n"
+        "print(compare is module.compare, analysis.stats.compare is module.compare)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    ).stdout
+    assert out.split() == ["True", "True"], out
 
 
 def test_importing_the_packages_loads_none_of_their_names() -> None:
@@ -88,7 +104,14 @@ def test_importing_the_packages_loads_none_of_their_names() -> None:
     assert out.strip().endswith("[]"), out
 
 
-def test_a_package_without_the_block_says_where_names_go(tmp_path: Path) -> None:
-    (tmp_path / "__init__.py").write_text("__all__ = ['f']\n")
-    with pytest.raises(ImportError, match="TYPE_CHECKING"):
-        type_checking_imports(tmp_path / "__init__.py", "pkg")
+def test_an_installed_package_ships_its_stubs() -> None:
+    """The stubs are package data: without them an installed package would list no name."""
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    shipped = set(data["package-data"]["analysis"])
+    stubs = {
+        p.relative_to(REPO / "analysis").as_posix() for p in PACKAGES["analysis"].rglob("*.pyi")
+    }
+    assert stubs == {
+        (f.relative_to(REPO / "analysis") / "__init__.pyi").as_posix() for f in PACKAGES.values()
+    }
+    assert stubs <= shipped, f"add {sorted(stubs - shipped)} to [tool.setuptools.package-data]"

@@ -228,53 +228,19 @@ def test_dispatcher_lists_the_new_commands(capsys: pytest.CaptureFixture) -> Non
     ):
         assert option in help_text
     for old in ("--cpus-per-job", "--gpus-per-job", "--mem-gb "):
-        assert old not in help_text  # deprecated names work but are not advertised
+        assert old not in help_text
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "value", "dest"),
-    [
-        ("--cpus-per-job", "--cpus-per-worker", "4", ("cpus_per_worker", 4)),
-        ("--gpus-per-job", "--gpus-per-worker", "1", ("gpus_per_worker", 1)),
-        ("--mem-gb", "--mem-gb-per-worker", "8", ("mem_gb_per_worker", 8.0)),
-    ],
-)
-def test_old_per_job_flags_are_deprecated_aliases_of_the_per_worker_ones(
-    old: str, new: str, value: str, dest: tuple, capsys: pytest.CaptureFixture
-) -> None:
+@pytest.mark.parametrize("old", ["--cpus-per-job", "--gpus-per-job"])
+def test_the_old_per_job_flags_are_refused(old: str, capsys: pytest.CaptureFixture) -> None:
+    """The resources were always per worker: one name each (``--cpus-per-worker``, ...)."""
     from analysis.cli.build_cli import build_cli
 
     parser = build_cli()
     for extra in (["run"], ["status", "--plan", "p.jsonl"]):
-        args = parser.parse_args([*extra, old, value])
-        assert getattr(args, dest[0]) == dest[1]
-        message = capsys.readouterr().err
-        assert f"{old} is deprecated" in message and new in message
-        assert getattr(parser.parse_args([*extra, new, value]), dest[0]) == dest[1]
-        assert capsys.readouterr().err == ""
-
-
-def test_submissions_logged_with_old_option_names_still_retry(tmp_path: Path) -> None:
-    from analysis.runs.executors import SlurmOptions, log_submission, read_submissions
-    from analysis.runs.plan import Plan
-
-    plan = Plan(results_dir=str(tmp_path), jobs=())
-    old = {"cpus_per_job": 4, "gpus_per_job": 1, "mem_gb": 16.0, "timeout_min": 30}
-    log_submission(plan, {"executor": "slurm", "jobs": {}, "options": old})
-    (entry,) = read_submissions(plan)
-    assert entry["options"] == {
-        "cpus_per_worker": 4,
-        "gpus_per_worker": 1,
-        "mem_gb_per_worker": 16.0,
-        "timeout_min": 30,
-    }
-    options = SlurmOptions.from_mapping(old)
-    assert (options.cpus_per_worker, options.gpus_per_worker, options.mem_gb_per_worker) == (
-        4,
-        1,
-        16.0,
-    )
-    assert options.submitit_parameters(2)["mem_gb"] == 16.0
+        with pytest.raises(SystemExit):
+            parser.parse_args([*extra, old, "4"])
+        assert f"unrecognized arguments: {old}" in capsys.readouterr().err
 
 
 def test_one_console_script_and_module_entry_point_still_runs() -> None:

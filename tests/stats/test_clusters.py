@@ -21,12 +21,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _sim.departures import float_constant_check
 
 from analysis.core.errors import UnknownNameError
 from analysis.results.clusters import cluster_details, task_clusters
 from analysis.stats import compare, paired_bootstrap, pairwise_significance, rank_intervals
 from analysis.stats._resampling import sign_patterns
-from analysis.stats._simulate_departures import float_constant_check
 from analysis.stats.pairwise import draw_patterns
 from tests.conftest import REPO
 

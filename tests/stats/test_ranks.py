@@ -29,16 +29,16 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _sim.stats import attained_level
 
 from analysis.core.errors import DroppedModelsWarning
-from analysis.results.leaderboard import _borda_rank
+from analysis.results.summary import borda_rank
 from analysis.stats import paired_bootstrap, rank_intervals
 from analysis.stats.ranks import (
     _bootstrap_rank_intervals,
     _maxt_pvalues,
     _pairwise_intervals,
     _task_values,
-    attained_level,
 )
 
 LEVEL = 0.95
@@ -174,7 +174,7 @@ def test_point_ranks_mean_and_borda_match_pandas_and_mteb():
     assert (res.table["rank"] == expected.loc[res.table.index]).all()
     borda = rank_intervals(df, aggregate="borda", rng=0)
     long = df.stack().rename("main_score").rename_axis(["task", "model"]).reset_index()
-    expected = _borda_rank(long, list(df.columns))
+    expected = borda_rank(long, list(df.columns))
     assert (borda.table["rank"] == expected.loc[borda.table.index]).all()
 
 

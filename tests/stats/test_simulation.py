@@ -1,7 +1,7 @@
 """Simulation checks of analysis.stats: type-I error, coverage, agreement, family-wise error.
 
 Seeded and vectorised across replicates through the same kernels the public functions
-use (``analysis.stats._simulate``; the first tests check that the batched kernel equals
+use (``_sim.stats``; the first tests check that the batched kernel equals
 the public function). ``benchmarks/bench_stats_validation.py`` runs the same
 simulations with more replicates and writes ``benchmarks/README_stats.md``.
 
@@ -22,10 +22,12 @@ import math
 
 import numpy as np
 import pytest
-
-from analysis.stats import paired_bootstrap, rank_correlation
-from analysis.stats._ranks import _rank_permutation_test
-from analysis.stats._simulate import (
+from _sim.departures import (
+    clustered_rates,
+    gap_design_rates,
+    group_contrast_designs,
+)
+from _sim.stats import (
     agreement_with_ties,
     gap_coverage,
     group_contrast_rates,
@@ -33,11 +35,9 @@ from analysis.stats._simulate import (
     pairwise_joint_coverage,
     pairwise_null_rates,
 )
-from analysis.stats._simulate_departures import (
-    clustered_rates,
-    gap_design_rates,
-    group_contrast_designs,
-)
+
+from analysis.stats import paired_bootstrap, rank_correlation
+from analysis.stats._ranks import _rank_permutation_test
 from analysis.stats.paired import _paired_tests
 
 ALPHA = 0.05

@@ -6,8 +6,7 @@ test levels, never both on one call; one keyword (``adjustment``) for the multip
 adjustment; every function returns a frozen :class:`StatsResult` with ``to_frame()``;
 intervals are :class:`ConfidenceInterval` fields named ``confidence_interval`` and their
 ends in tables ``ci_low`` / ``ci_high`` (``rank_low`` / ``rank_high`` for ranks); a
-caveat in words is ``caveat``. Old keywords and attributes still work, with a
-:class:`DeprecationWarning` naming the new one.
+caveat in words is ``caveat``; the names they replaced are refused.
 """
 
 from __future__ import annotations
@@ -23,11 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from _sim.leaderboards import simulate_scores
 
 import analysis.stats as stats
 from analysis.core.errors import ExtrapolationWarning
 from analysis.stats import ConfidenceInterval, StatsResult
-from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
 
 #: Public functions that return something other than a result object, and why.
 NOT_A_RESULT = {
@@ -162,29 +161,37 @@ def _calls() -> dict[str, Callable[[], Any]]:
     b = a + rng.normal(size=12)
     groups = pd.Series(["a"] * 6 + ["b"] * 6, index=a.index)
     ref = simulate_scores(np.random.default_rng(7), 20, 6)
-    timed, dates = simulate_scores_over_time(np.random.default_rng(5), 30, 6)
+    found = pd.DataFrame(
+        {"z": rng.normal(size=4), "g": [True, True, False, False]}, index=X.columns
+    )
+    trained = pd.DataFrame(False, index=X.index, columns=X.columns)
+    trained.iloc[0, :2] = True
     return {
         "adjust_pvalues": lambda: stats.adjust_pvalues([0.01, 0.2]),
+        "advantage_predictors": lambda: stats.advantage_predictors(
+            X, found, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:])
+        ),
         "benchmark_agreement": lambda: stats.benchmark_agreement(
             a, b, top_k=(5,), subset_sizes=(5,), n_subsets=10, n_resamples=99, rng=0
         ),
         "compare": lambda: stats.compare(X, n_resamples=99, rng=0),
-        "cross_fit_selection": lambda: stats.cross_fit_selection(ref, 2, n_folds=2, rng=0),
         "friedman_nemenyi": lambda: stats.friedman_nemenyi(X),
         "group_contrast": lambda: stats.group_contrast(a, groups, group_a="a", group_b="b"),
         "next_tasks": lambda: stats.next_tasks(ref.iloc[:, 1:], ref.iloc[:3, 0]),
         "paired_bootstrap": lambda: stats.paired_bootstrap(a, b, n_resamples=99, rng=0),
         "pairwise_significance": lambda: stats.pairwise_significance(X, n_resamples=99, rng=0),
         "predict_benchmark": lambda: stats.predict_benchmark(ref.iloc[:, 1:], ref.iloc[:3, 0]),
+        "predictive_comparison": lambda: stats.predictive_comparison(a, b, a + b, n_resamples=99),
+        "public_advantage": lambda: stats.public_advantage(
+            X, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:]), n_resamples=99
+        ),
         "public_private_gap": lambda: stats.public_private_gap(
             X, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:]), n_resamples=99
         ),
         "rank_correlation": lambda: stats.rank_correlation(a, b, n_resamples=99, rng=0),
         "rank_intervals": lambda: stats.rank_intervals(X, n_resamples=99, rng=0),
         "select_tasks": lambda: stats.select_tasks(ref, 2, validate=False),
-        "validate_by_release_date": lambda: stats.validate_by_release_date(
-            timed, dates, [dates.quantile(0.7)], k=2
-        ),
+        "trained_task_effect": lambda: stats.trained_task_effect(X, trained, n_resamples=99),
     }
 
 
@@ -213,45 +220,22 @@ def test_tables_name_interval_ends_and_caveats_consistently(name):
             assert col not in CAVEAT_SYNONYMS, f"{name} {where}: column {col!r}: use `caveat`"
 
 
-# --------------------------------------------------------------------------- deprecations
+# --------------------------------------------------------------------------- old names
 
 
-def test_old_keywords_work_with_a_deprecation_warning():
+def test_the_replaced_keywords_and_attributes_are_refused():
+    """One name for each thing: ``alpha=``/``method=``/``note``/``reason``/``low`` are gone."""
     X = pd.DataFrame(
         np.random.default_rng(1).normal(size=(6, 4)) + np.arange(4), index=list("abcdef")
     )
-    new = stats.rank_intervals(X, confidence_level=0.9, n_resamples=99, rng=0)
-    with pytest.warns(DeprecationWarning, match="`confidence_level`"):
-        old = stats.rank_intervals(X, alpha=0.1, n_resamples=99, rng=0)  # type: ignore[call-arg]
-    pd.testing.assert_frame_equal(old.table, new.table)
-    assert old.groups == new.groups and old.alpha == pytest.approx(0.1)
-    with pytest.warns(DeprecationWarning, match="`confidence_level`"):  # the old two-level call
-        both = stats.rank_intervals(X, confidence_level=0.9, alpha=0.1, n_resamples=99, rng=0)  # type: ignore[call-arg]
-    pd.testing.assert_frame_equal(both.table, new.table)
-    with pytest.raises(ValueError, match="disagree"):
-        stats.rank_intervals(X, confidence_level=0.95, alpha=0.1)  # type: ignore[call-arg]
-    with pytest.warns(DeprecationWarning, match="`adjustment`"):
-        got = stats.adjust_pvalues([0.01, 0.02, 0.5], method="bh")  # type: ignore[call-arg]
-    assert got == pytest.approx(stats.adjust_pvalues([0.01, 0.02, 0.5], adjustment="bh"))
-
-
-def test_old_attributes_work_with_a_deprecation_warning():
+    with pytest.raises(TypeError, match="alpha"):
+        stats.rank_intervals(X, alpha=0.1, n_resamples=99, rng=0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="method"):
+        stats.adjust_pvalues([0.01, 0.02, 0.5], method="bh")  # type: ignore[call-arg]
     calls = _calls()
-    contrast = calls["group_contrast"]()
-    with pytest.warns(DeprecationWarning, match="caveat"):
-        assert contrast.note == contrast.caveat
-    few = stats.rank_intervals(pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, 1.0]}), rng=0)
-    assert "fewer than 3" in few.caveat
-    with pytest.warns(DeprecationWarning, match="caveat"):
-        assert few.reason == few.caveat
-    with pytest.warns(DeprecationWarning, match="caveat"):
-        assert calls["rank_intervals"]().reason is None  # the old name kept None for "none"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        pred = calls["predict_benchmark"]()
-    with pytest.warns(DeprecationWarning, match="confidence_interval.low"):
-        assert pred.low == pred.confidence_interval.low
-    with pytest.warns(DeprecationWarning, match="confidence_interval.high"):
-        assert pred.high == pred.confidence_interval.high
-    with pytest.warns(DeprecationWarning, match="caveat"):
-        assert pred.beyond == pred.caveat
+        results = [calls[n]() for n in ("group_contrast", "rank_intervals", "predict_benchmark")]
+    for result, old in zip(results, ("note", "reason", "low"), strict=True):
+        assert hasattr(result, "caveat")
+        assert not hasattr(result, old), f"{type(result).__name__}.{old}"

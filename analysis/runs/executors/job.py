@@ -85,7 +85,7 @@ def _evaluate(job: Job, *, batch_size: int) -> tuple[list[dict[str, Any]], list[
                 f"The local model {job.model} changed since planning: content hash "
                 f"{job.content} planned, {current} now. Make a new plan."
             )
-    model = load_model(job.model, name=job.name_override)
+    model = load_model(job.model, name=job.name_override, encoder=job.encoder)
     loaded = ModelFolder.of(model.mteb_model_meta)
     if loaded != job.folder:
         raise PlanMismatchError(

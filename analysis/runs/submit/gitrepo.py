@@ -127,11 +127,6 @@ def current_branch(checkout: str | Path) -> str:
     return git(checkout, "rev-parse", "--abbrev-ref", "HEAD").stdout.strip()
 
 
-def head_commit(checkout: str | Path) -> str:
-    """The full SHA of HEAD."""
-    return git(checkout, "rev-parse", "HEAD").stdout.strip()
-
-
 def uncommitted(checkout: str | Path) -> str:
     """``git status --porcelain`` (empty when the working tree is clean)."""
     return git(checkout, "status", "--porcelain").stdout.strip()

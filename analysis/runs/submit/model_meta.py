@@ -63,37 +63,6 @@ def submission_meta(name: str, revision: str, facts: FolderFacts | None = None) 
     return type(registered).model_validate({**registered.model_dump(), **updates})
 
 
-def folder_meta(name: str, revision: str | None, facts: FolderFacts) -> ModelMeta:
-    """A ``ModelMeta`` built from the folder alone (for a model mteb does not know).
-
-    Fields the folder cannot tell (licence, training data and code) stay empty.
-
-    Args:
-        name: The model's hub id.
-        revision: Its commit SHA, if known.
-        facts: What the folder determines.
-
-    Returns:
-        A valid :class:`mteb.models.ModelMeta`.
-    """
-    from mteb.models import ModelMeta, SentenceTransformerEncoderWrapper
-
-    values = {key: derived.value for key, derived in facts.fields.items() if key != "loader"}
-    if "revision" in values and revision is None:
-        revision = values["revision"]
-    values.update(
-        name=name,
-        revision=revision,
-        open_weights=True,
-        reference=f"https://huggingface.co/{name}",
-        modalities=["text"],
-        model_type=["dense"],
-    )
-    if "loader" in facts.fields:
-        values["loader"] = SentenceTransformerEncoderWrapper
-    return ModelMeta.create_empty(overwrites=values)
-
-
 def model_meta_json(meta: ModelMeta) -> str:
     """``model_meta.json`` text, byte-for-byte as ``ResultCache.save_to_cache`` writes it."""
     return json.dumps(meta.to_dict(), default=str, indent=4)

@@ -142,7 +142,7 @@ def submit(
             return SubmitOutcome(
                 "checked", root, plan.folder, files, None, card, before, (), plan.notes
             )
-        head = gitrepo.head_commit(root)
+        head = gitrepo.git(root, "rev-parse", "HEAD").stdout.strip()
         response = _commit(cache, meta, create_pr=create_pr, message=message)
         unchecked = () if create_pr else _unchecked(root, head, overlay)
     branch = None if create_pr else gitrepo.current_branch(root)

@@ -8,9 +8,10 @@ Public modules (their names are re-exported by :mod:`analysis.stats`):
 
 * :mod:`.predict`: :func:`predict_benchmark` (a model's mean, interval and rank from its
   scores on some tasks) and :func:`next_tasks` (which task to run next);
-* :mod:`.selection`: :func:`select_tasks` (which k tasks to run);
-* :mod:`.validation`: :func:`cross_fit_selection` (models exchangeable with the
-  references) and :func:`validate_by_release_date` (models newer than them).
+* :mod:`.selection`: :func:`select_tasks` (which k tasks to run).
+
+Its held-out checks and simulated leaderboards validate it from outside the package
+(``benchmarks/_sim/``).
 
 Private layers:
 
@@ -20,8 +21,7 @@ Private layers:
 * :mod:`._target`: the predictor of the unobserved target tasks' mean;
 * :mod:`._nested`: nested leave-one-model-out errors of a selection;
 * :mod:`._procedure`: the whole procedure rerun without each model, or forward in time;
-* :mod:`._conformal`: leverage-scaled conformal intervals and the drift in time;
-* :mod:`._sim`: the simulated leaderboards the tests validate it on.
+* :mod:`._conformal`: leverage-scaled conformal intervals and the drift in time.
 """
 
 from __future__ import annotations
@@ -32,7 +32,3 @@ from .predict import next_tasks as next_tasks
 from .predict import predict_benchmark as predict_benchmark
 from .selection import TaskSelectionResult as TaskSelectionResult
 from .selection import select_tasks as select_tasks
-from .validation import CrossFitResult as CrossFitResult
-from .validation import ReleaseDateValidation as ReleaseDateValidation
-from .validation import cross_fit_selection as cross_fit_selection
-from .validation import validate_by_release_date as validate_by_release_date

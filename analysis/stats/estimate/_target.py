@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ._ridge import RidgeFit, fit_ridge
 
@@ -85,8 +84,3 @@ def fit_target(
         w_unknown=len(unknown) / n_target,
         fit=fit,
     )
-
-
-def target_means(reference: pd.DataFrame, target: Sequence[str]) -> pd.Series:
-    """Each reference model's mean over the target tasks."""
-    return reference.loc[list(target)].mean(axis=0)

@@ -79,7 +79,7 @@ from ...core.errors import (
     ExtrapolationWarning,
     LeakageWarning,
 )
-from .._checks import RngLike, _check_open_unit, _check_rng, deprecated_attribute
+from .._checks import RngLike, _check_open_unit, _check_rng
 from .._results import ConfidenceInterval, StatsResult
 from ._checks import (
     MIN_REFERENCE_MODELS,
@@ -110,8 +110,7 @@ class BenchmarkPrediction(StatsResult):
 
     Attributes:
         mean: predicted target mean (0-1).
-        confidence_interval: its prediction interval (clipped to 0-1); ``low`` and
-            ``high``, deprecated, are the old names of its ends.
+        confidence_interval: its prediction interval (clipped to 0-1).
         rank, rank_low, rank_high: the rank (1 = best) the predicted mean and the
             interval's ends would take among the reference models (``n_reference + 1``
             = below all of them).
@@ -125,8 +124,7 @@ class BenchmarkPrediction(StatsResult):
         extrapolating: the model lies beyond the reference models (``caveat`` says how).
         caveat: in words, where it lies beyond them ("" when it does not): outside
             their range on two or more observed tasks, jointly (leverage above every
-            reference model's), or in its predicted mean (``beyond``, deprecated, is
-            the old name).
+            reference model's), or in its predicted mean.
         calibration: ``"newer"`` (calibrated forward in time: the model is newer than
             every dated reference), ``"exchangeable"`` (leave one model out), or
             ``"none"`` (every target task observed).
@@ -154,24 +152,6 @@ class BenchmarkPrediction(StatsResult):
     n_calibration: int
     confidence_level: float
     method: str
-
-    @property
-    def low(self) -> float:
-        """Deprecated: ``confidence_interval.low``."""
-        deprecated_attribute("BenchmarkPrediction", "low", "confidence_interval.low")
-        return self.confidence_interval.low
-
-    @property
-    def high(self) -> float:
-        """Deprecated: ``confidence_interval.high``."""
-        deprecated_attribute("BenchmarkPrediction", "high", "confidence_interval.high")
-        return self.confidence_interval.high
-
-    @property
-    def beyond(self) -> str:
-        """Deprecated: the old name of :attr:`caveat`."""
-        deprecated_attribute("BenchmarkPrediction", "beyond", "caveat")
-        return self.caveat
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the headline numbers."""
@@ -360,7 +340,7 @@ class _Calibrated:
     """Everything of a prediction that does not depend on the new model's scores.
 
     Built once per reference (and selection, targets, dates), so that many models are
-    predicted from one calibration (:func:`analysis.stats.validate_by_release_date`).
+    predicted from one calibration (``validate_by_release_date`` in ``benchmarks/_sim/``).
     """
 
     procedure: Procedure

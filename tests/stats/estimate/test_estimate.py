@@ -4,7 +4,7 @@ Kernels are checked against independent implementations: explicit refits without
 model (numpy least squares / ridge normal equations), mteb's own task-selection code
 (``mteb.task_selection.leave_one_task_out`` as it was before its removal, re-typed with
 scikit-learn's ``LinearRegression``) and scipy's Spearman correlation, and brute-force
-forward selection. Coverage is checked by simulation (``analysis.stats.estimate._sim``:
+forward selection. Coverage is checked by simulation (``_sim.leaderboards``:
 correlated tasks with unequal spreads, a skewed ability, t3 errors, 10% unusual models)
 with Monte-Carlo tolerances; the full-size measurements are in
 ``benchmarks/bench_estimate.py``.
@@ -17,13 +17,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _sim.held_out import cross_fit_selection
+from _sim.leaderboards import simulate_scores
 from scipy import stats as sps
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning, UnknownTaskError
 from analysis.stats import (
     BenchmarkPrediction,
     TaskSelectionResult,
-    cross_fit_selection,
     next_tasks,
     predict_benchmark,
     select_tasks,
@@ -35,7 +36,6 @@ from analysis.stats.estimate._conformal import (
 )
 from analysis.stats.estimate._ridge import LAMBDA_FLOOR, LAMBDA_GRID, fit_ridge
 from analysis.stats.estimate._select import forward_path, mmteb_path, task_predictability
-from analysis.stats.estimate._sim import simulate_scores
 from analysis.stats.estimate.predict import _calibrate, _narrowest_prefix, _predict
 
 

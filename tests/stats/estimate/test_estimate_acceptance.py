@@ -20,11 +20,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _sim.held_out import cross_fit_selection
 
 from analysis.core.errors import ExtrapolationWarning, LeakageWarning
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.lite import lite_lists, read_lite_file
-from analysis.stats import cross_fit_selection, predict_benchmark, select_tasks
+from analysis.stats import predict_benchmark, select_tasks
 
 MTEB, RTEB, PIN = "MTEB(eng, v2)", "RTEB(beta)", "as-of-post"
 

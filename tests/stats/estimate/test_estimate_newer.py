@@ -14,11 +14,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _sim.held_out import validate_by_release_date
+from _sim.leaderboards import simulate_scores, simulate_scores_over_time
 
 from analysis.core.errors import CalibrationWarning, ExtrapolationWarning, LeakageWarning
-from analysis.stats import predict_benchmark, select_tasks, validate_by_release_date
+from analysis.stats import predict_benchmark, select_tasks
 from analysis.stats.estimate._procedure import Procedure
-from analysis.stats.estimate._sim import simulate_scores, simulate_scores_over_time
 from analysis.stats.estimate.predict import (
     _calibrate,
     _narrowest_prefix,

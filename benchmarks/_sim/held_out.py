@@ -1,4 +1,4 @@
-"""Held-out validation of the benchmark-mean estimator, as users meet it.
+"""Held-out validation of the benchmark-mean estimator on a real leaderboard.
 
 * :func:`cross_fit_selection`: select on some models, predict the others (random
   folds, or leave one model out): the check for a model *exchangeable* with the
@@ -6,6 +6,10 @@
 * :func:`validate_by_release_date`: fit (and select) on the models released before a
   date, predict every model released after it: the check for the model a user brings,
   which is newer than every model it is compared with.
+
+The estimator's measured behaviour (``benchmarks/bench_estimate*.py``, ``tools/lite_tasks.py``)
+comes from these; users call :func:`analysis.stats.predict_benchmark` and
+:func:`analysis.stats.select_tasks`.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...core.errors import CalibrationWarning, ExtrapolationWarning, LeakageWarning
-from .._checks import RngLike, _check_rng
-from .._results import StatsResult
-from ._checks import _leaked, _reference, _require_frame, _task_list
-from .predict import (
+from analysis.core.errors import CalibrationWarning, ExtrapolationWarning, LeakageWarning
+from analysis.stats._checks import RngLike, _check_rng
+from analysis.stats._results import StatsResult
+from analysis.stats.estimate._checks import _leaked, _reference, _require_frame, _task_list
+from analysis.stats.estimate.predict import (
     BenchmarkPrediction,
     _calibrate,
     _Calibrated,
@@ -34,7 +38,7 @@ from .predict import (
     _released_day,
     predict_benchmark,
 )
-from .selection import TaskSelectionResult, select_tasks
+from analysis.stats.estimate.selection import TaskSelectionResult, select_tasks
 
 __all__ = [
     "CrossFitResult",
@@ -193,7 +197,7 @@ def cross_fit_selection(
         >>> reference = pd.DataFrame(
         ...     scores, index=[f"task{i}" for i in range(12)],
         ...     columns=[f"model{j}" for j in range(30)])
-        >>> from analysis.stats import cross_fit_selection
+        >>> from _sim.held_out import cross_fit_selection
         >>> res = cross_fit_selection(reference, 2, n_folds=3, rng=0)
         >>> table = res.to_frame()
         >>> len(table), sorted(table["fold"].unique().tolist()), bool(table["covered"].mean() > 0.8)
@@ -359,7 +363,7 @@ def validate_by_release_date(
         One model released a month, from January 2024; those from June 2025 on are predicted
         from the older ones' scores on three tasks:
 
-        >>> from analysis.stats import validate_by_release_date
+        >>> from _sim.held_out import validate_by_release_date
         >>> dates = pd.Series(pd.date_range("2024-01-01", periods=30, freq="MS"),
         ...                   index=reference.columns)
         >>> res = validate_by_release_date(

@@ -1,6 +1,6 @@
 """Simulations under realistic departures: unequal spreads, clustered tasks, outliers, skew.
 
-The companion of :mod:`analysis.stats._simulate` (same conventions: seeded, batched
+The companion of :mod:`_sim.stats` (same conventions: seeded, batched
 through the kernels the public functions use; small replicate counts in
 ``tests/stats/test_simulation.py``, large ones in ``benchmarks/bench_stats_validation.py``):
 
@@ -22,13 +22,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ._maxt import maxt, single_step
-from ._resampling import unit_sums
-from ._simulate import Rate
-from .contrast import welch
-from .gap import relative_gap_welch
-from .paired import _paired_tests
-from .pairwise import pairwise_significance
+from analysis.stats._maxt import maxt, single_step
+from analysis.stats._resampling import unit_sums
+from analysis.stats.contrast import welch
+from analysis.stats.gap import relative_gap_welch
+from analysis.stats.paired import _paired_tests
+from analysis.stats.pairwise import pairwise_significance
+
+from .stats import Rate
 
 # --------------------------------------------------------------------------- group contrasts
 
@@ -157,7 +158,7 @@ def _maxt_family_errors(
     The rule of :func:`pairwise_significance` (single step, the larger of the plain and
     the centred null's critical values), through the same kernel.
     """
-    from ._resampling import sign_patterns
+    from analysis.stats._resampling import sign_patterns
 
     reps, _, k = X.shape
     U, sizes = unit_sums(X, codes)
@@ -381,15 +382,15 @@ def label_alignment_check(n_shuffles: int = 5, seed: int = 0) -> dict[str, int]:
     and the error must be a LabelMismatchError naming both. Returns counts:
     ``identical`` / ``runs`` and ``named`` / ``mismatches``.
     """
-    from ..core.errors import LabelMismatchError
-    from .agreement import benchmark_agreement
-    from .compare import compare
-    from .contrast import group_contrast
-    from .correlation import rank_correlation
-    from .friedman import friedman_nemenyi
-    from .gap import public_private_gap
-    from .paired import paired_bootstrap
-    from .ranks import rank_intervals
+    from analysis.core.errors import LabelMismatchError
+    from analysis.stats.agreement import benchmark_agreement
+    from analysis.stats.compare import compare
+    from analysis.stats.contrast import group_contrast
+    from analysis.stats.correlation import rank_correlation
+    from analysis.stats.friedman import friedman_nemenyi
+    from analysis.stats.gap import public_private_gap
+    from analysis.stats.paired import paired_bootstrap
+    from analysis.stats.ranks import rank_intervals
 
     rng = np.random.default_rng(seed)
     n, k = 25, 6  # 25 tasks: Monte-Carlo sign flips, where the order would matter

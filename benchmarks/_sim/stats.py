@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .contrast import group_contrast
-from .gap import relative_gap_welch
-from .paired import _paired_tests
-from .pairwise import pairwise_significance
+from analysis.stats.contrast import group_contrast
+from analysis.stats.gap import relative_gap_welch
+from analysis.stats.paired import _paired_tests
+from analysis.stats.pairwise import pairwise_significance
 
 DISTRIBUTIONS = ("normal", "t3", "exponential", "lognormal")
 SYMMETRIC = ("normal", "t3")
@@ -242,8 +242,8 @@ def maxt_null_rate(
     data sets, with its decision rule (the larger of the plain and the centred null's
     p-values); the share of global-null data sets in which any pair has p_maxT < alpha.
     """
-    from ._maxt import maxt, single_step
-    from ._resampling import SignPatterns
+    from analysis.stats._maxt import maxt, single_step
+    from analysis.stats._resampling import SignPatterns
 
     rng = np.random.default_rng(seed)
     ia, ib = np.triu_indices(n_models, 1)
@@ -260,3 +260,24 @@ def maxt_null_rate(
             p2, _ = single_step(kernel.null_max_centred[i, 0], obs, patterns, alpha)
             hits += bool((np.maximum(p1, p2) < alpha).any())
     return Rate(hits / reps, reps)
+
+
+def attained_level(n: int, level: float) -> float:
+    """Largest rejection probability <= ``level`` of an exact two-sided sign-flip test.
+
+    Under a continuous null the exact max-T (or single) sign-flip test over n units
+    rejects with probability ``floor(level * 2**(n-1)) / 2**(n-1)``: the statistic's
+    rank among the 2**(n-1) distinct values of a sign-flip orbit is uniform. Beyond
+    n = 20 (Monte-Carlo) this returns ``level``.
+
+    Args:
+        n: number of units (tasks).
+        level: nominal level, in (0, 1).
+
+    Returns:
+        The attained level.
+    """
+    if n > 20:
+        return float(level)
+    half = 2 ** (n - 1)
+    return math.floor(level * half + 1e-12) / half
