@@ -21,7 +21,41 @@ import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mteb.models.abs_encoder import AbsEncoder  # noqa: F401 (compat.AbsEncoder, typed)
+
+
+def __getattr__(name: str) -> Any:
+    """``AbsEncoder``, mteb's base class of its encoders, imported on first use.
+
+    ``mteb.models.abs_encoder.AbsEncoder`` (not exported by ``mteb.models``) gives an
+    encoder mteb's ``similarity`` functions and prompt handling; the static model encoder
+    subclasses it (``from analysis.core.compat import AbsEncoder``). Read here, at first
+    use, so importing this module imports no mteb.
+    """
+    if name == "AbsEncoder":
+        from mteb.models.abs_encoder import AbsEncoder
+
+        return AbsEncoder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def scoring_function(name: str) -> Any:
+    """Mteb's ``ScoringFunction`` member named ``name`` (``"cosine"``, ``"dot"``, ...).
+
+    The enum ``ModelMeta.similarity_fn_name`` holds (``mteb.models.model_meta``, not
+    exported); a ``ModelMeta`` updated with ``model_copy`` is not validated, so the
+    member, not its string, goes in.
+
+    Examples:
+        >>> scoring_function("cosine") == "cosine"
+        True
+    """
+    from mteb.models.model_meta import ScoringFunction
+
+    return ScoringFunction(name)
 
 
 def task_registry() -> Mapping[str, Any]:

@@ -295,6 +295,77 @@ def test_registered_meta_follows_renames_only_when_asked():
     assert registered_meta(old, follow_renames=True) == registered_meta(new)
 
 
+def test_abs_encoder_is_mteb_encoder_base_loaded_on_first_use():
+    from mteb.models.abs_encoder import AbsEncoder  # the private module compat relies on
+
+    assert "AbsEncoder" not in vars(compat)  # not imported with the module
+    assert compat.AbsEncoder is AbsEncoder
+    assert {"encode", "similarity", "similarity_pairwise"} <= set(dir(AbsEncoder))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        compat.nothing  # noqa: B018
+
+
+def test_scoring_function_is_what_model_meta_validates():
+    from mteb.models import ModelMeta
+
+    empty = ModelMeta.create_empty()
+    validated = type(empty).model_validate({**empty.model_dump(), "similarity_fn_name": "cosine"})
+    assert compat.scoring_function("cosine") is validated.similarity_fn_name
+    with pytest.raises(ValueError):
+        compat.scoring_function("no such function")
+
+
+@pytest.fixture(scope="module")
+def registry_sample():
+    """Registered models with and without training data, and one adapted from another."""
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    metas = sorted(MODEL_REGISTRY.items())
+    with_data = [n for n, m in metas if m.training_datasets][:3]
+    without = [n for n, m in metas if m.training_datasets is None][:2]
+    adapted = [n for n, m in metas if m.adapted_from in MODEL_REGISTRY][:2]
+    assert with_data and without and adapted
+    return {name: MODEL_REGISTRY[name] for name in with_data + without + adapted}
+
+
+def test_training_datasets_are_model_meta_get_training_datasets(registry_sample):
+    from mteb.benchmarks._create_table import _training_datasets_cached  # what compat wraps
+
+    for name, meta in registry_sample.items():
+        public = meta.get_training_datasets()
+        expected = None if public is None else frozenset(public)
+        assert compat.training_datasets(name) == expected == _training_datasets_cached(name)
+    assert compat.training_datasets("no-org/no-such-model") is None
+
+
+def test_zero_shot_percentage_is_model_meta_zero_shot_percentage(registry_sample):
+    from mteb.benchmarks._create_table import _zero_shot_pct_cached  # what compat wraps
+
+    tasks = ("STS12", "SciFact", "NFCorpus", "Banking77Classification", "MSMARCO")
+    for name, meta in registry_sample.items():
+        expected = meta.zero_shot_percentage(list(tasks))
+        assert compat.zero_shot_percentage(name, tasks) == expected, name
+        assert _zero_shot_pct_cached(name, tuple(sorted(tasks))) == expected
+    assert compat.zero_shot_percentage("no-org/no-such-model", tasks) is None
+
+
+def test_leaderboard_model_columns_are_mteb_table_columns(registry_sample):
+    from mteb.benchmarks._create_table import _static_model_meta  # what compat wraps
+
+    columns = compat.leaderboard_model_columns()
+    assert columns is _static_model_meta()
+    for name, meta in registry_sample.items():
+        row = columns[name]
+        assert set(row) >= {
+            "Max Tokens",
+            "Embedding Dimensions",
+            "Total Parameters (B)",
+            "Active Parameters (B)",
+            "Release Date",
+        }
+        assert row["Embedding Dimensions"] == meta.embed_dim or meta.embed_dim is None
+
+
 def test_model_folder_name_is_mteb_model_name_as_path():
     import mteb
 
@@ -842,25 +913,6 @@ WRAPPED = ("mteb", "submitit", "model2vec")
 COMPAT = "analysis/core/compat.py"
 #: Python's own underscore names the project uses on purpose (not a wrapped library's).
 PYTHON_PRIVATE = frozenset({"_SubParsersAction", "_actions", "_exit"})
-#: Known private access in files another change of issue 42 is rewriting: the guard
-#: tolerates exactly these, and fails once one is gone (then delete its entry).
-PENDING = {
-    # h-localtasks: local tasks through mteb's own load_data (issue 40.2)
-    "analysis/runs/local_tasks.py": {
-        "from mteb.abstasks.abstask import AbsTask: not exported by a public __init__",
-        "from mteb.abstasks.clustering import AbsTaskClustering: not exported by a public __init__",
-        "from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy: "
-        "not exported by a public __init__",
-    },
-    # h-encoders: the registered model loader (issue 40.3)
-    "analysis/runs/models.py": {
-        "from mteb.models.abs_encoder import AbsEncoder: not exported by a public __init__",
-        "from mteb.models.model_meta import ScoringFunction: not exported by a public __init__",
-        "from mteb.abstasks.task_metadata import TaskMetadata: not exported by a public __init__",
-        "from mteb.models.models_protocols import EncoderProtocol: "
-        "not exported by a public __init__",
-    },
-}
 
 
 def _is_private(name: str) -> bool:
@@ -1033,21 +1085,16 @@ def _scanned() -> list[Path]:
 def test_no_private_access_to_wrapped_libraries_outside_compat():
     trees = {p.relative_to(ROOT).as_posix(): ast.parse(p.read_text("utf-8")) for p in _scanned()}
     ours = _our_names(list(trees.values()))
-    offenders, pending_seen = [], set()
-    for rel, tree in trees.items():
-        if rel == COMPAT:
-            continue
-        for line, what in private_access(tree, ours):
-            if what in PENDING.get(rel, set()):
-                pending_seen.add((rel, what))
-            else:
-                offenders.append(f"{rel}:{line}: {what}")
+    offenders = [
+        f"{rel}:{line}: {what}"
+        for rel, tree in trees.items()
+        if rel != COMPAT
+        for line, what in private_access(tree, ours)
+    ]
     assert not offenders, (
         "private API of mteb/submitit/model2vec outside analysis/core/compat.py; add a wrapper "
         "there (with a test that fails when the library changes it):\n" + "\n".join(offenders)
     )
-    stale = {(rel, what) for rel, items in PENDING.items() for what in items} - pending_seen
-    assert not stale, f"delete these PENDING entries (the access is gone): {sorted(stale)}"
 
 
 @pytest.mark.parametrize(
