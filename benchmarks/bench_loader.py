@@ -13,18 +13,18 @@ All models, benchmarks RTEB(beta), MTEB(eng, v2), MTEB(Multilingual, v2), side b
    orjson, proven equal to mteb's reader by tests/results/test_fastparse.py; writes the cache);
 5. ours, warm: the same call again (reads the parquet cache; the folder is not scanned
    again in this process, only its folders re-stated);
-6. the provenance of a table header (``ResultsFolders.provenance()``): the first call
+6. 4 and 5 with the package as it was at ``--before`` (``git archive`` of its ``analysis/``);
+7. the provenance of a table header (``ResultsFolders.provenance()``): the first call
    scans the folder, later calls in the process re-stat its folders.
 
-1-3 run in fresh processes (after importing mteb); the cold run of ours starts with the
-process's scan memo emptied, as in a new process.
+1-6 each run in a fresh process, timed after importing mteb and the package.
 
 ``--busy N`` starts N CPU-bound processes beside the measurement (a busy machine);
 ``--repeat`` alternates the runs and reports the median of each. Every result
 file is read once before timing so every run starts from the OS page cache. Writes a
 markdown table to benchmarks/results/loader.md (one section per --busy setting).
 
-    python benchmarks/bench_loader.py --results ../shared/mteb-cache --busy 0
+    python benchmarks/bench_loader.py --results ../shared/mteb-cache --busy 0 --before d58da1b
 """
 
 from __future__ import annotations
@@ -84,6 +84,34 @@ loaded = mteb.BenchmarkResults.load_leaderboard_cache(sys.argv[2])
 assert all(name in loaded for name in frames)
 print(cold, time.perf_counter() - t0)
 """
+#: ours (the package found first on the path), in a fresh process: cold and warm seconds.
+OURS_RUN = """
+import logging, sys, time, warnings
+warnings.filterwarnings("ignore")
+logging.disable(logging.WARNING)
+import mteb
+import analysis
+from analysis.results.leaderboard import load_leaderboards
+t0 = time.perf_counter()
+load_leaderboards(sys.argv[3:], results=sys.argv[1], cache_dir=sys.argv[2])
+cold = time.perf_counter() - t0
+t0 = time.perf_counter()
+warm = load_leaderboards(sys.argv[3:], results=sys.argv[1], cache_dir=sys.argv[2])
+seconds = time.perf_counter() - t0
+assert all(w.provenance["cache"] == "hit" for w in warm.values())
+print(analysis.__file__, cold, seconds)
+"""
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _package_at(ref: str, folder: Path) -> Path:
+    """``analysis/`` as it was at ``ref``, unpacked into ``folder``; the folder."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref, "analysis"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
 
 
 def _patched_mteb(folder: Path) -> Path:
@@ -99,22 +127,26 @@ def _patched_mteb(folder: Path) -> Path:
     return folder
 
 
-def _fresh(script: str, args: list[str], mteb_parent: Path | None = None) -> list[str]:
-    """Run ``script`` in a new Python process; the words of its last line."""
+def _fresh(script: str, args: list[str], first: Path | None = None) -> list[str]:
+    """Run ``script`` in a new Python process (``first`` first on its path); its last line's words."""
     env = dict(os.environ)
-    if mteb_parent is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(mteb_parent), env.get("PYTHONPATH", "")])
+    path = [str(first)] if first is not None else []
+    env["PYTHONPATH"] = os.pathsep.join([*path, str(REPO), env.get("PYTHONPATH", "")])
     done = subprocess.run(
-        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-P", "-c", script, *args],  # -P: not the working folder's package
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout.strip().splitlines()[-1].split()
 
 
-def _measure(root: Path, repeat: int, patched: Path) -> tuple[dict[str, float], bool]:
+def _measure(root: Path, repeat: int, patched: Path, old: Path) -> tuple[dict[str, float], bool]:
     from analysis.results import folder
-    from analysis.results.leaderboard import load_leaderboards
 
     names = ["mteb", "mteb_patched", "mteb_cache_cold", "mteb_cache_warm", "cold", "warm"]
+    names += ["before_cold", "before_warm"]
     times: dict[str, list[float]] = {k: [] for k in [*names, "header_first", "header_again"]}
     same = True
     for _ in range(repeat):
@@ -133,17 +165,18 @@ def _measure(root: Path, repeat: int, patched: Path) -> tuple[dict[str, float], 
             cold, warm = _fresh(MTEB_CACHE_RUN, [str(root), f"{tmp}/lb.parquet", *BENCHMARKS])
             times["mteb_cache_cold"].append(float(cold))
             times["mteb_cache_warm"].append(float(warm))
-            t0 = time.perf_counter()
-            load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
-            times["cold"].append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            warm_boards = load_leaderboards(BENCHMARKS, results=root, cache_dir=tmp)
-            times["warm"].append(time.perf_counter() - t0)
-        assert all(w.provenance["cache"] == "hit" for w in warm_boards.values())
+        for key, first in (("", None), ("before_", old)):
+            with tempfile.TemporaryDirectory() as tmp:
+                package, cold, warm = _fresh(OURS_RUN, [str(root), tmp, *BENCHMARKS], first)
+                assert Path(package).is_relative_to(first or REPO), package
+                times[f"{key}cold"].append(float(cold))
+                times[f"{key}warm"].append(float(warm))
     return {k: statistics.median(v) for k, v in times.items()}, same
 
 
-def _section(busy: int, t: dict[str, float], load: tuple[float, float], same: bool) -> list[str]:
+def _section(
+    busy: int, t: dict[str, float], load: tuple[float, float], same: bool, before: str
+) -> list[str]:
     cold, warm = t["mteb"] / t["cold"], t["mteb"] / t["warm"]
     ok = {"cold": cold >= GOALS["cold"], "warm": warm >= GOALS["warm"]}
 
@@ -172,6 +205,8 @@ def _section(busy: int, t: dict[str, float], load: tuple[float, float], same: bo
             "`load_leaderboards` warm (parquet cache)", "warm",
             f"≥ {GOALS['warm']:.0f}× {'met' if ok['warm'] else 'NOT met'}",
         ),
+        row(f"`load_leaderboards` cold, the package at {before}", "before_cold"),
+        row(f"`load_leaderboards` warm, the package at {before}", "before_warm"),
         f"| table header provenance, first in the process (scan) | {t['header_first']:.2f} | | |",
         f"| table header provenance, again (re-stat folders only) | {t['header_again']:.3f} | | |",
         "",
@@ -183,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", default="../shared/mteb-cache", help="ResultCache folder")
     busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting (median)")
+    parser.add_argument("--before", default="d58da1b", help="the commit to compare ours with")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "loader.md"))
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -195,17 +231,19 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         "<!-- generated by: python benchmarks/bench_loader.py --results "
         f"{args.results} --busy {' '.join(map(str, args.busy))} --repeat {args.repeat} "
+        f"--before {args.before} "
         f"(mteb {mteb.__version__}, {platform.machine()}, {os.cpu_count()} cores); "
         "do not edit by hand -->",
         "",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        patched = _patched_mteb(Path(tmp))
+        patched = _patched_mteb(Path(tmp) / "patched")
+        old = _package_at(args.before, Path(tmp) / "before")
         for busy in args.busy:
             with cpu_hogs(busy):
-                before = os.getloadavg()[0]
-                measured, same = _measure(root, args.repeat, patched)
-                lines += _section(busy, measured, (before, os.getloadavg()[0]), same)
+                load = os.getloadavg()[0]
+                measured, same = _measure(root, args.repeat, patched, old)
+                lines += _section(busy, measured, (load, os.getloadavg()[0]), same, args.before)
             print("\n".join(lines), flush=True)
     if args.note:
         lines.append(f"Measured on {args.note}.\n")
@@ -215,7 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         "tests/results/test_fastparse.py proves it equal to mteb's reader on every file. "
         "mteb's own cache holds per-subset scores without the leaderboard's per-task rows, "
         "missing-task reasons or source folders, and is not invalidated when the results "
-        "change (its app rebuilds it on request); ours is keyed on the folders' fingerprints."
+        "change (its app rebuilds it on request); ours is keyed on the folders' fingerprints. "
+        f"The rows 'the package at {args.before}' run the same calls with the package as it "
+        "was at that commit, before issue 42 moved mteb's rules into compat and slimmed the "
+        "reader; every run of mteb's and ours is a fresh process, timed after its imports."
     )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
