@@ -190,7 +190,7 @@ API_GROUPS: list[tuple[str, str, list[str]]] = [
         "Submit to the leaderboard",
         "The results repository's CI checks, run locally, and the submission itself "
         "(``static-rteb submit``).",
-        ["submit", "SubmitOutcome", "preflight", "PreflightReport", "Failure", "CHECKS"],
+        ["submit", "SubmitOutcome", "preflight", "PreflightReport", "Failure"],
     ),
 ]  # fmt: skip
 

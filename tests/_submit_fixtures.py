@@ -1,14 +1,16 @@
-"""Mock checkouts of the MTEB results repository, and running that repository's own CI on them.
+"""Mock checkouts of the MTEB results repository, each with a local git repository as origin.
 
-Mock checkouts are small git repositories with a ``results/`` tree on ``main`` and a
-branch on top. Their result files are hand-made (scores invented for the tests, filed
-under real task names only so that mteb can read them) -- **not MTEB data**.
+Mock checkouts are small git repositories with a ``results/`` tree on ``main`` (published
+to a bare repository beside them, their ``origin``) and a branch on top. Their result
+files are hand-made (scores invented for the tests, filed under real task names only so
+that mteb can read them) -- **not MTEB data**.
 
-When ``$STATIC_RTEB_RESULTS_REPO`` points at a clone of
-https://github.com/embeddings-benchmark/results, :func:`init_checkout` also copies that
-clone's own CI (``tests/``, ``makefile``, ``pyproject.toml``, ``.github/``, ...) into
-the mock checkout, and :func:`run_real_suite` runs it (``pytest tests/``, as its ``make
-test`` does) with the project's Python. Nothing of that repository is committed here.
+Their ``tests/`` is a stand-in for the results repository's own suite, written by
+:func:`init_checkout` (:data:`STAND_IN_SUITE`: a few of that suite's tests, condensed; each
+names the upstream test it mirrors). When ``$STATIC_RTEB_RESULTS_REPO`` points at a clone of
+https://github.com/embeddings-benchmark/results, ``init_checkout(with_ci=True)`` copies that
+clone's real suite (``tests/``, ``makefile``, ``pyproject.toml``, ``.github/``, ...) instead.
+Nothing of that repository is committed here.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,6 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "static-rteb tests",
     "GIT_COMMITTER_EMAIL": "tests@static-rteb.invalid",
 }
-#: The one test of the results repository that needs the network: it clones that
-#: repository from GitHub (``mteb.load_results`` with the default remote).
-NETWORK_TEST = "tests/test_load_results.py::test_load_results_mteb"
 MTEB_VERSION = "2.26.24"
 
 
@@ -73,15 +71,19 @@ def commit_all(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def init_checkout(path: Path, *, with_ci: bool = False) -> Path:
-    """A new git repository at ``path`` shaped like the results repository, committed on main.
+def init_checkout(path: Path, *, with_ci: bool = False, tests: bool = True) -> Path:
+    """A new git repository at ``path`` shaped like the results repository, on main.
+
+    Main is committed and published to ``origin``, a bare repository beside ``path``
+    (``<name>.origin.git``), so that ``origin/main`` exists as in a clone.
 
     Args:
         path: The folder to create.
         with_ci: Copy the CI of ``$STATIC_RTEB_RESULTS_REPO`` (every top-level entry but
             ``.git`` and ``results``) and one small real model folder (the copy's
             ``tests/test_correct_folder_structure.py`` indexes a ``Haon-Chen`` model folder
-            when it is imported, so the tree needs one).
+            when it is imported, so the tree needs one), instead of the stand-in suite.
+        tests: Write the stand-in suite (:data:`STAND_IN_SUITE`); False: no ``tests/``.
     """
     (path / "results").mkdir(parents=True)
     (path / "results" / ".gitkeep").write_text("")
@@ -96,9 +98,23 @@ def init_checkout(path: Path, *, with_ci: bool = False) -> Path:
             else:
                 shutil.copy2(entry, path / entry.name, follow_symlinks=False)
         _copy_small_model_folder(copy, path, "Haon-Chen__")
+    elif tests:
+        for rel, text in STAND_IN_SUITE.items():
+            (path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (path / rel).write_text(text.lstrip())
     git(path, "init", "-q", "-b", "main")
     commit_all(path, "main")
+    origin = path.parent / f"{path.name}.origin.git"
+    git(path.parent, "clone", "-q", "--bare", str(path), str(origin))
+    git(path, "remote", "add", "origin", str(origin))
+    publish(path)
     return path
+
+
+def publish(checkout: Path) -> None:
+    """Push main to ``origin`` (main moved on upstream): ``origin/main`` is main again."""
+    git(checkout, "push", "-q", "origin", "main")
+    git(checkout, "fetch", "-q", "origin")
 
 
 def _copy_small_model_folder(copy: Path, target: Path, prefix: str) -> None:
@@ -205,59 +221,71 @@ def registered_sha_models(count: int, exclude: tuple[str, ...] = ()) -> list[tup
     return found[:count]
 
 
-# -- the results repository's own CI -------------------------------------------------------
+# -- a stand-in for the results repository's own suite ----------------------------------
+#
+# Written into each mock checkout's tests/. Each test mirrors the test of the same name in
+# embeddings-benchmark/results at f4cc6c8 (tests/<file>), condensed to its assertion; the
+# diff test finds the base commit as that repository's tests/git_utils.py does. None imports
+# mteb (test_all_models_are_implemented_in_mteb does, upstream; submit refuses an unknown
+# model itself), so the suite runs in a second or two.
+
+_HEAD = """
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).parent.parent
+results_folder = REPO_ROOT / "results"
+model_rev_pairs = [(m, r) for m in results_folder.glob("*") for r in m.glob("*") if r.is_dir()]
+"""
+STAND_IN_SUITE = {
+    "tests/__init__.py": "",
+    "tests/test_ensure_correct_metadata.py": _HEAD
+    + """
+
+@pytest.mark.parametrize("model_rev_pair", model_rev_pairs)
+def test_that_revision_match(model_rev_pair):
+    meta = json.loads((model_rev_pair[1] / "model_meta.json").read_text())
+    assert meta["revision"] == model_rev_pair[1].name
 
 
-def run_real_suite(checkout: Path, report: Path) -> dict[str, dict[str, Any]]:
-    """Run the copied CI (``pytest tests/``) in ``checkout``; per test: outcome, params, text.
+@pytest.mark.parametrize("model_rev_pair", model_rev_pairs)
+def test_organization_is_specified_for_new_additions(model_rev_pair):
+    meta = json.loads((model_rev_pair[1] / "model_meta.json").read_text())
+    assert "/" in meta["name"]
+""",
+    "tests/test_task_name_matches_filename.py": _HEAD
+    + """
 
-    The project's Python and packages are used (mteb 2.26.24 satisfies the repository's
-    ``mteb>=2.0``; pytest, pandas and datasets are installed). The network test
-    (:data:`NETWORK_TEST`) is deselected. A small plugin of this project
-    (``_results_ci_plugin``) records each test's parameters and failure text.
-    """
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "MTEB_CACHE"}}
-    env.update(PYTHONPATH=str(TESTS_DIR), RESULTS_CI_REPORT=str(report), HF_HUB_OFFLINE="1")
-    command = [
-        sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-        "-p", "_results_ci_plugin", "--deselect", NETWORK_TEST,
-    ]  # fmt: skip
-    done = subprocess.run(
-        command, cwd=checkout, env=env, capture_output=True, text=True, timeout=1800
+@pytest.mark.parametrize("model_rev_pair", model_rev_pairs)
+def test_task_name_matches_filename(model_rev_pair):
+    for json_file in model_rev_pair[1].glob("*.json"):
+        if json_file.name != "model_meta.json":
+            task_name = json.loads(json_file.read_text())["task_name"]
+            assert json_file.stem == task_name, f"{json_file} holds {task_name}"
+""",
+    "tests/test_no_splits_are_removed.py": _HEAD
+    + """
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True)
+
+
+def test_no_splits_are_removed():
+    base = next(
+        out for ref in ("origin/main", "main") if (out := git("merge-base", ref, "HEAD").stdout.strip())
     )
-    assert report.is_file(), (
-        f"the results repository's tests did not run:\n{done.stdout}\n{done.stderr}"
-    )
-    outcomes: dict[str, dict[str, Any]] = json.loads(report.read_text())
-    return outcomes
-
-
-def run_size_workflow(checkout: Path) -> subprocess.CompletedProcess[str]:
-    """Run the copied ``check_file_sizes.yml`` step (its shell script) for HEAD against main."""
-    import yaml
-
-    workflow = yaml.safe_load((checkout / ".github/workflows/check_file_sizes.yml").read_text())
-    steps = [s for job in workflow["jobs"].values() for s in job["steps"] if "run" in s]
-    script = steps[0]["run"]
-    base = git(checkout, "merge-base", "main", "HEAD")
-    script = script.replace("${{ github.event.pull_request.base.sha }}", base)
-    script = script.replace("${{ github.sha }}", git(checkout, "rev-parse", "HEAD"))
-    return subprocess.run(
-        ["bash", "-e", "-c", script], cwd=checkout, capture_output=True, text=True
-    )
-
-
-def failures_mentioning(outcomes: dict[str, dict[str, Any]], *needles: str) -> set[str]:
-    """The CI test functions that failed (or errored) for something named by ``needles``.
-
-    A parametrized test is attributed by its parameters (paths), any other by its
-    failure text.
-    """
-    failed = set()
-    for nodeid, record in outcomes.items():
-        if record["outcome"] not in {"failed", "error"}:
-            continue
-        haystack = record.get("params") or record.get("text", "")
-        if any(needle in haystack for needle in needles):
-            failed.add(nodeid.split("::")[-1].split("[")[0])
-    return failed
+    errors = []
+    for rel in git("diff", "--name-only", base, "HEAD", "--", "*.json").stdout.split():
+        path, old = REPO_ROOT / rel, git("show", f"{base}:{rel}").stdout
+        if path.exists() and path.name != "model_meta.json" and old:
+            def splits(data):
+                return {s: {e["hf_subset"] for e in v} for s, v in data["scores"].items()}
+            before, now = splits(json.loads(old)), splits(json.loads(path.read_text()))
+            if any(subsets - now.get(s, set()) for s, subsets in before.items()):
+                errors.append(f"{rel} has had splits/subsets removed")
+    assert not errors, errors
+""",
+}

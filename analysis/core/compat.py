@@ -8,17 +8,54 @@ name or its behaviour, so the breakage shows up in CI instead of as wrong number
 patches of mteb methods live here too (:func:`speed_up_classification`: labels and texts
 read once; remove when mteb fixes it), and so does the package's one look-up of mteb's model
 registry (:func:`registered_meta`), model2vec's token encoding in float64 while distilling
-(:func:`float64_token_encoding`), and huggingface_hub's record of a download's revision
-(:func:`downloaded_revisions`).
+(:func:`float64_token_encoding`), huggingface_hub's record of a download's revision
+(:func:`downloaded_revisions`), and the rules of mteb's that the fast result reader restates
+(:func:`stored_as_is`, :func:`join_passes_through`). ``tests/core/test_compat.py`` also holds
+the guard that fails on any private access outside this module.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mteb.models.abs_encoder import AbsEncoder  # noqa: F401 (compat.AbsEncoder, typed)
+
+
+def __getattr__(name: str) -> Any:
+    """``AbsEncoder``, mteb's base class of its encoders, imported on first use.
+
+    ``mteb.models.abs_encoder.AbsEncoder`` (not exported by ``mteb.models``) gives an
+    encoder mteb's ``similarity`` functions and prompt handling; the static model encoder
+    subclasses it (``from analysis.core.compat import AbsEncoder``). Read here, at first
+    use, so importing this module imports no mteb.
+    """
+    if name == "AbsEncoder":
+        from mteb.models.abs_encoder import AbsEncoder
+
+        return AbsEncoder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def scoring_function(name: str) -> Any:
+    """Mteb's ``ScoringFunction`` member named ``name`` (``"cosine"``, ``"dot"``, ...).
+
+    The enum ``ModelMeta.similarity_fn_name`` holds (``mteb.models.model_meta``, not
+    exported); a ``ModelMeta`` updated with ``model_copy`` is not validated, so the
+    member, not its string, goes in.
+
+    Examples:
+        >>> scoring_function("cosine") == "cosine"
+        True
+    """
+    from mteb.models.model_meta import ScoringFunction
+
+    return ScoringFunction(name)
 
 
 def task_registry() -> Mapping[str, Any]:
@@ -160,6 +197,201 @@ def legacy_task_type(task_name: str) -> str | None:
     outdated = getattr(task_result, "outdated_tasks", {})
     task = outdated.get(task_name) or task_registry().get(task_name)
     return None if task is None else str(task.metadata.type)
+
+
+# --------------------------------------------------------------------------- result files
+#
+# The loader's fast engine (analysis.results.fastparse, analysis.results.parsing) reads a
+# result file with orjson and skips ``TaskResult.from_disk`` when that would return the file
+# unchanged (:func:`stored_as_is`), and skips ``BenchmarkResults.join_revisions`` for a model
+# it would pass through unchanged (:func:`join_passes_through`). Both restate mteb's rules,
+# so both stand only while mteb's code is the code they were written for
+# (:data:`RESULT_READER_SOURCES`); otherwise :func:`fast_reader_in_step` is False and the
+# loader reads with mteb's own functions (slower, the same frames). Proven equal to mteb on
+# every file of the results snapshot by tests/results/test_fastparse.py.
+
+#: The mteb the fast reader was proven equal to (pyproject.toml pins it).
+RESULT_READER_MTEB = "2.26.24"
+#: Source digests (:func:`_source_digest`) of the mteb code whose rules the fast reader
+#: restates, as in :data:`RESULT_READER_MTEB`; ``TaskResult fields`` digests the declared
+#: fields (names, types, defaults).
+RESULT_READER_SOURCES = {
+    "TaskResult fields": "65d84fc05dcd27ec",
+    "TaskResult.from_disk": "f71b2e7f1945f0ce",
+    "TaskResult._validate_scores_dict": "8671ffb3d9185d17",
+    "TaskResult._parse_mteb_version_min": "a460ab1b04a495eb",
+    "TaskResult._fix_pair_classification_scores": "3be0f43a80793a24",
+    "TaskResult.validate_and_filter_scores": "dc483a8ff8688a6e",
+    "BenchmarkResults.join_revisions": "c00f65b98a7013d5",
+    "PhaseTiming": "44397cf1f9a504cd",
+}
+_reader_state: list[bool] = []
+_reader_notes: list[str] = []
+
+
+def fast_reader_in_step() -> bool:
+    """Whether the installed mteb runs the code the fast reader restates (checked once).
+
+    False (with a warning, once) when an mteb upgrade changed one of
+    :data:`RESULT_READER_SOURCES`: the loader then reads every file with mteb's own
+    functions, which gives the same frames, only slower.
+    """
+    if not _reader_state:
+        digests = result_reader_digests()
+        changed = [name for name, want in RESULT_READER_SOURCES.items() if digests[name] != want]
+        if changed:
+            import mteb
+
+            _warn_once(
+                _reader_notes,
+                f"mteb {mteb.__version__} changed {', '.join(changed)}: results are read with "
+                f"mteb's own (slower) reader; the fast one was proven equal for mteb "
+                f"{RESULT_READER_MTEB} (see analysis.core.compat.RESULT_READER_SOURCES).",
+            )
+        _reader_state.append(not changed)
+    return _reader_state[0]
+
+
+def result_reader_digests() -> dict[str, str | None]:
+    """The digests of :data:`RESULT_READER_SOURCES` as the installed mteb has them."""
+    import hashlib
+
+    from mteb.results import BenchmarkResults, TaskResult
+    from mteb.timing import PhaseTiming
+
+    fields = repr(
+        sorted((n, str(f.annotation), repr(f.default)) for n, f in TaskResult.model_fields.items())
+    )
+    methods = [
+        *("from_disk", "_validate_scores_dict", "_parse_mteb_version_min"),
+        *("_fix_pair_classification_scores", "validate_and_filter_scores"),
+    ]
+    functions = {f"TaskResult.{m}": _unwrapped(TaskResult.__dict__[m]) for m in methods}
+    functions |= {"BenchmarkResults.join_revisions": BenchmarkResults.join_revisions}
+    return {
+        "TaskResult fields": hashlib.sha256(fields.encode()).hexdigest()[:16],
+        **{name: _source_digest(function) for name, function in functions.items()},
+        "PhaseTiming": _source_digest(PhaseTiming),
+    }
+
+
+def _unwrapped(attribute: Any) -> Any:
+    """The function of a ``classmethod``/``staticmethod`` (as found in a class ``__dict__``)."""
+    return getattr(attribute, "__func__", attribute)
+
+
+def stored_as_is(data: Any) -> bool:
+    """Whether ``TaskResult.from_disk`` would return the parsed file ``data`` unchanged.
+
+    True when every field has the type ``TaskResult`` declares (a string or null
+    ``mteb_version``; ``evaluation_phases`` null or phases of exactly ``PhaseTiming``'s
+    keys and types), every score entry has ``main_score``, a string ``hf_subset`` and a list
+    ``languages`` (``_validate_scores_dict``), so validation passes and no legacy conversion
+    runs, and no pair-classification fix applies (mteb >= 1.12.48, or not a pair
+    classification task). Its scores are then what ``from_disk`` gives, but for the
+    ``mteb_version`` it copies into each entry (``_backfill_per_subset_mteb_version``).
+
+    Args:
+        data: A result file parsed as JSON.
+    """
+    if not isinstance(data, dict) or "mteb_version" not in data:
+        return False
+    version, task_name = data["mteb_version"], data.get("task_name")
+    return (
+        (version is None or isinstance(version, str))
+        and isinstance(task_name, str)
+        and isinstance(data.get("dataset_revision"), str)
+        and "evaluation_time" in data
+        and _is_number(data["evaluation_time"], none=True)
+        and _is_number(data.get("kg_co2_emissions"), none=True)
+        and _is_number(data.get("date"), none=True)
+        and _valid_phases(data.get("evaluation_phases"))
+        and _valid_scores(data.get("scores"))
+        and (version is None or _pair_fix_unneeded(version, task_name))
+    )
+
+
+def _is_number(value: Any, *, none: bool = False) -> bool:
+    if value is None:
+        return none
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _valid_scores(scores: Any) -> bool:
+    if not isinstance(scores, dict):
+        return False
+    for entries in scores.values():
+        if type(entries) is not list:
+            return False
+        for e in entries:
+            if (
+                type(e) is not dict
+                or "main_score" not in e
+                or type(e.get("hf_subset")) is not str
+                or type(e.get("languages")) is not list
+            ):
+                return False
+    return True
+
+
+@functools.cache
+def _phase_keys() -> dict[str, bool]:
+    """``PhaseTiming``'s keys, each True for a string, False for a number."""
+    import typing
+
+    from mteb.timing import PhaseTiming
+
+    return {key: hint is str for key, hint in typing.get_type_hints(PhaseTiming).items()}
+
+
+def _valid_phases(phases: Any) -> bool:
+    if phases is None:
+        return True
+    if type(phases) is not list:
+        return False
+    keys = _phase_keys()
+    for phase in phases:
+        if type(phase) is not dict or phase.keys() != keys.keys():
+            return False
+        for key, is_text in keys.items():
+            if not (type(phase[key]) is str if is_text else _is_number(phase[key])):
+                return False
+    return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _pair_fix_unneeded(version: str, task_name: str) -> bool:
+    """True when ``from_disk`` applies no pair-classification fix (and raises no error)."""
+    from packaging.version import Version
+
+    parsed = parse_mteb_version_min(version)
+    if parsed is None or parsed >= Version("1.12.48"):
+        return True
+    task_type = legacy_task_type(task_name)
+    return task_type is not None and task_type != "PairClassification"
+
+
+def join_passes_through(
+    revisions: int, revision: Any, task_names: list[str], splits: list[bool]
+) -> bool:
+    """Whether ``BenchmarkResults.join_revisions`` returns a model's results unchanged.
+
+    It does when the model name has one revision among the selected results, the revision
+    is a string (its ``groupby`` drops a None revision), no task appears twice (no
+    conflict to settle), and every result has scores (it drops one without).
+
+    Args:
+        revisions: How many revisions of the model name are among the results.
+        revision: This revision.
+        task_names: The task of each of its results.
+        splits: For each result, whether it has a score list (an evaluation split).
+    """
+    return (
+        revisions == 1
+        and isinstance(revision, str)
+        and len(set(task_names)) == len(task_names)
+        and all(splits)
+    )
 
 
 # --------------------------------------------------------------------------- mteb tasks

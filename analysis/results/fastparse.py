@@ -1,40 +1,29 @@
-"""A fast reader of MTEB result files that gives exactly what mteb's reader gives.
+"""A fast reader of MTEB result files that gives what mteb's reader gives.
 
 mteb reads a result file with ``TaskResult.from_disk`` (pydantic validation, and a
 ``json.dumps`` of every score entry to check it is serialisable), and restricts it to a
 benchmark's splits and subsets with ``TaskResult.validate_and_filter_scores`` (a
 ``model_dump`` of the whole result). That costs about a millisecond per file, and a
-leaderboard has tens of thousands of files.
+leaderboard has tens of thousands of files. The loader needs only the task, the mteb
+version and the main scores, so:
 
-This module does the same work with ``orjson`` and plain dictionaries:
+* :func:`read_scores` parses a file with ``orjson`` and keeps it as plain dictionaries
+  when ``from_disk`` would return it unchanged (:func:`analysis.core.compat.stored_as_is`,
+  where mteb's rules are kept); any other file (legacy layouts, ``NaN`` tokens, unexpected
+  types, old pair classification results) goes through ``TaskResult.from_disk`` itself,
+  so legacy handling and errors stay mteb's.
+* :func:`selected_score` scores a result restricted to a task as
+  ``validate_and_filter_scores`` would restrict it, without building the restriction.
 
-* :func:`read_task_result` takes the fast route only for a file that ``from_disk``
-  would return as is: every field of the type ``TaskResult`` declares (a string or
-  null ``mteb_version``; ``evaluation_phases`` null or phases of exactly the declared
-  keys and types), every score entry with ``main_score``, a string ``hf_subset`` and a
-  list ``languages`` (so validation passes and no legacy conversion runs), and no
-  pair-classification fix (mteb ≥ 1.12.48, or not a pair classification task). Any
-  other file (legacy layouts, ``NaN`` tokens, unexpected types, old pair
-  classification results) goes through ``TaskResult.from_disk`` itself, so legacy
-  handling and errors stay mteb's.
-* :func:`read_scores` is the loader's hot path: the same decision, but it returns only
-  ``(task_name, mteb_version, scores)`` and builds no ``TaskResult`` on the fast route.
-* :func:`select_task_scores` applies ``validate_and_filter_scores``'s rules: keep the
-  task's evaluation splits and subsets (only ``default`` for aggregate tasks), and add
-  a NaN entry for every missing subset and split. :func:`selected_score` scores that
-  selection without building it.
-
-``tests/results/test_fastparse.py`` proves both equal to mteb's, field by field, on every
-result file of the shared results snapshot; ``load_leaderboards(engine="mteb")``
-keeps mteb's own path as the reference.
+``tests/results/test_fastparse.py`` proves both equal to mteb's on every result file of the
+shared results snapshot, and ``load_leaderboards(engine="mteb")`` keeps mteb's own path as
+the reference.
 """
 
 from __future__ import annotations
 
-import datetime
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,172 +31,23 @@ import orjson
 
 from ..core import compat
 
-#: Files written by an older mteb get legacy conversions in ``from_disk``.
-_FIRST_PLAIN_VERSION = "1.12.48"
-_NUMBER = (int, float)
-#: ``mteb.timing.PhaseTiming``: the keys of one evaluation phase and whether each is a string.
-_PHASE_KEYS = {"name": True, "start": False, "end": False, "split": True, "subset": True}
-
-
-@lru_cache(maxsize=1024)
-def _is_fixed_version(version: str) -> bool:
-    """True when ``from_disk`` would fix pair-classification scores of this version."""
-    from packaging.version import Version
-
-    parsed = compat.parse_mteb_version_min(version)
-    return parsed is not None and parsed < Version(_FIRST_PLAIN_VERSION)
-
-
-@lru_cache(maxsize=4096)
-def _pair_fix_unneeded(version: str, task_name: str) -> bool:
-    """True when ``from_disk`` returns the validated file unchanged (no pair fix, no error)."""
-    if not _is_fixed_version(version):
-        return True
-    task_type = compat.legacy_task_type(task_name)
-    return task_type is not None and task_type != "PairClassification"
-
-
-def _is_number_or_none(value: Any) -> bool:
-    return value is None or (isinstance(value, _NUMBER) and not isinstance(value, bool))
-
-
-def _valid_scores(scores: Any) -> bool:
-    """Every entry a dict with ``main_score``, a string ``hf_subset`` and a list ``languages``."""
-    if not isinstance(scores, dict):
-        return False
-    for entries in scores.values():
-        if type(entries) is not list:
-            return False
-        for e in entries:
-            if (
-                type(e) is not dict
-                or "main_score" not in e
-                or type(e.get("hf_subset")) is not str
-                or type(e.get("languages")) is not list
-            ):
-                return False
-    return True
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, _NUMBER) and not isinstance(value, bool)
-
-
-def _valid_phases(phases: Any) -> bool:
-    """``None``, or phases with exactly ``PhaseTiming``'s keys: strings, and numbers for times."""
-    if phases is None:
-        return True
-    if type(phases) is not list:
-        return False
-    for phase in phases:
-        if type(phase) is not dict or phase.keys() != _PHASE_KEYS.keys():
-            return False
-        for key, is_text in _PHASE_KEYS.items():
-            if not (type(phase[key]) is str if is_text else _is_number(phase[key])):
-                return False
-    return True
-
-
-def _current_format(data: Any) -> bool:
-    """Whether ``from_disk`` would return ``data`` as is (plain pydantic validation).
-
-    That holds when every field has the type ``TaskResult`` declares (so validation
-    passes and no legacy conversion runs: ``mteb_version`` is present, a string or
-    null) and no pair-classification fix applies (the file is from mteb ≥ 1.12.48,
-    has a null or unparsable version, or is not a pair classification task).
-    """
-    if not isinstance(data, dict) or "mteb_version" not in data:
-        return False
-    version, task_name = data["mteb_version"], data.get("task_name")
-    return (
-        (version is None or isinstance(version, str))
-        and isinstance(task_name, str)
-        and isinstance(data.get("dataset_revision"), str)
-        and "evaluation_time" in data
-        and _is_number_or_none(data["evaluation_time"])
-        and _is_number_or_none(data.get("kg_co2_emissions"))
-        and _is_number_or_none(data.get("date"))
-        and _valid_phases(data.get("evaluation_phases"))
-        and _valid_scores(data.get("scores"))
-        and (version is None or _pair_fix_unneeded(version, task_name))
-    )
-
-
-def _fast_result(data: dict[str, Any]) -> Any:
-    """A ``TaskResult`` built without validation from data that passed :func:`_current_format`."""
-    from mteb.results import TaskResult
-
-    version = data["mteb_version"]
-    if version is not None:  # TaskResult._backfill_per_subset_mteb_version
-        for entries in data["scores"].values():
-            for entry in entries:
-                entry.setdefault("mteb_version", version)
-    phases = data.get("evaluation_phases")
-    return TaskResult.model_construct(
-        dataset_revision=data["dataset_revision"],
-        task_name=data["task_name"],
-        mteb_version=version,
-        scores=data["scores"],
-        evaluation_time=_as_float(data["evaluation_time"]),
-        kg_co2_emissions=_as_float(data.get("kg_co2_emissions")),
-        date=_as_datetime(data.get("date")),
-        evaluation_phases=None
-        if phases is None
-        else [
-            {k: p[k] if is_text else float(p[k]) for k, is_text in _PHASE_KEYS.items()}
-            for p in phases
-        ],
-    )
-
-
-def _as_float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _as_datetime(value: float | None) -> datetime.datetime | None:
-    """A stored ``date`` number as pydantic reads it: UTC seconds (milliseconds if > 2e10)."""
-    if value is None:
-        return None
-    seconds = value / 1000 if abs(value) > 2e10 else value
-    return datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC)
-
 
 def _load_current(path: str | Path) -> dict[str, Any] | None:
-    """The parsed file when it takes the fast route (see :func:`_current_format`), else None."""
+    """The parsed file when ``from_disk`` would return it unchanged, else None."""
     with open(path, "rb") as handle:
         raw = handle.read()
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None  # e.g. NaN tokens, which json accepts and orjson does not
-    return data if _current_format(data) else None
-
-
-def read_task_result(path: str | Path) -> Any:
-    """Read one result file as ``mteb.results.TaskResult.from_disk`` would.
-
-    Args:
-        path: A ``<Task>.json`` result file.
-
-    Returns:
-        The ``TaskResult``.
-
-    Raises:
-        Exception: whatever ``TaskResult.from_disk`` raises for a file it cannot read.
-    """
-    data = _load_current(path)
-    if data is not None:
-        return _fast_result(data)
-    from mteb.results import TaskResult
-
-    return TaskResult.from_disk(Path(path))
+    return data if compat.stored_as_is(data) else None
 
 
 def read_scores(path: str | Path) -> tuple[str, str | None, dict[str, list[Any]]]:
-    """The task name, mteb version and scores of a result file, as :func:`read_task_result`.
+    """The task name, mteb version and scores of a result file, as ``TaskResult.from_disk``.
 
-    The loader needs nothing else, so the fast route builds no ``TaskResult`` (and does
-    not backfill each entry's ``mteb_version``, which no score reads).
+    Builds no ``TaskResult`` for a file ``from_disk`` would return unchanged (and so does
+    not copy the ``mteb_version`` into each entry, which no score reads).
 
     Args:
         path: A ``<Task>.json`` result file.
@@ -225,62 +65,6 @@ def read_scores(path: str | Path) -> tuple[str, str | None, dict[str, list[Any]]
 
     result = TaskResult.from_disk(Path(path))
     return result.task_name, result.mteb_version, result.scores
-
-
-_NAN_ENTRIES: dict[tuple[str, tuple[str, ...]], dict[str, dict[str, Any]]] = {}
-
-
-def _nan_entries(task: Any) -> dict[str, dict[str, Any]]:
-    """Per subset of ``task``, the entry mteb adds when the subset is missing.
-
-    Shared between results (never mutated), which saves building hundreds of thousands
-    of identical dictionaries for the multilingual benchmarks. Keyed by name and subsets
-    (hashing an mteb task serialises its whole metadata).
-    """
-    key = (task.metadata.name, tuple(task.hf_subsets))
-    if key not in _NAN_ENTRIES:
-        languages = task.metadata.hf_subsets_to_langscripts
-        _NAN_ENTRIES[key] = {
-            s: {"hf_subset": s, "main_score": math.nan, "languages": languages.get(s, [])}
-            for s in task.hf_subsets
-        }
-    return _NAN_ENTRIES[key]
-
-
-def select_task_scores(result: Any, task: Any) -> Any:
-    """Restrict a result to a task's splits and subsets, as ``validate_and_filter_scores`` does.
-
-    Args:
-        result: A ``TaskResult``.
-        task: The mteb task object (its ``eval_splits``, ``hf_subsets`` and
-            ``is_aggregate`` define the selection).
-
-    Returns:
-        A new ``TaskResult`` (built without validation) whose ``scores`` hold exactly the
-        task's splits; a missing subset or split is an entry with a NaN main score.
-        Missing entries are added in sorted order (mteb adds them in set order).
-    """
-    splits = task.eval_splits
-    subsets = set(task.hf_subsets)
-    nan_entries = _nan_entries(task)
-    aggregate = task.is_aggregate
-    selected: dict[str, list[Any]] = {}
-    for split, entries in result.scores.items():
-        if split not in splits:
-            continue
-        if aggregate:
-            kept = [e for e in entries if e["hf_subset"] == "default"]
-            seen = {"default"}
-        else:
-            kept = [e for e in entries if e["hf_subset"] in subsets]
-            seen = set()
-        seen.update(e["hf_subset"] for e in kept)
-        if seen != subsets and not (aggregate and "default" in seen):
-            kept.extend(nan_entries[s] for s in sorted(subsets - seen))
-        selected[split] = kept
-    for split in sorted(set(splits) - set(selected)):
-        selected[split] = [nan_entries[s] for s in sorted(subsets)]
-    return type(result).model_construct(**{**_fields(result), "scores": selected})
 
 
 @dataclass(frozen=True)
@@ -317,8 +101,8 @@ class TaskView:
 def selected_score(scores: dict[str, list[Any]], task: Any) -> tuple[float, int, list[str]]:
     """Score a result restricted to a task, without building the restricted result.
 
-    Equal to summing the finite main scores of ``select_task_scores(result, task)`` in
-    order and listing its NaN entries (tested on every file of the snapshot), at a
+    Equal to summing the finite main scores of ``result.validate_and_filter_scores(task)``
+    in order and listing its NaN entries (tested on every file of the snapshot), at a
     fraction of the cost: no NaN entries are built for missing subsets.
 
     Args:
@@ -365,9 +149,3 @@ def selected_score(scores: dict[str, list[Any]], task: Any) -> tuple[float, int,
             if split not in seen_splits:
                 gaps.extend(view.split_gaps[split])
     return total, count, gaps
-
-
-def _fields(result: Any) -> dict[str, Any]:
-    """A ``TaskResult``'s fields without a ``model_dump`` (which copies every score)."""
-    names = type(result).model_fields
-    return {name: getattr(result, name) for name in names if hasattr(result, name)}

@@ -213,17 +213,15 @@ def _benchmark_results(by_model: dict[_ModelKey, list[Any]], metas: dict[_ModelK
     from mteb.results import BenchmarkResults, ModelResult
 
     model_results = [
-        ModelResult.model_construct(
+        ModelResult(
             model_name=name,
             model_revision=revision,
             task_results=results,
-            experiment_name=None,
             model_meta=metas[(name, revision)],
-            exceptions=None,
         )
         for (name, revision), results in by_model.items()
     ]
-    return BenchmarkResults.model_construct(model_results=model_results, benchmark=None)
+    return BenchmarkResults(model_results=model_results)
 
 
 def entries_score(task_result: Any) -> tuple[float, int, list[str]]:
@@ -306,24 +304,6 @@ def _extract_mteb(
     return rows.frames()
 
 
-def _needs_join(
-    name_count: int, revision: Any, task_names: list[str], views: dict[str, Any]
-) -> bool:
-    """Whether ``join_revisions`` could do more for a model than pass its results through.
-
-    It passes them through unchanged when the model name has one revision among the
-    selected results, the revision is a string (a None revision is dropped by its
-    ``groupby``), no task appears twice (no conflict to settle), and every task has
-    evaluation splits (a result without selected scores is dropped).
-    """
-    return (
-        name_count > 1
-        or not isinstance(revision, str)
-        or len(set(task_names)) != len(task_names)
-        or not all(views[t].splits for t in task_names)
-    )
-
-
 def _extract_fast(
     by_model: dict[_ModelKey, list[tuple[str, Any, Any]]],
     metas: dict[_ModelKey, Any],
@@ -333,13 +313,11 @@ def _extract_fast(
     """Per (model, task) scores of ``spec`` from :func:`fastparse.read_scores` records.
 
     Each record is scored with :func:`~analysis.results.fastparse.selected_score`.
-    Models for which ``join_revisions`` could change anything (:func:`_needs_join`)
-    go through it, with a light stand-in per result (same task name and mteb version
-    and, as after ``select_tasks``, one score list per evaluation split); the others
-    skip it. ``tests/results/test_fastparse.py`` proves the frames equal to the mteb engine's.
+    Models for which ``join_revisions`` could change anything (not
+    :func:`analysis.core.compat.join_passes_through`) go through it, with a light stand-in
+    per result (:func:`_stand_ins`); the others skip it. ``tests/results/test_fastparse.py``
+    proves the frames equal to the mteb engine's.
     """
-    from mteb.results import TaskResult
-
     views = {t.task: fastparse.TaskView.of(t.to_mteb()) for t in spec.tasks}
     selected = {}
     for key, records in by_model.items():
@@ -348,28 +326,54 @@ def _extract_fast(
             selected[key] = kept
     name_counts = Counter(name for name, _ in selected)
     rows = _Rows(spec, sources)
-    to_join: dict[_ModelKey, list[Any]] = {}
-    scored: dict[int, tuple[float, int, list[str]]] = {}
+    to_join: dict[_ModelKey, list[tuple[str, Any, Any]]] = {}
     for (name, revision), records in selected.items():
         names = [r[0] for r in records]
-        if not _needs_join(name_counts[name], revision, names, views):
-            for task_name, _, scores in records:
-                scored_here = fastparse.selected_score(scores, views[task_name])
-                rows.add(name, revision, task_name, scored_here)
+        splits = [bool(views[t].splits) for t in names]
+        if not compat.join_passes_through(name_counts[name], revision, names, splits):
+            to_join[(name, revision)] = records
             continue
-        stand_ins = []
-        for task_name, version, scores in records:
-            light = TaskResult.model_construct(
-                task_name=task_name,
-                mteb_version=version,
-                scores={split: [] for split in views[task_name].splits},
-            )
-            scored[id(light)] = fastparse.selected_score(scores, views[task_name])
-            stand_ins.append(light)
-        to_join[(name, revision)] = stand_ins
+        for task_name, _, scores in records:
+            rows.add(name, revision, task_name, fastparse.selected_score(scores, views[task_name]))
     if to_join:
-        rows.add_joined(_benchmark_results(to_join, metas).join_revisions(), scored)
+        bench = _stand_ins(to_join, metas, views)
+        scored = {
+            id(light): fastparse.selected_score(scores, views[task_name])
+            for model_result, records in zip(bench.model_results, to_join.values(), strict=True)
+            for light, (task_name, _, scores) in zip(
+                model_result.task_results, records, strict=True
+            )
+        }
+        rows.add_joined(bench.join_revisions(), scored)
     return rows.frames()
+
+
+def _stand_ins(
+    records: dict[_ModelKey, list[tuple[str, Any, Any]]],
+    metas: dict[_ModelKey, Any],
+    views: dict[str, fastparse.TaskView],
+) -> Any:
+    """``BenchmarkResults`` of light stand-ins, built by mteb's ``from_validated`` (unvalidated).
+
+    Each stand-in has its record's task name and mteb version and, as after
+    ``select_tasks``, an empty score list per evaluation split: all ``join_revisions`` reads.
+    """
+    from mteb.results import BenchmarkResults
+
+    return BenchmarkResults.from_validated(
+        model_results=[
+            {
+                "model_name": name,
+                "model_revision": revision,
+                "model_meta": metas[(name, revision)],
+                "task_results": [
+                    {"task_name": t, "mteb_version": v, "scores": {s: [] for s in views[t].splits}}
+                    for t, v, _ in model_records
+                ],
+            }
+            for (name, revision), model_records in records.items()
+        ]
+    )
 
 
 def _from_disk(path: str) -> Any:
@@ -383,10 +387,11 @@ def load_chunk(files: list[FileRef], specs: list[BenchmarkSpec], engine: Engine 
 
     ``engine="mteb"`` reads every file with ``TaskResult.from_disk`` and filters with
     mteb; ``"fast"`` reads with :func:`analysis.results.fastparse.read_scores`, which
-    gives the same results.
+    gives the same results (and falls back to mteb's route when the installed mteb is not
+    the one it was proven equal to: :func:`analysis.core.compat.fast_reader_in_step`).
     """
     with _quiet_mteb(), _gc_paused():
-        if engine == "fast":
+        if engine == "fast" and compat.fast_reader_in_step():
             reader = _Reader(fastparse.read_scores, lambda r: r[0])
             for path, source in files:
                 reader.add(path, source)
@@ -426,6 +431,7 @@ def parse_all(
     parses them.
     """
     specs = list(specs)
+    compat.fast_reader_in_step()  # checked (and warned about) once, before forking
     if workers <= 1 or len(files) < 200:
         return load_chunk(files, specs, engine)
     chunks = _chunks_by_model(files, workers * 4)

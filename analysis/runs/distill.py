@@ -201,7 +201,7 @@ def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | Non
     Inside :func:`analysis.core.compat.float64_token_encoding`, the token embeddings, the
     PCA and the SIF weighting are then float64 up to model2vec's final float16.
     """
-    from model2vec.distill.distillation import distill_from_model
+    from model2vec.distill import distill_from_model
     from transformers import AutoModel, AutoTokenizer
 
     model = AutoModel.from_pretrained(source).double()

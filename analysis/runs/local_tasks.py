@@ -58,14 +58,14 @@ from typing import Any
 import mteb
 from datasets import Dataset, DatasetDict
 from mteb.abstasks import (
+    AbsTask,
     AbsTaskClassification,
+    AbsTaskClustering,
+    AbsTaskClusteringLegacy,
     AbsTaskPairClassification,
     AbsTaskRetrieval,
     AbsTaskSTS,
 )
-from mteb.abstasks.abstask import AbsTask
-from mteb.abstasks.clustering import AbsTaskClustering
-from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy
 
 from ..core import compat
 from ..core.errors import LocalTaskError, close_names

@@ -36,16 +36,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from mteb.models import ModelMeta
-from mteb.models.abs_encoder import AbsEncoder
-from mteb.models.model_meta import ScoringFunction
 
 from ..core.choices import ENCODERS, Encoder
-from ..core.compat import registered_meta
+from ..core.compat import AbsEncoder, registered_meta, scoring_function
 from ..core.errors import ModelLoadError
 
 if TYPE_CHECKING:
-    from mteb.abstasks.task_metadata import TaskMetadata
-    from mteb.models.models_protocols import EncoderProtocol
+    from mteb import TaskMetadata
+    from mteb.models import EncoderProtocol
     from mteb.types import Array, BatchedInput, PromptType
     from torch.utils.data import DataLoader
 
@@ -438,7 +436,7 @@ def _local_meta(name: str, revision: str, kind: ModelKind, folder: Path) -> Mode
             "revision": revision,
             "framework": framework,
             "open_weights": True,
-            "similarity_fn_name": ScoringFunction.COSINE,
+            "similarity_fn_name": scoring_function("cosine"),
             "use_instructions": False,
             "modalities": ["text"],
             "model_type": ["dense"],

@@ -29,7 +29,7 @@ from ..core.io import atomic_write_text
 from ..core.layout import RESULTS, ModelFolder
 
 if TYPE_CHECKING:
-    from mteb.abstasks.abstask import AbsTask
+    from mteb.abstasks import AbsTask
 
 PLAN_VERSION = 1
 

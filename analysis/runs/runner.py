@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import mteb
 import pandas as pd
-from mteb.abstasks.abstask import AbsTask
+from mteb.abstasks import AbsTask
 from mteb.results import TaskResult
 from tqdm.auto import tqdm
 
@@ -56,8 +56,7 @@ from .locks import file_lock, lock_path, pid_alive, task_lock
 from .models import load_model
 
 if TYPE_CHECKING:
-    from mteb.models import ModelMeta
-    from mteb.models.models_protocols import EncoderProtocol
+    from mteb.models import EncoderProtocol, ModelMeta
 
 logger = logging.getLogger(__name__)
 

@@ -1,22 +1,23 @@
 """Every use of mteb's private API goes through analysis.core.compat, and each one still works.
 
 Each test below exercises one wrapper against the installed mteb and fails loudly when an
-mteb upgrade renames or changes the private name it wraps. The last test keeps private
-names out of every other module.
+mteb upgrade renames or changes the private name it wraps. The guard at the end keeps
+private access out of every other module.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
 import json
-import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.version import Version
 
 from analysis.core import compat
-
-PACKAGE = Path(compat.__file__).resolve().parent
 
 
 def test_task_registry_is_mteb_private_registry():
@@ -70,37 +71,77 @@ def test_legacy_task_type():
     assert compat.legacy_task_type("NoSuchTask") is None
 
 
-STRINGS_AND_COMMENTS = re.compile(r"\"[^\"]*\"|'[^']*'|#.*$")
-PRIVATE = re.compile(
-    r"from\s+mteb[\w.]*\s+import\s+\(?[^)\n]*\b_\w+"  # from mteb.x import _name
-    r"|from\s+mteb[\w.]*\._\w+"  # from mteb._module import ...
-    r"|\bmteb(?:\.\w+)*\._(?!_)\w+"  # mteb.x._name (not dunders)
-    r"|\b(?:ResultCache|TaskResult|BenchmarkResults|ModelResult|ModelMeta)\._[a-z]\w*"
-)
+# --------------------------------------------------------------------------- result files
 
 
-def test_no_private_mteb_name_outside_compat():
-    offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == "compat.py":
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if PRIVATE.search(STRINGS_AND_COMMENTS.sub("", line)):
-                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
-    assert not offenders, "use analysis.core.compat for mteb's private API:\n" + "\n".join(
-        offenders
+def test_result_reader_sources_are_the_installed_mteb():
+    """mteb changed code the fast reader restates: re-prove it (test_fastparse), then update."""
+    import mteb
+
+    assert mteb.__version__ == compat.RESULT_READER_MTEB
+    assert compat.result_reader_digests() == compat.RESULT_READER_SOURCES
+    assert compat.fast_reader_in_step() is True
+
+
+def test_stored_as_is_takes_phase_timing_from_mteb():
+    from typing import get_type_hints
+
+    from mteb.timing import PhaseTiming
+
+    hints = get_type_hints(PhaseTiming)
+    assert compat._phase_keys() == {key: hint is str for key, hint in hints.items()}
+    assert set(hints) == {"name", "start", "end", "split", "subset"}
+
+
+def _joined(records: list[tuple[str, str | None, str, bool]]) -> list[tuple[str, Any, str]]:
+    """``(model, revision, task)`` that mteb's ``join_revisions`` keeps of stand-in results."""
+    from mteb.results import BenchmarkResults, ModelResult, TaskResult
+
+    by_model: dict[tuple[str, Any], list[Any]] = {}
+    for name, revision, task, scored in records:
+        result = TaskResult.from_validated(
+            task_name=task, mteb_version="2.26.24", scores={"test": []} if scored else {}
+        )
+        by_model.setdefault((name, revision), []).append(result)
+    bench = BenchmarkResults(
+        model_results=[
+            ModelResult(model_name=n, model_revision=r, task_results=results)
+            for (n, r), results in by_model.items()
+        ]
+    )
+    return sorted(
+        (m.model_name, m.model_revision, t.task_name)
+        for m in bench.join_revisions()
+        for t in m.task_results
     )
 
 
-def test_private_pattern_catches_the_known_forms():
-    for line in [
-        "from mteb.get_tasks import _TASKS_REGISTRY",
-        "from mteb._create_dataloaders import create_dataloader",
-        "x = ResultCache._get_model_name_and_revision_from_path(p)",
-        "mteb.results.task_result._helper()",
-    ]:
-        assert PRIVATE.search(line), line
-    assert not PRIVATE.search("from mteb.results import TaskResult")
+@pytest.mark.parametrize(
+    "records",
+    [
+        [("org/a", "r1", "STS12", True), ("org/a", "r1", "STS13", True)],
+        [("org/a", "r1", "STS12", True), ("org/a", "r2", "STS12", True)],  # two revisions
+        [("org/a", "r1", "STS12", True), ("org/a", "r2", "STS13", True)],
+        [("org/a", None, "STS12", True)],  # a None revision
+        [("org/a", "r1", "STS12", True), ("org/a", "r1", "STS12", True)],  # a task twice
+        [("org/a", "r1", "STS12", True), ("org/a", "r1", "STS13", False)],  # no scores
+    ],
+)
+def test_join_passes_through_only_when_join_revisions_changes_nothing(records):
+    revisions = len({r[1] for r in records})
+    by_revision: dict[Any, list[tuple[str, bool]]] = {}
+    for _, revision, task, scored in records:
+        by_revision.setdefault(revision, []).append((task, scored))
+    claims = [
+        compat.join_passes_through(
+            revisions, rev, [t for t, _ in items], [scored for _, scored in items]
+        )
+        for rev, items in by_revision.items()
+    ]
+    unchanged = _joined(records) == sorted((n, r, t) for n, r, t, _ in records)
+    assert all(claims) <= unchanged  # passing through is only claimed when it is true
+    if revisions == 1 and None not in by_revision:
+        assert all(claims) == unchanged
 
 
 # --------------------------------------------------------------------------- submitit
@@ -150,26 +191,6 @@ def test_downloaded_revisions_reads_what_hf_download_records(tmp_path):
         write_download_metadata(tmp_path, name, commit, etag="e")
         assert read_download_metadata(tmp_path, name).commit_hash == commit
     assert compat.downloaded_revisions(tmp_path) == {"a" * 40, "b" * 40}
-
-
-PRIVATE_SUBMITIT = re.compile(r"\bsubmitit\.core\b|from\s+submitit\.\w")
-PATCHED_METHOD = re.compile(r"\.load_data\s*=")
-
-
-def test_no_submitit_internals_or_task_patches_outside_compat():
-    offenders = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == "compat.py":
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            code = STRINGS_AND_COMMENTS.sub("", line)
-            if PRIVATE_SUBMITIT.search(code) or PATCHED_METHOD.search(code):
-                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
-    assert not offenders, "use analysis.core.compat:\n" + "\n".join(offenders)
-    assert PRIVATE_SUBMITIT.search("from submitit.core.utils import pickle_load")
-    assert PRIVATE_SUBMITIT.search("except submitit.core.utils.FailedJobError:")
-    assert not PRIVATE_SUBMITIT.search("import submitit")
-    assert PATCHED_METHOD.search("task.load_data = types.MethodType(f, task)")
 
 
 def test_hf_languages_to_mteb():
@@ -272,6 +293,77 @@ def test_registered_meta_follows_renames_only_when_asked():
         warnings.simplefilter("ignore", DeprecationWarning)  # mteb's rename notice
         assert registered_meta(old, follow_renames=True) == mteb.get_model_meta(old)
     assert registered_meta(old, follow_renames=True) == registered_meta(new)
+
+
+def test_abs_encoder_is_mteb_encoder_base_loaded_on_first_use():
+    from mteb.models.abs_encoder import AbsEncoder  # the private module compat relies on
+
+    assert "AbsEncoder" not in vars(compat)  # not imported with the module
+    assert compat.AbsEncoder is AbsEncoder
+    assert {"encode", "similarity", "similarity_pairwise"} <= set(dir(AbsEncoder))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        compat.nothing  # noqa: B018
+
+
+def test_scoring_function_is_what_model_meta_validates():
+    from mteb.models import ModelMeta
+
+    empty = ModelMeta.create_empty()
+    validated = type(empty).model_validate({**empty.model_dump(), "similarity_fn_name": "cosine"})
+    assert compat.scoring_function("cosine") is validated.similarity_fn_name
+    with pytest.raises(ValueError):
+        compat.scoring_function("no such function")
+
+
+@pytest.fixture(scope="module")
+def registry_sample():
+    """Registered models with and without training data, and one adapted from another."""
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    metas = sorted(MODEL_REGISTRY.items())
+    with_data = [n for n, m in metas if m.training_datasets][:3]
+    without = [n for n, m in metas if m.training_datasets is None][:2]
+    adapted = [n for n, m in metas if m.adapted_from in MODEL_REGISTRY][:2]
+    assert with_data and without and adapted
+    return {name: MODEL_REGISTRY[name] for name in with_data + without + adapted}
+
+
+def test_training_datasets_are_model_meta_get_training_datasets(registry_sample):
+    from mteb.benchmarks._create_table import _training_datasets_cached  # what compat wraps
+
+    for name, meta in registry_sample.items():
+        public = meta.get_training_datasets()
+        expected = None if public is None else frozenset(public)
+        assert compat.training_datasets(name) == expected == _training_datasets_cached(name)
+    assert compat.training_datasets("no-org/no-such-model") is None
+
+
+def test_zero_shot_percentage_is_model_meta_zero_shot_percentage(registry_sample):
+    from mteb.benchmarks._create_table import _zero_shot_pct_cached  # what compat wraps
+
+    tasks = ("STS12", "SciFact", "NFCorpus", "Banking77Classification", "MSMARCO")
+    for name, meta in registry_sample.items():
+        expected = meta.zero_shot_percentage(list(tasks))
+        assert compat.zero_shot_percentage(name, tasks) == expected, name
+        assert _zero_shot_pct_cached(name, tuple(sorted(tasks))) == expected
+    assert compat.zero_shot_percentage("no-org/no-such-model", tasks) is None
+
+
+def test_leaderboard_model_columns_are_mteb_table_columns(registry_sample):
+    from mteb.benchmarks._create_table import _static_model_meta  # what compat wraps
+
+    columns = compat.leaderboard_model_columns()
+    assert columns is _static_model_meta()
+    for name, meta in registry_sample.items():
+        row = columns[name]
+        assert set(row) >= {
+            "Max Tokens",
+            "Embedding Dimensions",
+            "Total Parameters (B)",
+            "Active Parameters (B)",
+            "Release Date",
+        }
+        assert row["Embedding Dimensions"] == meta.embed_dim or meta.embed_dim is None
 
 
 def test_model_folder_name_is_mteb_model_name_as_path():
@@ -800,3 +892,249 @@ def test_token_embeddings_route_through_the_wrapper_and_are_restored(monkeypatch
     monkeypatch.setattr(compat, "TOKEN_EMBEDDING_SOURCES", changed)
     with compat.token_embeddings_through(lambda f, kw: "kept") as on:  # model2vec changed
         assert on is False and distillation.create_embeddings is original
+
+
+# --------------------------------------------------------------------------- the guard
+#
+# Every module of the project's code is parsed (AST, not text) and any access to the
+# private API of the libraries compat.py wraps is reported: an import from a module path
+# with an underscore part, an import of a name from anywhere but a public ``__init__`` that
+# exports it (``from mteb.abstasks.abstask import AbsTask`` is private, ``from
+# mteb.abstasks import AbsTask`` is not), an underscore attribute reached from an imported
+# name (``ResultCache._x``, ``mteb.a._b``), an underscore attribute the project itself never
+# defines (``cache._get_unsubmitted_results``: an instance of someone else's class),
+# ``getattr``/``setattr``/``hasattr`` of such a name, pydantic's ``model_construct`` (it
+# skips the validation mteb's objects rely on), and replacing a library's attribute
+# (``task.load_data = ...``, ``mteb.x.y = ...``).
+
+ROOT = Path(compat.__file__).resolve().parents[2]  # the checkout
+SCANNED = ("analysis", "tools", "benchmarks", "notebooks")
+WRAPPED = ("mteb", "submitit", "model2vec")
+COMPAT = "analysis/core/compat.py"
+#: Python's own underscore names the project uses on purpose (not a wrapped library's).
+PYTHON_PRIVATE = frozenset({"_SubParsersAction", "_actions", "_exit"})
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+@functools.cache
+def _source(name: str) -> tuple[Path, bool] | None:
+    """``(file, is a package)`` of an installed module, found without importing it."""
+    top, *parts = name.split(".")
+    spec = importlib.util.find_spec(top)  # a top-level look-up imports nothing
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    for i, part in enumerate(parts):
+        if (folder / part / "__init__.py").is_file():
+            folder = folder / part
+        elif i == len(parts) - 1 and (folder / f"{part}.py").is_file():
+            return folder / f"{part}.py", False
+        else:
+            return None
+    return folder / "__init__.py", True
+
+
+@functools.cache
+def _exported(name: str) -> frozenset[str]:
+    """The names a package's ``__init__`` exports: its ``__all__``, else its public names."""
+    found = _source(name)
+    if found is None or not found[1]:  # not a package: a plain module is no public __init__
+        return frozenset()
+    tree = ast.parse(found[0].read_text(encoding="utf-8"))
+    listed: list[str] = []
+    defined: list[str] = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = getattr(node, "value", None)
+            if isinstance(value, ast.List | ast.Tuple):
+                listed += [e.value for e in value.elts if isinstance(e, ast.Constant)]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            defined += [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            defined.append(node.name)
+        defined += [t.id for t in targets if isinstance(t, ast.Name)]
+    return frozenset(n for n in listed or defined if not _is_private(n))
+
+
+def _is_package(name: str) -> bool:
+    found = _source(name)
+    return found is not None and found[1]
+
+
+def _reached_privately(origin: str, chain: list[str]) -> str | None:
+    """Why ``origin.chain`` reaches past the libraries' public ``__init__``s, or None.
+
+    Walking from a module, each step must be a name its package's ``__init__`` exports or
+    a subpackage; once past the modules (a class, a function), only underscore names count.
+    """
+    name = origin
+    for attr in chain:
+        if _is_private(attr):
+            return "a private name"
+        if attr.startswith("__") or _source(name) is None:
+            return None
+        if not _is_package(name):
+            return f"inside the module {name}, not a public __init__"
+        if attr not in _exported(name) and not _is_package(f"{name}.{attr}"):
+            return f"not exported by {name}"
+        name = f"{name}.{attr}"
+    return None
+
+
+def _imported_from_wrapped(tree: ast.AST) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """Names bound to a wrapped library (name -> dotted origin), and private imports."""
+    bound, found = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in WRAPPED:
+                    if any(_is_private(p) for p in alias.name.split(".")):
+                        found.append((node.lineno, f"import {alias.name}: a private module"))
+                    bound[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module.split(".")[0] not in WRAPPED:
+                continue
+            for alias in node.names:
+                origin = f"{node.module}.{alias.name}"
+                bound[alias.asname or alias.name] = origin
+                what = f"from {node.module} import {alias.name}"
+                if any(_is_private(p) for p in origin.split(".")):
+                    found.append((node.lineno, f"{what}: a private name"))
+                elif alias.name not in _exported(node.module) and _source(origin) is None:
+                    found.append((node.lineno, f"{what}: not exported by a public __init__"))
+    return bound, found
+
+
+def _attribute_root(node: ast.Attribute) -> tuple[ast.expr, list[str]]:
+    chain = [node.attr]
+    value = node.value
+    while isinstance(value, ast.Attribute):
+        chain.append(value.attr)
+        value = value.value
+    return value, chain[::-1]
+
+
+def private_access(
+    source: str | ast.Module, ours: frozenset[str] = frozenset()
+) -> list[tuple[int, str]]:
+    """``(line, what)`` of every private access to a wrapped library in ``source``.
+
+    Args:
+        source: Python source, or its syntax tree.
+        ours: Underscore names the project defines itself (attributes of its own objects).
+    """
+    tree = ast.parse(source) if isinstance(source, str) else source
+    bound, found = _imported_from_wrapped(tree)
+    for node in ast.walk(tree):  # a name also assigned in the file may not be the library
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.pop(node.id, None)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            root, chain = _attribute_root(node)
+            from_wrapped = isinstance(root, ast.Name) and root.id in bound
+            if node.attr == "model_construct":
+                found.append((node.lineno, "model_construct: builds an object unvalidated"))
+            elif from_wrapped and isinstance(node.ctx, ast.Store):
+                found.append((node.lineno, f"replaces {bound[root.id]}.{'.'.join(chain)}"))
+            elif node.attr == "load_data" and isinstance(node.ctx, ast.Store):
+                found.append((node.lineno, "replaces a task's load_data"))
+            elif from_wrapped and (why := _reached_privately(bound[root.id], chain)):
+                found.append((node.lineno, f"{bound[root.id]}.{'.'.join(chain)}: {why}"))
+            elif _is_private(node.attr) and node.attr not in ours | PYTHON_PRIVATE:
+                found.append((node.lineno, f".{node.attr}: another library's private attribute"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            args = node.args
+            if node.func.id in {"getattr", "setattr", "hasattr"} and len(args) >= 2:
+                name = args[1]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    if _is_private(name.value) and name.value not in ours:
+                        found.append((node.lineno, f"{node.func.id}(..., {name.value!r})"))
+    return sorted(set(found))
+
+
+def _our_names(trees: list[ast.Module]) -> frozenset[str]:
+    """Every underscore name the project's code defines (functions, classes, attributes...)."""
+    names = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+                names.add(node.id if isinstance(node, ast.Name) else node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.keyword) and node.arg:
+                names.add(node.arg)
+    return frozenset(n for n in names if _is_private(n))
+
+
+def _scanned() -> list[Path]:
+    return sorted(p for folder in SCANNED for p in (ROOT / folder).rglob("*.py"))
+
+
+def test_no_private_access_to_wrapped_libraries_outside_compat():
+    trees = {p.relative_to(ROOT).as_posix(): ast.parse(p.read_text("utf-8")) for p in _scanned()}
+    ours = _our_names(list(trees.values()))
+    offenders = [
+        f"{rel}:{line}: {what}"
+        for rel, tree in trees.items()
+        if rel != COMPAT
+        for line, what in private_access(tree, ours)
+    ]
+    assert not offenders, (
+        "private API of mteb/submitit/model2vec outside analysis/core/compat.py; add a wrapper "
+        "there (with a test that fails when the library changes it):\n" + "\n".join(offenders)
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from mteb.get_tasks import _TASKS_REGISTRY",
+        "from mteb._create_dataloaders import create_dataloader",
+        "import mteb._create_dataloaders",
+        "from mteb.abstasks.clustering_legacy import AbsTaskClusteringLegacy",
+        "from submitit.core.utils import pickle_load",
+        "from mteb import ResultCache\nResultCache._get_model_name_and_revision_from_path(p)",
+        "import mteb\nmteb.results.task_result._helper()",
+        "import submitit\nsubmitit.core.utils.FailedJobError",
+        "cache._get_unsubmitted_results(models)",
+        "getattr(result, '_fix_pair_classification_scores')",
+        "TaskResult.model_construct(task_name='x')",
+        "task.load_data = types.MethodType(f, task)",
+        "import model2vec.distill.inference as inference\ninference.create_embeddings = f",
+        "from mteb.results import task_result\ntask_result.outdated_tasks",
+        "import mteb\nmteb.abstasks.abstask.AbsTask",
+    ],
+)
+def test_the_guard_finds_each_kind_of_private_access(line):
+    assert private_access(line), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from mteb.results import TaskResult",
+        "from mteb.abstasks import AbsTaskClusteringLegacy",
+        "from mteb import ResultCache\nResultCache(path).load_results()",
+        "import mteb\nmteb.get_task('STS12').metadata.name",
+        "from model2vec.distill import distill_from_model",
+        "from mteb.results import task_result",
+        "import mteb\nmteb.results.TaskResult.from_disk(p).scores",
+        "import mteb\nmteb.__version__",
+        "self._cache = {}\nself._cache.clear()",
+        "TaskResult.from_validated(task_name='x')",
+    ],
+)
+def test_the_guard_passes_public_access(line):
+    assert not private_access(line, frozenset({"_cache"})), line

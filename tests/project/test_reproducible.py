@@ -131,7 +131,7 @@ def test_distilled_student_is_byte_identical_on_another_cpu(teacher, student_her
 
 def test_distillation_runs_blas_on_one_thread(tmp_path, monkeypatch):
     """model2vec's PCA sees one BLAS thread, whatever the caller's limit (here 2)."""
-    import model2vec.distill.distillation
+    import model2vec.distill
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from analysis.runs.distill import DISTILL_BLAS_THREADS
@@ -150,7 +150,7 @@ def test_distillation_runs_blas_on_one_thread(tmp_path, monkeypatch):
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return Student()
 
-    monkeypatch.setattr(model2vec.distill.distillation, "distill_from_model", distill_from_model)
+    monkeypatch.setattr(model2vec.distill, "distill_from_model", distill_from_model)
     teacher = tiny_teacher(tmp_path / "tiny-bert")
     with threadpool_limits(limits=2, user_api="blas"):
         distill_model(teacher, tmp_path / "student", show_progress=False)

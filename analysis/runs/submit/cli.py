@@ -90,9 +90,14 @@ def _report(outcome: SubmitOutcome) -> int:
         f"committed {len(outcome.files)} file(s) on branch {outcome.branch} of "
         f"{outcome.checkout}:\n{files}"
     )
-    if outcome.after is not None:
-        print(f"branch {outcome.after}")
-        if not outcome.after.ok:
-            return 1
+    if outcome.unchecked:
+        print(
+            "mteb's commit differs from what the pre-flight checked in: "
+            + ", ".join(outcome.unchecked)
+            + f"; check the branch with `static-rteb submit --checkout {outcome.checkout} "
+            "--check-only` before pushing it",
+            file=sys.stderr,
+        )
+        return 1
     print("next:\n" + "\n".join(f"  {command}" for command in outcome.next_commands()))
     return 0

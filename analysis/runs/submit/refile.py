@@ -26,7 +26,6 @@ from ...core.io import atomic_write_text
 from ...core.layout import RESULTS, ModelFolder
 from ...core.paths import display_path
 from ..models import LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
-from .checks import is_sha1
 
 META = "model_meta.json"
 RUN_SETTINGS = "run_settings.jsonl"
@@ -133,6 +132,11 @@ class Submission:
     def model_dir(self) -> Path | None:
         """The local model folder the runs were made from, if known."""
         return next((run.model_dir for run in self.runs if run.model_dir is not None), None)
+
+
+def is_sha1(value: str) -> bool:
+    """A 40-character lowercase hexadecimal commit id (the results repository's rule)."""
+    return len(value) == 40 and all(c in "0123456789abcdef" for c in value)
 
 
 def check_model_name(name: str) -> str:

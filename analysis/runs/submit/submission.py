@@ -11,7 +11,8 @@
    mteb is about to commit (:mod:`.preflight`); any failure stops here;
 5. the model card (:mod:`.card`);
 6. commit on a new branch through mteb's own ``ResultCache.submit_results`` (or open the
-   pull request with ``create_pr=True``), then run the pre-flight again on the branch.
+   pull request with ``create_pr=True``), then check that the commit holds exactly the
+   files the pre-flight checked.
 
 **How mteb's ``submit_results`` is used.** It expects an mteb cache folder whose
 ``results/`` holds the new results and whose ``remote/`` is a clone of the results
@@ -24,6 +25,7 @@ copying (merging into existing result files), commit and pull request are mteb's
 from __future__ import annotations
 
 import dataclasses
+import functools
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -35,7 +37,6 @@ from ...core import compat
 from ...core.errors import LeaderboardSubmitError, UnregisteredModelError, model_folder_name
 from . import gitrepo, refile
 from .card import write_card
-from .checks import registered_names, registered_revision
 from .folder import FolderFacts, derive
 from .model_meta import model_meta_json, submission_meta
 from .preflight import PreflightReport, preflight
@@ -58,7 +59,8 @@ class SubmitOutcome:
         branch: The new branch (None when nothing was committed).
         card: The model card written beside the submission.
         before: The pre-flight before committing.
-        after: The pre-flight of the new branch (None when nothing was committed).
+        unchecked: Files of the new commit that differ from what the pre-flight checked
+            (empty when mteb committed exactly the checked files).
         notes: Things the user should know.
         response: mteb's ``submit_results`` answer.
     """
@@ -70,7 +72,7 @@ class SubmitOutcome:
     branch: str | None = None
     card: Path | None = None
     before: PreflightReport | None = None
-    after: PreflightReport | None = None
+    unchecked: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     response: dict[str, Any] = field(default_factory=dict)
 
@@ -138,14 +140,42 @@ def submit(
         files = tuple(sorted(overlay))
         if check_only:
             return SubmitOutcome(
-                "checked", root, plan.folder, files, None, card, before, None, plan.notes
+                "checked", root, plan.folder, files, None, card, before, (), plan.notes
             )
+        head = gitrepo.git(root, "rev-parse", "HEAD").stdout.strip()
         response = _commit(cache, meta, create_pr=create_pr, message=message)
+        unchecked = () if create_pr else _unchecked(root, head, overlay)
     branch = None if create_pr else gitrepo.current_branch(root)
-    after = None if create_pr else preflight(root)
     status = "pr_created" if create_pr else "committed"
     return SubmitOutcome(
-        status, root, plan.folder, files, branch, card, before, after, plan.notes, dict(response)
+        status, root, plan.folder, files, branch, card, before, unchecked, plan.notes,
+        dict(response),
+    )  # fmt: skip
+
+
+@functools.cache
+def registered_names() -> frozenset[str]:
+    """The model names mteb implements (``mteb.get_model_metas()``, as the repository reads)."""
+    return compat.registered_model_names()
+
+
+def registered_revision(name: str) -> str | None:
+    """The revision mteb registers for ``name`` (no hub access), or None when unknown."""
+    meta = compat.registered_meta(name)
+    return None if meta is None else meta.revision
+
+
+def _unchecked(root: Path, before: str, overlay: dict[str, Path]) -> tuple[str, ...]:
+    """Files mteb's commit changed that differ from the ones the pre-flight checked."""
+    committed = set(gitrepo.changed_files(root, before, include_deleted=True))
+    return tuple(
+        sorted(
+            rel
+            for rel in committed | set(overlay)
+            if rel not in overlay
+            or rel not in committed
+            or (root / rel).read_bytes() != overlay[rel].read_bytes()
+        )
     )
 
 
