@@ -57,9 +57,10 @@ ANALYSIS = [
     "public_private_gap",
     "rank_correlations",
     "leaderboard_uncertainty",
+    "goodhart_audit",
 ]
 #: Notebooks with the rank explorer -> a model its search box must find (issue 33).
-EXPLORERS = {"leaderboard_uncertainty": "potion-base-8M"}
+EXPLORERS = {"leaderboard_uncertainty": "potion-base-8M", "goodhart_audit": "potion-base-8M"}
 MODEL_RUNS = ["run_models", "distill_and_place"]
 NOTEBOOKS = ANALYSIS + (MODEL_RUNS if os.environ.get("STATIC_RTEB_LAB_ALL") else [])
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
