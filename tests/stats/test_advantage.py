@@ -16,7 +16,6 @@ from scipy import stats
 from analysis.core.errors import LabelMismatchError
 from analysis.stats import (
     advantage_predictors,
-    predictive_comparison,
     public_advantage,
     trained_task_effect,
 )
@@ -86,6 +85,39 @@ def test_simultaneous_critical_value_matches_a_loop_over_every_sign_pattern():
         adjusted.append([(maxima >= t * (1 - 1e-9) - 1e-9).mean() for t in observed])
     assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
     np.testing.assert_allclose(table["pvalue_adjusted"], np.max(adjusted, axis=0), atol=1e-12)
+
+
+def test_clusters_flip_together_against_a_loop_over_every_cluster_pattern():
+    """8/8 tasks in 8 pairs (one pair across the sides): 2**7 patterns, scipy per pattern."""
+    scores, pub, priv = _board(np.random.default_rng(6), n1=8, n2=8, k=6)
+    order = pub + priv  # the function sorts each side; these names already are
+    label = {t: f"c{(i + 1) // 2}" for i, t in enumerate(order)}  # t00 alone ... t15 alone
+    label[order[0]], label[order[-1]] = "ends", "ends"  # 8 clusters, one spans the sides
+    res = public_advantage(
+        scores, public_tasks=pub, private_tasks=priv, clusters=label, n_resamples=4096
+    )
+    assert res.exact and res.n_patterns == 2**7 and "8 task clusters" in res.method
+    codes = pd.factorize(pd.Series([label[t] for t in order]))[0]
+    signs = next(sign_patterns(8, 4096, np.random.default_rng(0)).blocks(2**7))[:, codes]
+    y = _relative(scores)
+    k = int(np.ceil(0.05 * len(signs)))
+    criticals = []
+    for centre_pub, centre_priv in ((y.loc[pub].mean(), y.loc[priv].mean()), (y.mean(), y.mean())):
+        a = (y.loc[pub] - centre_pub).to_numpy()[None] * signs[:, :8, None]
+        b = (y.loc[priv] - centre_priv).to_numpy()[None] * signs[:, 8:, None]
+        maxima = np.sort(np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic).max(1))
+        criticals.append(maxima[len(maxima) - k])
+    assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
+    singletons = public_advantage(
+        scores, public_tasks=pub, private_tasks=priv, clusters={t: t for t in order},
+        n_resamples=999, rng=3,
+    )
+    plain = public_advantage(scores, public_tasks=pub, private_tasks=priv, n_resamples=999, rng=3)
+    assert singletons.critical_value == plain.critical_value
+    pd.testing.assert_frame_equal(singletons.to_frame(), plain.to_frame())
+    del label[order[3]]
+    with pytest.raises(LabelMismatchError, match="no cluster"):
+        public_advantage(scores, public_tasks=pub, private_tasks=priv, clusters=label)
 
 
 def test_beyond_chance_is_the_interval_excluding_zero_and_finds_a_gain():
@@ -221,46 +253,6 @@ def test_trained_task_effect_against_every_relabelling():
         assert exact_pvalue(inside) > 0.05 - 0.01 and exact_pvalue(outside) <= 0.05 + 0.01
 
 
-# --------------------------------------------------------------------------- predictive
-
-
-def test_predictive_comparison_uses_press_residuals_and_scipys_bootstrap():
-    import statsmodels.api as sm
-
-    rng = np.random.default_rng(8)
-    truth = rng.normal(size=40)
-    models = [f"m{j}" for j in range(40)]
-    target = pd.Series(truth + rng.normal(0, 0.3, 40), index=models)
-    a = pd.Series(truth + rng.normal(0, 0.3, 40), index=models)
-    b = pd.Series(2 * truth + rng.normal(0, 1.0, 40), index=models).sample(frac=1, random_state=0)
-    res = predictive_comparison(target, a, b, n_resamples=20_000, rng=0)
-    table = res.to_frame().set_index("model").loc[models]
-    for column, x in (("error_a", a), ("error_b", b.loc[models])):
-        press = sm.OLS(target.to_numpy(), sm.add_constant(x.to_numpy())).fit()
-        np.testing.assert_allclose(table[column], press.get_influence().resid_press, rtol=1e-9)
-    from analysis.stats.predictive import _mae_gap
-
-    order = sorted(models)  # the function pairs Series by label, in sorted order
-    ref = stats.bootstrap(
-        tuple(v.loc[order].to_numpy() for v in (target, a, b)),
-        lambda t, x, z, axis=-1: _mae_gap(t, x, z),
-        paired=True,
-        vectorized=True,
-        method="percentile",
-        n_resamples=20_000,
-        rng=np.random.default_rng(0),
-    )
-    assert res.n == 40 and res.statistic == pytest.approx(table["difference"].mean())
-    assert res.confidence_interval.low == pytest.approx(ref.confidence_interval.low, rel=1e-9)
-    assert res.confidence_interval.high == pytest.approx(ref.confidence_interval.high, rel=1e-9)
-
-
-def test_predictive_comparison_refuses_different_models():
-    s = pd.Series([1.0, 2.0, 3.0, 4.0], index=list("abcd"))
-    with pytest.raises(LabelMismatchError):
-        predictive_comparison(s, s, s.rename(index={"d": "e"}))
-
-
 # --------------------------------------------------------------------------- simulation
 
 
@@ -286,6 +278,15 @@ def test_small_simulation_holds_the_family_wise_level():
     assert errors.rate <= 0.11  # 0.05 plus three Monte-Carlo standard errors
     _, covered = sim.advantage_cell(np.random.default_rng(11), 100, 14, 6, 70, "heavy", spread=0.02)
     assert covered.rate >= 0.88
+
+
+def test_small_simulation_of_correlated_tasks_with_their_clusters():
+    """Pairs of tasks correlated at 0.7: one sign per task fails, one per pair holds."""
+    naive, _ = sim.advantage_cell(np.random.default_rng(15), 60, 16, 13, 70, "corr-tasks")
+    clustered, _ = sim.advantage_cell(
+        np.random.default_rng(15), 150, 16, 13, 70, "corr-tasks", clustered=True
+    )
+    assert naive.rate >= 0.2 and clustered.rate <= 0.11
 
 
 def test_small_simulation_of_the_predictor_test():
