@@ -95,14 +95,25 @@ def advantage_rows(reps: int) -> list[str]:
     for (n1, n2), departure, clustered in plan:
         extra = ["clusters"] if clustered else []  # the unclustered rows keep their streams
         errors, _ = sim.advantage_cell(
-            stream("fwe", n1, n2, departure, *extra), reps, n1, n2, K, departure,
+            stream("fwe", n1, n2, departure, *extra),
+            reps,
+            n1,
+            n2,
+            K,
+            departure,
             clustered=clustered,
         )
         coverage = "—"
         if (n1, n2) in (FULL, ENG):
             _, covered = sim.advantage_cell(
-                stream("cov", n1, n2, departure, *extra), reps, n1, n2, K, departure,
-                spread=0.02, clustered=clustered,
+                stream("cov", n1, n2, departure, *extra),
+                reps,
+                n1,
+                n2,
+                K,
+                departure,
+                spread=0.02,
+                clustered=clustered,
             )
             coverage = cell(covered)
         unit = "pairs of tasks (clusters)" if clustered else "tasks"
@@ -178,7 +189,7 @@ def main() -> None:
         "",
         "Studentized max-T over 400 random sign patterns per data set (the function's default "
         "is 10,000; fewer patterns only add Monte-Carlo noise to the critical value). "
-        "\"signs flip\": one sign per task (no `clusters`), or one per pair of tasks, the "
+        '"signs flip": one sign per task (no `clusters`), or one per pair of tasks, the '
         "pairs `corr-tasks` correlates (`clusters=` known); the rows *corr-tasks, tasks* "
         "measure what happens when related tasks are not clustered together (the "
         "assumption of independent clusters violated).",

@@ -109,8 +109,12 @@ def test_clusters_flip_together_against_a_loop_over_every_cluster_pattern():
         criticals.append(maxima[len(maxima) - k])
     assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
     singletons = public_advantage(
-        scores, public_tasks=pub, private_tasks=priv, clusters={t: t for t in order},
-        n_resamples=999, rng=3,
+        scores,
+        public_tasks=pub,
+        private_tasks=priv,
+        clusters={t: t for t in order},
+        n_resamples=999,
+        rng=3,
     )
     plain = public_advantage(scores, public_tasks=pub, private_tasks=priv, n_resamples=999, rng=3)
     assert singletons.critical_value == plain.critical_value

@@ -40,7 +40,9 @@ def test_errors_are_statsmodels_press_residuals_and_pairing_is_by_label():
     res = predictive_comparison(target, a, b.sample(frac=1, random_state=0))
     table = res.to_frame().set_index("model").loc[target.index]
     for column, x in (("error_a", a), ("error_b", b)):
-        np.testing.assert_allclose(table[column], _press(target.to_numpy(), x.to_numpy()), rtol=1e-9)
+        np.testing.assert_allclose(
+            table[column], _press(target.to_numpy(), x.to_numpy()), rtol=1e-9
+        )
     assert res.n == 40 and res.statistic == pytest.approx(table["difference"].mean())
 
 
