@@ -207,11 +207,14 @@ def trained_cell(
     n_trained_models: int = 23,
     effect: float = 0.0,
     n_patterns: int = 999,
+    within_families: bool = False,
 ) -> Tally:
     """:func:`trained_task_effect`'s rejection rate at 5%: most trained models on one task.
 
     As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
-    the same task, the others on three tasks each; ``effect`` is the gain on a trained task.
+    the same task, the others on three tasks each; ``effect`` is the gain on a trained
+    task. ``within_families``: the patterns are reassigned within the families of
+    ``families`` (model j in family j mod 10), passed as ``families=``.
     """
     tally = Tally()
     tasks = [f"t{i:02d}" for i in range(n_tasks)]
@@ -225,7 +228,10 @@ def trained_cell(
         x = x + effect * flags
         scores = pd.DataFrame(x, index=tasks, columns=models)
         trained = pd.DataFrame(flags, index=tasks, columns=models)
-        res = trained_task_effect(scores, trained, n_resamples=n_patterns, rng=rng)
+        families = {m: j % 10 for j, m in enumerate(models)} if within_families else None
+        res = trained_task_effect(
+            scores, trained, families=families, n_resamples=n_patterns, rng=rng
+        )
         tally.add(res.pvalue < 0.05)
     return tally
 

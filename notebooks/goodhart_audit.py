@@ -251,10 +251,12 @@ for row in subs.to_dict("records"):
 # ## Within models: the public tasks a model trained on
 # For each model that trained on some public tasks but not all (by mteb's rules), its
 # mean relative score on the tasks it trained on minus on the others; the test is over
-# models (sign flips).
+# models: the training patterns are reassigned among the models of one organisation (its
+# models share training and errors, so only they are exchangeable under the null).
 
 # %%
-within = trained_task_effect(wide.loc[public], trained_on(both, public), n_resamples=n_resamples,
+organisations = {m: m.split("/")[0] for m in both}
+within = trained_task_effect(wide.loc[public], trained_on(both, public), families=organisations, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())

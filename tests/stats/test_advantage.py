@@ -190,6 +190,20 @@ def test_predictor_parts_against_scipy_and_statsmodels():
     assert table.loc["size", "effect"] / table.loc["size", "se_tasks"] == pytest.approx(
         welch.statistic, rel=1e-9
     )
+    # the models' part: residual variance minus the task noise, Satterthwaite's df of both
+    se2 = np.array(
+        [
+            (adv[m] / stats.ttest_ind(y.loc[pub, m], y.loc[priv, m], equal_var=False).statistic)
+            ** 2
+            for m in models
+        ]
+    )
+    tau2 = max(0.0, fit.ssr / (30 - 2) - se2.mean())
+    v_task, v_model = table.loc["size", "se_tasks"] ** 2, tau2 * (c**2).sum()
+    assert table.loc["size", "se_models"] ** 2 == pytest.approx(v_model, rel=1e-9)
+    df_model = max(1.0, 28 * (tau2 / (tau2 + se2.mean())) ** 2)  # floored at 1
+    df = (v_task + v_model) ** 2 / (v_task**2 / welch.df + v_model**2 / df_model)
+    assert table.loc["size", "df"] == pytest.approx(df, rel=1e-9)
     org = found["org"]
     assert table.loc["org", "effect"] == pytest.approx(adv[org].mean() - adv[~org].mean(), rel=1e-9)
     assert table.loc["date", "n_models"] == 29 and table.loc["size", "n_models"] == 30
@@ -255,6 +269,45 @@ def test_trained_task_effect_against_every_relabelling():
     eps = 1e-3 * (high - low)
     for inside, outside in ((low + eps, low - eps), (high - eps, high + eps)):
         assert exact_pvalue(inside) > 0.05 - 0.01 and exact_pvalue(outside) <= 0.05 + 0.01
+
+
+def test_trained_task_effect_within_families_against_every_such_relabelling():
+    """Two families of 3 models: the 3! * 3! reassignments within them, enumerated here."""
+    import itertools
+
+    rng = np.random.default_rng(13)
+    scores, pub, _ = _board(rng, k=6)
+    scores = scores.loc[pub]
+    trained = pd.DataFrame(False, index=scores.index, columns=scores.columns)
+    trained.iloc[0, [0, 3]] = True
+    trained.iloc[[2, 3], 1] = True
+    trained.iloc[5, 4] = True
+    scores.iloc[0, [0, 3]] += 0.03
+    families = {m: "a" if j < 3 else "b" for j, m in enumerate(scores.columns)}
+    res = trained_task_effect(scores, trained, families=families, n_resamples=40_000, rng=0)
+    assert "within 2 families" in res.method
+    y = _relative(scores).to_numpy()
+    own = trained.to_numpy()
+
+    def statistic(assigned):
+        diffs = [
+            y[on, j].mean() - y[~on, j].mean()
+            for j, on in enumerate(assigned.T)
+            if 0 < on.sum() < len(on)
+        ]
+        return np.mean(diffs)
+
+    null = [
+        statistic(own[:, list(first) + list(second)])
+        for first in itertools.permutations(range(3))
+        for second in itertools.permutations(range(3, 6))
+    ]
+    seen = statistic(own)
+    assert res.statistic == pytest.approx(seen, abs=1e-12)
+    assert res.pvalue == pytest.approx((np.abs(null) >= abs(seen) - 1e-12).mean(), abs=0.01)
+    del families["m05"]
+    with pytest.raises(LabelMismatchError, match="no family"):
+        trained_task_effect(scores, trained, families=families)
 
 
 # --------------------------------------------------------------------------- simulation
