@@ -7,13 +7,16 @@ Writes ``benchmarks/results/goodhart_validation.md``:
    simultaneous interval covers its model's true advantage) with true advantages that
    vary between models (SD 0.02), at 70 models and 16/13, 17/13, 14/6 and 6/6 tasks
    (RTEB(beta) as of the post and now, RTEB(eng, beta), the smallest side tested);
+   correlated tasks with one sign per task and one per cluster (``clusters=``);
 2. :func:`analysis.stats.advantage_predictors`: the type-I error at 5% of a ranked
    predictor, a group of 8 random models and a group that is one family of 7 models,
-   with true advantages varying between models; where it fails (a family sharing a
-   true effect); and the power at the reported detectable effect;
+   with true advantages varying between models (the ranked/normal cell at 4x the data
+   sets); where it fails (a family sharing a true effect); and the power at the
+   reported detectable effect;
 3. :func:`analysis.stats.trained_task_effect`: the type-I error at 5% when 23 models
    trained on public tasks, 20 of them on the same one (RTEB(beta)'s pattern), models
-   with equal and unequal spreads;
+   with equal and unequal spreads, and families reassigned among all models or within
+   the families (``families=``);
 4. :func:`analysis.stats.predictive_comparison`: the type-I error at 5% when two
    predictors are equally accurate, at 34 and 60 models.
 
