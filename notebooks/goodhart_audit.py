@@ -258,6 +258,8 @@ for row in subs.to_dict("records"):
 organisations = {m: m.split("/")[0] for m in both}
 within = trained_task_effect(wide.loc[public], trained_on(both, public), families=organisations, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
+patterns = trained_on(both, public).T.dropna().astype(bool)  # models with known training data
+mixed = patterns.groupby(lambda m: organisations[m]).nunique().max(axis=1).gt(1)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
 nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
@@ -268,6 +270,8 @@ nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "
     f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. "
+    + f"The patterns move only within an organisation: {int(mixed.sum())} of the {len(mixed)} organisations with known training data "
+    f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test. "
     + (f"{within.caveat} " if within.caveat else "")
     + f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
     "so no separate test is made. The tasks trained on are chosen by the model's makers (a multilingual model trains on a multilingual task): "
