@@ -13,14 +13,15 @@ tasks, and every model is scored on the same ones.
 
 * :func:`public_advantage`: every model's A_j with **simultaneous** intervals (all of them
   cover at once with probability ``confidence_level``) and the models beyond chance after
-  the multiplicity, by a studentized max-T over sign flips of the tasks;
+  the multiplicity, by a studentized max-T over sign flips of the tasks (or of
+  clusters of related tasks);
 * :func:`advantage_predictors`: is A related to a property of the models (training
   overlap, zero-shot %, rank on MTEB(eng, v2), release date, size, organisation, static
   kind)? A contrast of the A_j whose variance counts the tasks *and* the models as
   samples, Holm across the predictors, and the smallest effect each could have detected;
 * :func:`trained_task_effect`: within models, do they do better (relative to the others)
-  on the public tasks they trained on than on those they did not? A paired sign-flip test
-  with the model as the unit.
+  on the public tasks they trained on than on those they did not? A permutation test that
+  reassigns the models' training patterns (within families), the model as the unit.
 
 Measured type-I error and coverage at the data's sizes (70 models, 16 or 17 public and 13
 private tasks; 14/6 for RTEB(eng, beta)), with departures (unequal spreads, heavy tails,
