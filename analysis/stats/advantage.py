@@ -259,7 +259,7 @@ def public_advantage(
       population of public tasks and of private tasks. **Assumptions**: tasks
       independent (within and across the sides), each side's residuals roughly
       symmetric. Correlated tasks within a side make the intervals far too narrow
-      (measured: pairs of tasks correlated at 0.7 give a family-wise error of 0.45).
+      (measured: pairs of tasks correlated at 0.7, the *corr-tasks* rows).
       ``clusters`` (task -> cluster label, e.g.
       :func:`analysis.results.clusters.task_clusters`) flips each cluster's tasks
       together: the assumption becomes *clusters* independent, tasks within a cluster
@@ -761,7 +761,7 @@ def trained_task_effect(
       the others. With ``families`` the patterns move only within a family: the
       restricted permutation the null leaves exchangeable. Reassigned among all the
       models instead, with ten families sharing half their interactions, the test was
-      measured far too conservative (0.008 at 5%), and within them at its level
+      measured far too conservative, and within them at its level
       (``benchmarks/results/goodhart_validation.md``); a model alone in its family
       keeps its pattern, so the price is power: only families with models trained
       differently contribute variation.

@@ -105,10 +105,10 @@ def predictive_comparison(
       without the model left out** and every other model's leave-one-out error
       recomputed: the lines are shared by all the models' errors, so the errors are not
       independent. A paired t or sign-flip test of the differences (models as independent
-      units) was measured rejecting too often when a few models pull a line (0.08 with
-      outliers), and so was the percentile bootstrap with heavy tails (0.078 at 34 and 60
-      models); the jackknife holds the level there and is conservative at 34 models
-      with normal errors (measured: ``benchmarks/results/goodhart_validation.md``).
+      units) was measured rejecting too often when a few models pull a line (outliers),
+      and so was the percentile bootstrap with heavy tails; the jackknife does not, and
+      is conservative at 34 models (measured:
+      ``benchmarks/results/goodhart_validation.md``).
       ``pvalue``: ``statistic / se`` against Student's t with ``n - 1`` degrees of
       freedom; the interval ``statistic +- t * se`` excludes 0 exactly when ``pvalue <
       1 - confidence_level``.
