@@ -80,6 +80,12 @@ def leaderboard(
     return x[:n1], x[n1:], d
 
 
+def pair_clusters(n1: int, n2: int) -> np.ndarray:
+    """The cluster code of every task under ``corr-tasks``: pairs (t, t + 1) within a side."""
+    public = np.arange(n1) // 2
+    return np.concatenate([public, public.max() + 1 + np.arange(n2) // 2])
+
+
 def relative_truth(d: np.ndarray) -> np.ndarray:
     """The true public advantage relative to the other models: d_j - mean of the others."""
     k = len(d)
@@ -113,20 +119,24 @@ def advantage_cell(
     spread: float = 0.0,
     n_patterns: int = 400,
     level: float = 0.95,
+    clustered: bool = False,
 ) -> tuple[Tally, Tally]:
     """:func:`public_advantage`'s family-wise error and simultaneous coverage.
 
-    ``spread``: SD of the true advantages (0: the global null). Returns (any true null
-    declared beyond chance, every interval covering its true advantage).
+    ``spread``: SD of the true advantages (0: the global null). ``clustered``: the signs
+    flip the pairs of tasks of ``corr-tasks`` together (the clusters known). Returns (any
+    true null declared beyond chance, every interval covering its true advantage).
     """
     errors, covered = Tally(), Tally()
+    codes = pair_clusters(n1, n2) if clustered else None
+    n_units = n1 + n2 if codes is None else int(codes.max()) + 1
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
         x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, d)
         y_pub, y_priv = _relative(x_pub), _relative(x_priv)
         w = _welch_parts(y_pub, y_priv, level)
-        patterns = sign_patterns(n1 + n2, n_patterns, rng)
-        _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)
+        patterns = sign_patterns(n_units, n_patterns, rng)
+        _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]
         null = np.ones(k, bool) if spread else truth == 0
@@ -197,11 +207,14 @@ def trained_cell(
     n_trained_models: int = 23,
     effect: float = 0.0,
     n_patterns: int = 999,
+    within_families: bool = False,
 ) -> Tally:
     """:func:`trained_task_effect`'s rejection rate at 5%: most trained models on one task.
 
     As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
-    the same task, the others on three tasks each; ``effect`` is the gain on a trained task.
+    the same task, the others on three tasks each; ``effect`` is the gain on a trained
+    task. ``within_families``: the patterns are reassigned within the families of
+    ``families`` (model j in family j mod 10), passed as ``families=``.
     """
     tally = Tally()
     tasks = [f"t{i:02d}" for i in range(n_tasks)]
@@ -215,17 +228,16 @@ def trained_cell(
         x = x + effect * flags
         scores = pd.DataFrame(x, index=tasks, columns=models)
         trained = pd.DataFrame(flags, index=tasks, columns=models)
-        res = trained_task_effect(scores, trained, n_resamples=n_patterns, rng=rng)
+        families = {m: j % 10 for j, m in enumerate(models)} if within_families else None
+        res = trained_task_effect(
+            scores, trained, families=families, n_resamples=n_patterns, rng=rng
+        )
         tally.add(res.pvalue < 0.05)
     return tally
 
 
-def predictive_cell(
-    rng: np.random.Generator, reps: int, n: int, departure: str, *, n_patterns: int = 999
-) -> Tally:
+def predictive_cell(rng: np.random.Generator, reps: int, n: int, departure: str) -> Tally:
     """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
-
-    ``n_patterns``: its bootstrap resamples.
 
     target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
     accuracy after the line). Departures: ``heavy`` (t3 errors), ``outlier`` (three models
@@ -246,8 +258,6 @@ def predictive_cell(
         if departure == "outlier":
             ea[:3] += 2.0
             eb[:3] += 2.0
-        res = predictive_comparison(
-            target, truth + ea, 2 * (truth + eb), n_resamples=n_patterns, rng=rng
-        )
+        res = predictive_comparison(target, truth + ea, 2 * (truth + eb))
         tally.add(res.pvalue < 0.05)
     return tally

@@ -47,6 +47,7 @@ benchmark: str = "RTEB(beta)"  # the RTEB benchmark with public and private task
 reference: str = "MTEB(eng, v2)"  # the public benchmark a model may have climbed
 sub_benchmarks: list = ["RTEB(eng, beta)", "RTEB(Code, beta)", "RTEB(fin, beta)", "RTEB(Law, beta)", "RTEB(Health, beta)", "RTEB(deu, beta)", "RTEB(fra, beta)"]  # RTEB's sub-benchmarks (mteb's current task lists, within the benchmark's tasks)
 organisation: str = "voyageai"  # the organisation whose private-data access mteb#3902 discusses
+cluster_tasks: bool = True  # flip each near-duplicate task cluster (analysis/results/clusters.json) as one unit
 n_resamples: int = 10_000  # sign patterns (max-T, paired tests) and bootstrap draws
 confidence_level: float = 0.95  # simultaneous intervals; decisions at 1 - confidence_level
 power: float = 0.8  # power of the smallest detectable effect
@@ -66,6 +67,7 @@ from analysis.core.io import pvalue_phrase
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.notebook.explorer import rank_explorer
 from analysis.results.blog import post_models
+from analysis.results.clusters import task_clusters
 from analysis.results.columns import leaderboard_columns
 from analysis.results.groups import model_groups, release_dates
 from analysis.results.leaderboard import load_leaderboards
@@ -92,6 +94,7 @@ groups = model_groups(both).set_index("model")
 post = [m for m in post_models() if m in both]
 palette = model_palette(both, post=post)
 alpha = 1 - confidence_level
+clusters = task_clusters(benchmark) if cluster_tasks else None
 nb.md(
     f"{benchmark} ({board.spec.source}): {len(public)} public and {len(private)} private tasks; "
     f"{len(both)} of {len(board.summary)} models have every task of both sides and enter the audit. "
@@ -169,11 +172,13 @@ nb.md(
 # ## Who gains on the public tasks beyond chance
 # Each model's public advantage with **simultaneous** intervals: all of them cover their
 # model's true advantage at once with probability `confidence_level` (studentized max-T
-# over sign flips of the tasks). A model is beyond chance when its interval excludes 0:
+# over sign flips of the tasks; with `cluster_tasks`, the tasks of one near-duplicate
+# cluster of `analysis/results/clusters.json` flip together, so that a pair of related
+# tasks counts once). A model is beyond chance when its interval excludes 0:
 # `public` (it gains on the public tasks) or `private`.
 
 # %%
-advantage = public_advantage(wide, public_tasks=public, private_tasks=private, n_resamples=n_resamples,
+advantage = public_advantage(wide, public_tasks=public, private_tasks=private, clusters=clusters, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_advantage"))
 adv = advantage.to_frame().set_index("model")
 adv["family"] = groups["family"]
@@ -223,7 +228,7 @@ for name in sub_benchmarks:
            "left out (not in the benchmark)": len(spec.task_names) - len(sub_public) - len(sub_private)}
     if min(len(sub_public), len(sub_private)) >= 2:
         res = public_advantage(wide.loc[sub_public + sub_private], public_tasks=sub_public, private_tasks=sub_private,
-                               n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
+                               clusters=clusters, n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
         found = res.to_frame()
         row.update({"tested": res.testable, "gain on public": int((found["beyond_chance"] == "public").sum()) if res.testable else pd.NA,
                     "gain on private": int((found["beyond_chance"] == "private").sum()) if res.testable else pd.NA,
@@ -246,11 +251,15 @@ for row in subs.to_dict("records"):
 # ## Within models: the public tasks a model trained on
 # For each model that trained on some public tasks but not all (by mteb's rules), its
 # mean relative score on the tasks it trained on minus on the others; the test is over
-# models (sign flips).
+# models: the training patterns are reassigned among the models of one organisation (its
+# models share training and errors, so only they are exchangeable under the null).
 
 # %%
-within = trained_task_effect(wide.loc[public], trained_on(both, public), n_resamples=n_resamples,
+organisations = {m: m.split("/")[0] for m in both}
+within = trained_task_effect(wide.loc[public], trained_on(both, public), families=organisations, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
+patterns = trained_on(both, public).T.dropna().astype(bool)  # models with known training data
+mixed = patterns.groupby(lambda m: organisations[m]).nunique().max(axis=1).gt(1)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
 nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
@@ -261,6 +270,8 @@ nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "
     f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. "
+    + f"The patterns move only within an organisation: {int(mixed.sum())} of the {len(mixed)} organisations with known training data "
+    f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test. "
     + (f"{within.caveat} " if within.caveat else "")
     + f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
     "so no separate test is made. The tasks trained on are chosen by the model's makers (a multilingual model trains on a multilingual task): "
@@ -300,9 +311,12 @@ nb.md(
      if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {len(found)} predictors. ")
     + "Where nothing is found, the effects this design would have detected with "
     f"{power:.0%} power: " + "; ".join(f"{r.predictor}: {100 * r.detectable:.2f} points" for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
-    f"On the mteb#3902 claim: the {int(org['n_a'])} {organisation} models' mean advantage minus the other models' is "
+    f"On the mteb#3902 claim: the {int(org['n_a'])} {organisation} models audited here ("
+    + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + ") have a mean advantage minus the other models' of "
     f"{100 * org['effect']:+.2f} points ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
-    f"a private edge is a negative value), adjusted p {pvalue_phrase(org['pvalue_adjusted'])}."
+    f"a private edge is a negative value), adjusted p {pvalue_phrase(org['pvalue_adjusted'])}. "
+    f"It describes these {int(org['n_a'])} {organisation} models, not any model {organisation} might make: "
+    "models of one organisation share their training and count here as several independent models."
 )
 
 fig, axes = plt.subplots(2, 3, figsize=(12, 7), layout="constrained")
@@ -366,8 +380,7 @@ nb.md(
 
 common = [m for m in both if pd.notna(ref.summary["mean_task"].get(m, np.nan))]
 compared = predictive_comparison(summary.loc[common, "mean_private"], summary.loc[common, "mean_public"],
-                                 ref.summary.loc[common, "mean_task"], n_resamples=n_resamples,
-                                 confidence_level=confidence_level, rng=nb.rng("goodhart_predict"))
+                                 ref.summary.loc[common, "mean_task"], confidence_level=confidence_level)
 errors = compared.to_frame().rename(columns={"target": "private mean", "a": "public mean", "b": f"{reference} mean"})
 nb.table(errors, "goodhart_prediction", floatfmt=".4f",
          title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors",

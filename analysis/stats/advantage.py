@@ -13,14 +13,15 @@ tasks, and every model is scored on the same ones.
 
 * :func:`public_advantage`: every model's A_j with **simultaneous** intervals (all of them
   cover at once with probability ``confidence_level``) and the models beyond chance after
-  the multiplicity, by a studentized max-T over sign flips of the tasks;
+  the multiplicity, by a studentized max-T over sign flips of the tasks (or of
+  clusters of related tasks);
 * :func:`advantage_predictors`: is A related to a property of the models (training
   overlap, zero-shot %, rank on MTEB(eng, v2), release date, size, organisation, static
   kind)? A contrast of the A_j whose variance counts the tasks *and* the models as
   samples, Holm across the predictors, and the smallest effect each could have detected;
 * :func:`trained_task_effect`: within models, do they do better (relative to the others)
-  on the public tasks they trained on than on those they did not? A paired sign-flip test
-  with the model as the unit.
+  on the public tasks they trained on than on those they did not? A permutation test that
+  reassigns the models' training patterns (within families), the model as the unit.
 
 Measured type-I error and coverage at the data's sizes (70 models, 16 or 17 public and 13
 private tasks; 14/6 for RTEB(eng, beta)), with departures (unequal spreads, heavy tails,
@@ -30,7 +31,7 @@ written by ``benchmarks/bench_goodhart_validation.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,12 +41,14 @@ from scipy.stats import rankdata
 from scipy.stats import t as t_dist
 
 from ._checks import (
+    LabelMismatchError,
     RngLike,
     _check_choice,
     _check_n_resamples,
     _check_open_unit,
     _check_rng,
     label_mismatch,
+    unit_clusters,
 )
 from ._maxt import single_step
 from ._resampling import sign_patterns
@@ -81,14 +84,21 @@ def _welch_parts(y_pub: np.ndarray, y_priv: np.ndarray, level: float) -> dict[st
 
 
 def flip_max_t(
-    y_pub: np.ndarray, y_priv: np.ndarray, patterns: Any, *, pooled: bool = False
+    y_pub: np.ndarray,
+    y_priv: np.ndarray,
+    patterns: Any,
+    *,
+    pooled: bool = False,
+    codes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per sign pattern: the largest absolute Welch t over the columns of the flipped residuals.
 
     The residuals are centred within each side (the null at the estimated advantages),
     or with ``pooled`` at each model's mean over both sides (the null imposed: no
     advantage). A pattern flips every column of a task together, so the models'
-    dependence is kept; ``s`` and ``-s`` give the same statistic. Returns (patterns,).
+    dependence is kept; ``s`` and ``-s`` give the same statistic. With ``codes`` (the
+    cluster of each task, public tasks first) a pattern has one sign per cluster, given
+    to all its tasks. Returns (patterns,).
     """
     n1, n2 = y_pub.shape[0], y_priv.shape[0]
     centre = np.vstack([y_pub, y_priv]).mean(axis=0) if pooled else None
@@ -97,6 +107,7 @@ def flip_max_t(
     ss1, ss2 = (r1**2).sum(axis=0), (r2**2).sum(axis=0)
     out = []
     for signs in patterns.blocks(max(1, (1 << 20) // max(r1.shape[1], 1))):
+        signs = signs if codes is None else signs[:, codes]
         m1, m2 = signs[:, :n1] @ r1 / n1, signs[:, n1:] @ r2 / n2
         var = (ss1 - n1 * m1**2) / ((n1 - 1) * n1) + (ss2 - n2 * m2**2) / ((n2 - 1) * n2)
         t = np.divide(np.abs(m1 - m2), np.sqrt(var), out=np.zeros_like(var), where=var > 0)
@@ -105,7 +116,12 @@ def flip_max_t(
 
 
 def simultaneous(
-    y_pub: np.ndarray, y_priv: np.ndarray, observed: np.ndarray, patterns: Any, alpha: float
+    y_pub: np.ndarray,
+    y_priv: np.ndarray,
+    observed: np.ndarray,
+    patterns: Any,
+    alpha: float,
+    codes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Family-wise adjusted p-values and the critical |t| of :func:`public_advantage`.
 
@@ -115,9 +131,10 @@ def simultaneous(
     reference holds when models truly differ; pooled, it holds better at the global null
     with few tasks (measured: ``benchmarks/results/goodhart_validation.md``).
     """
-    adjusted, critical = single_step(flip_max_t(y_pub, y_priv, patterns), observed, patterns, alpha)
+    within = flip_max_t(y_pub, y_priv, patterns, codes=codes)
+    adjusted, critical = single_step(within, observed, patterns, alpha)
     imposed, critical_pooled = single_step(
-        flip_max_t(y_pub, y_priv, patterns, pooled=True), observed, patterns, alpha
+        flip_max_t(y_pub, y_priv, patterns, pooled=True, codes=codes), observed, patterns, alpha
     )
     return np.maximum(adjusted, imposed), max(critical, critical_pooled)
 
@@ -217,6 +234,7 @@ def public_advantage(
     *,
     public_tasks: Sequence[str],
     private_tasks: Sequence[str],
+    clusters: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: RngLike = None,
@@ -240,11 +258,16 @@ def public_advantage(
     * **Null hypothesis** of model j: its expected relative score is the same over the
       population of public tasks and of private tasks. **Assumptions**: tasks
       independent (within and across the sides), each side's residuals roughly
-      symmetric. Tasks that are near-duplicates *across* the sides (RTEB(beta) has three
-      such pairs) make the intervals conservative; correlated tasks within a side make
-      them too narrow. Measured family-wise error and coverage (normal, heavy-tailed,
-      unequal spreads, correlated tasks, families of models, an outlying model; 16/13,
-      17/13, 14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
+      symmetric. Correlated tasks within a side make the intervals far too narrow
+      (measured: pairs of tasks correlated at 0.7, the *corr-tasks* rows).
+      ``clusters`` (task -> cluster label, e.g.
+      :func:`analysis.results.clusters.task_clusters`) flips each cluster's tasks
+      together: the assumption becomes *clusters* independent, tasks within a cluster
+      free to correlate (a cluster may span both sides). Related tasks left in separate
+      clusters break it as before. Measured family-wise error and coverage, without and
+      with the clusters (normal, heavy-tailed, unequal spreads, correlated tasks,
+      families of models, an outlying model; 16/13, 17/13, 14/6 and 6/6 tasks):
+      ``benchmarks/results/goodhart_validation.md``.
     * **Too few tasks**: with fewer than :data:`MIN_TASKS_PER_SIDE` tasks on a side there
       is no interval and no decision (NaN, ``beyond_chance`` empty); ``caveat`` says what
       the benchmark cannot say.
@@ -256,7 +279,11 @@ def public_advantage(
             tasks, every model complete on them.
         public_tasks: the benchmark's public tasks.
         private_tasks: its private tasks.
-        n_resamples: sign patterns (all are enumerated when ``2**(n - 1)`` fit).
+        clusters: the cluster of every task (a mapping task -> label, looked up by the
+            task's name, or a Series indexed by exactly the tasks); None: every task is
+            its own cluster.
+        n_resamples: sign patterns (all are enumerated when ``2**(n - 1)`` fit, ``n``
+            the tasks or clusters).
         confidence_level: level of the simultaneous intervals; the decisions are at
             ``1 - confidence_level`` family-wise.
         rng: seed or Generator.
@@ -267,7 +294,8 @@ def public_advantage(
     Raises:
         ValueError: a model misses a score, fewer than 3 models or 2 tasks a side, a task
             on both lists, or an invalid option.
-        LabelMismatchError: the rows of ``scores`` are not the listed tasks.
+        LabelMismatchError: the rows of ``scores`` are not the listed tasks, or
+            ``clusters`` lacks a task.
 
     Examples:
         40 models on 16 public and 13 private tasks (synthetic); ``m0`` gains 0.08 on the
@@ -307,6 +335,7 @@ def public_advantage(
     )
     testable = min(len(public), len(private)) >= MIN_TASKS_PER_SIDE
     n_units = len(public) + len(private)
+    codes = unit_clusters(clusters, pd.Index(public + private), n_units)
     if not testable:
         for column in ("ci_low", "ci_high", "pvalue", "pvalue_adjusted"):
             table[column] = np.nan
@@ -324,9 +353,10 @@ def public_advantage(
             method="advantage only (a side under the minimum number of tasks)",
             caveat=untestable_caveat(len(public), len(private), len(models)),
         )
-    patterns = sign_patterns(n_units, n_resamples, gen)
+    n_clusters = n_units if codes is None else int(codes.max()) + 1
+    patterns = sign_patterns(n_clusters, n_resamples, gen)
     observed = np.abs(w["t"])
-    adjusted, critical = simultaneous(y_pub, y_priv, observed, patterns, alpha)
+    adjusted, critical = simultaneous(y_pub, y_priv, observed, patterns, alpha, codes)
     table["ci_low"] = w["estimate"] - critical * w["se"]
     table["ci_high"] = w["estimate"] + critical * w["se"]
     table["pvalue"] = w["pvalue"]
@@ -347,8 +377,9 @@ def public_advantage(
         method=(
             f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
             f"simultaneous intervals and adjusted p-values by the studentized max-T over "
-            f"{patterns.describe()} of the tasks' residuals (the larger of the within-side "
-            "and pooled centrings)"
+            f"{patterns.describe()} of the "
+            + ("tasks'" if codes is None else f"{n_clusters} task clusters'")
+            + " residuals (the larger of the within-side and pooled centrings)"
         ),
     )
 
@@ -409,9 +440,12 @@ def _model_variance(
 
     The spread of the true advantages around the fit (a line on the ranks, or the two
     group means) is the residual variance minus the task noise each estimate carries
-    (``se2``), floored at 0, pooled over all the models (``n - 2`` degrees of freedom):
-    estimated within each group separately, from 8 models, it was measured too small too
-    often (``benchmarks/results/goodhart_validation.md``).
+    (``se2``), floored at 0, pooled over all the models: estimated within each group
+    separately, from 8 models, it was measured too small too often
+    (``benchmarks/results/goodhart_validation.md``). Its degrees of freedom are
+    Satterthwaite's for that difference, ``(n - 2) * (tau2 / (tau2 + mean se2))**2``
+    (the residual variance has ``n - 2``; the task noise subtracted from it adds its
+    own uncertainty), not ``n - 2``, which was measured liberal for a ranked predictor.
     """
     if kind == "groups":
         fitted = np.where(c > 0, a[c > 0].mean(), a[c < 0].mean())
@@ -419,7 +453,8 @@ def _model_variance(
         design = np.column_stack([np.ones_like(c), c / np.abs(c).max()])
         fitted = design @ np.linalg.lstsq(design, a, rcond=None)[0]
     tau2 = max(0.0, float(((a - fitted) ** 2).sum() / (len(a) - 2) - se2.mean()))
-    return tau2 * float((c**2).sum()), float(len(a) - 2)
+    df = (len(a) - 2) * (tau2 / (tau2 + float(se2.mean()))) ** 2
+    return tau2 * float((c**2).sum()), max(df, 1.0)
 
 
 def predictor_row(
@@ -590,18 +625,29 @@ def _differences(y: np.ndarray, flags: np.ndarray) -> np.ndarray:
 
 
 def _relabelled(
-    y: np.ndarray, f: np.ndarray, patterns: np.ndarray, n: int, gen: Any
+    y: np.ndarray,
+    f: np.ndarray,
+    patterns: np.ndarray,
+    n: int,
+    gen: Any,
+    strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The statistic and the overlap term under ``n`` random reassignments of the patterns.
 
-    Returns (A*, G*): the mean difference of ``y`` and of ``f`` (the models' own flags as
-    numbers) under each reassignment, so that the shifted statistic is ``A* - delta G*``.
+    ``strata`` (integer codes, one per model): patterns move only between models of the
+    same stratum. Returns (A*, G*): the mean difference of ``y`` and of ``f`` (the
+    models' own flags as numbers) under each reassignment, so that the shifted
+    statistic is ``A* - delta G*``.
     """
     k = patterns.shape[1]
+    codes = np.zeros(k) if strata is None else strata.astype(float)
+    canonical = np.argsort(codes, kind="stable")  # the models, stratum by stratum
     stats, overlap = [], []
     rows = max(1, (1 << 22) // max(patterns.size, 1))
     for start in range(0, n, rows):
-        order = np.argsort(gen.random((min(rows, n - start), k)), axis=1)
+        shuffled = np.argsort(codes + gen.random((min(rows, n - start), k)), axis=1)
+        order = np.empty_like(shuffled)
+        order[:, canonical] = shuffled  # model canonical[i] gets a pattern of its stratum
         flags = np.swapaxes(patterns[:, order], 0, 1)  # (b, tasks, K): model j gets order[j]
         stats.append(np.nanmean(_differences(y, flags), axis=1))
         overlap.append(np.nanmean(_differences(f, flags), axis=1))
@@ -635,6 +681,22 @@ def _inverted(observed: float, a: np.ndarray, g: np.ndarray, alpha: float) -> Co
                 outer = middle
         ends.append(inner)
     return ConfidenceInterval(float(ends[0]), float(ends[1]))
+
+
+def _strata(families: Any, models: list[str]) -> np.ndarray | None:
+    """Integer family codes of ``models`` from a mapping or Series model -> family."""
+    if families is None:
+        return None
+    if not isinstance(families, pd.Series | Mapping):
+        raise ValueError("`families` must map each model to its family (a dict or a Series)")
+    lookup = pd.Series(families, dtype=object)
+    absent = [m for m in models if m not in lookup.index or pd.isna(lookup[m])]
+    if absent:
+        raise LabelMismatchError(
+            f"`families` has no family for {absent[:5]}: give every model with known "
+            "training data a family (its own name for a model alone)"
+        )
+    return np.asarray(pd.factorize(lookup.loc[models])[0], dtype=np.intp)
 
 
 @dataclass(frozen=True, repr=False)
@@ -674,6 +736,7 @@ def trained_task_effect(
     scores: pd.DataFrame,
     trained: pd.DataFrame,
     *,
+    families: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: RngLike = None,
@@ -693,8 +756,18 @@ def trained_task_effect(
       task), and each one's relative score is taken against the others', so their
       differences are correlated (a sign-flip test was measured far below its level).
       The interval: the shifts of the trained cells that the same test does not reject.
+    * **Families**: models of one family (one organisation's models, sizes of one
+      model) share their training and their errors, so they are not exchangeable with
+      the others. With ``families`` the patterns move only within a family: the
+      restricted permutation the null leaves exchangeable. Reassigned among all the
+      models instead, with ten families sharing half their interactions, the test was
+      measured far too conservative, and within them at its level
+      (``benchmarks/results/goodhart_validation.md``); a model alone in its family
+      keeps its pattern, so the price is power: only families with models trained
+      differently contribute variation.
     * **Null hypothesis**: which model trained on which task is unrelated to the models'
-      scores (the labels are exchangeable among the models with known training data).
+      scores (the labels are exchangeable among the models with known training data,
+      within each family when ``families`` is given).
       **Assumptions**: models exchangeable under the null, so a group of much noisier
       models can distort it; and which tasks a model trained on is not random (a
       multilingual model trains on a multilingual task): read a difference as an
@@ -708,6 +781,8 @@ def trained_task_effect(
         trained: the same tasks x models, True where the model trained on the task,
             missing where its training data is unknown
             (:func:`analysis.results.training.trained_on`).
+        families: the family of every model with known training data (a mapping or
+            Series model -> label); None: every such model exchangeable with every other.
         n_resamples: random reassignments of the training patterns.
         confidence_level: level of the interval.
         rng: seed or Generator.
@@ -716,8 +791,10 @@ def trained_task_effect(
         TrainedTaskResult.
 
     Raises:
-        ValueError: ``scores`` has missing values or fewer than 3 models.
-        LabelMismatchError: ``trained`` has other tasks or models than ``scores``.
+        ValueError: ``scores`` has missing values or fewer than 3 models; ``families``
+            not a mapping.
+        LabelMismatchError: ``trained`` has other tasks or models than ``scores``;
+            ``families`` lacks a model.
 
     Examples:
         30 models on 8 tasks (synthetic); the first 12 trained on task t0 and gain 0.05
@@ -781,7 +858,8 @@ def trained_task_effect(
             caveat,
         )
     observed = float(diffs[eligible].mean())
-    a, g = _relabelled(y, own.astype(float), own, n_resamples, gen)
+    strata = _strata(families, list(np.asarray(scores.columns)[known]))
+    a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
     return TrainedTaskResult(
         table=table.sort_values("difference", ascending=False, ignore_index=True),
         statistic=observed,
@@ -793,7 +871,9 @@ def trained_task_effect(
         method=(
             "mean over models of (trained - untrained) relative score; permutation test "
             f"over {n_resamples} reassignments of the training patterns among the "
-            f"{int(known.sum())} models with known training data; interval by inverting it"
+            f"{int(known.sum())} models with known training data"
+            + ("" if strata is None else f", within {int(strata.max()) + 1} families")
+            + "; interval by inverting it"
         ),
         caveat=caveat,
     )

@@ -16,7 +16,6 @@ from scipy import stats
 from analysis.core.errors import LabelMismatchError
 from analysis.stats import (
     advantage_predictors,
-    predictive_comparison,
     public_advantage,
     trained_task_effect,
 )
@@ -88,6 +87,43 @@ def test_simultaneous_critical_value_matches_a_loop_over_every_sign_pattern():
     np.testing.assert_allclose(table["pvalue_adjusted"], np.max(adjusted, axis=0), atol=1e-12)
 
 
+def test_clusters_flip_together_against_a_loop_over_every_cluster_pattern():
+    """8/8 tasks in 8 pairs (one pair across the sides): 2**7 patterns, scipy per pattern."""
+    scores, pub, priv = _board(np.random.default_rng(6), n1=8, n2=8, k=6)
+    order = pub + priv  # the function sorts each side; these names already are
+    label = {t: f"c{(i + 1) // 2}" for i, t in enumerate(order)}  # t00 alone ... t15 alone
+    label[order[0]], label[order[-1]] = "ends", "ends"  # 8 clusters, one spans the sides
+    res = public_advantage(
+        scores, public_tasks=pub, private_tasks=priv, clusters=label, n_resamples=4096
+    )
+    assert res.exact and res.n_patterns == 2**7 and "8 task clusters" in res.method
+    codes = pd.factorize(pd.Series([label[t] for t in order]))[0]
+    signs = next(sign_patterns(8, 4096, np.random.default_rng(0)).blocks(2**7))[:, codes]
+    y = _relative(scores)
+    k = int(np.ceil(0.05 * len(signs)))
+    criticals = []
+    for centre_pub, centre_priv in ((y.loc[pub].mean(), y.loc[priv].mean()), (y.mean(), y.mean())):
+        a = (y.loc[pub] - centre_pub).to_numpy()[None] * signs[:, :8, None]
+        b = (y.loc[priv] - centre_priv).to_numpy()[None] * signs[:, 8:, None]
+        maxima = np.sort(np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic).max(1))
+        criticals.append(maxima[len(maxima) - k])
+    assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
+    singletons = public_advantage(
+        scores,
+        public_tasks=pub,
+        private_tasks=priv,
+        clusters={t: t for t in order},
+        n_resamples=999,
+        rng=3,
+    )
+    plain = public_advantage(scores, public_tasks=pub, private_tasks=priv, n_resamples=999, rng=3)
+    assert singletons.critical_value == plain.critical_value
+    pd.testing.assert_frame_equal(singletons.to_frame(), plain.to_frame())
+    del label[order[3]]
+    with pytest.raises(LabelMismatchError, match="no cluster"):
+        public_advantage(scores, public_tasks=pub, private_tasks=priv, clusters=label)
+
+
 def test_beyond_chance_is_the_interval_excluding_zero_and_finds_a_gain():
     shift = np.zeros(40)
     shift[0], shift[1] = 0.1, -0.1
@@ -154,6 +190,20 @@ def test_predictor_parts_against_scipy_and_statsmodels():
     assert table.loc["size", "effect"] / table.loc["size", "se_tasks"] == pytest.approx(
         welch.statistic, rel=1e-9
     )
+    # the models' part: residual variance minus the task noise, Satterthwaite's df of both
+    se2 = np.array(
+        [
+            (adv[m] / stats.ttest_ind(y.loc[pub, m], y.loc[priv, m], equal_var=False).statistic)
+            ** 2
+            for m in models
+        ]
+    )
+    tau2 = max(0.0, fit.ssr / (30 - 2) - se2.mean())
+    v_task, v_model = table.loc["size", "se_tasks"] ** 2, tau2 * (c**2).sum()
+    assert table.loc["size", "se_models"] ** 2 == pytest.approx(v_model, rel=1e-9)
+    df_model = max(1.0, 28 * (tau2 / (tau2 + se2.mean())) ** 2)  # floored at 1
+    df = (v_task + v_model) ** 2 / (v_task**2 / welch.df + v_model**2 / df_model)
+    assert table.loc["size", "df"] == pytest.approx(df, rel=1e-9)
     org = found["org"]
     assert table.loc["org", "effect"] == pytest.approx(adv[org].mean() - adv[~org].mean(), rel=1e-9)
     assert table.loc["date", "n_models"] == 29 and table.loc["size", "n_models"] == 30
@@ -221,44 +271,43 @@ def test_trained_task_effect_against_every_relabelling():
         assert exact_pvalue(inside) > 0.05 - 0.01 and exact_pvalue(outside) <= 0.05 + 0.01
 
 
-# --------------------------------------------------------------------------- predictive
+def test_trained_task_effect_within_families_against_every_such_relabelling():
+    """Two families of 3 models: the 3! * 3! reassignments within them, enumerated here."""
+    import itertools
 
+    rng = np.random.default_rng(13)
+    scores, pub, _ = _board(rng, k=6)
+    scores = scores.loc[pub]
+    trained = pd.DataFrame(False, index=scores.index, columns=scores.columns)
+    trained.iloc[0, [0, 3]] = True
+    trained.iloc[[2, 3], 1] = True
+    trained.iloc[5, 4] = True
+    scores.iloc[0, [0, 3]] += 0.03
+    families = {m: "a" if j < 3 else "b" for j, m in enumerate(scores.columns)}
+    res = trained_task_effect(scores, trained, families=families, n_resamples=40_000, rng=0)
+    assert "within 2 families" in res.method
+    y = _relative(scores).to_numpy()
+    own = trained.to_numpy()
 
-def test_predictive_comparison_uses_press_residuals_and_scipys_bootstrap():
-    import statsmodels.api as sm
+    def statistic(assigned):
+        diffs = [
+            y[on, j].mean() - y[~on, j].mean()
+            for j, on in enumerate(assigned.T)
+            if 0 < on.sum() < len(on)
+        ]
+        return np.mean(diffs)
 
-    rng = np.random.default_rng(8)
-    truth = rng.normal(size=40)
-    models = [f"m{j}" for j in range(40)]
-    target = pd.Series(truth + rng.normal(0, 0.3, 40), index=models)
-    a = pd.Series(truth + rng.normal(0, 0.3, 40), index=models)
-    b = pd.Series(2 * truth + rng.normal(0, 1.0, 40), index=models).sample(frac=1, random_state=0)
-    res = predictive_comparison(target, a, b, n_resamples=20_000, rng=0)
-    table = res.to_frame().set_index("model").loc[models]
-    for column, x in (("error_a", a), ("error_b", b.loc[models])):
-        press = sm.OLS(target.to_numpy(), sm.add_constant(x.to_numpy())).fit()
-        np.testing.assert_allclose(table[column], press.get_influence().resid_press, rtol=1e-9)
-    from analysis.stats.predictive import _mae_gap
-
-    order = sorted(models)  # the function pairs Series by label, in sorted order
-    ref = stats.bootstrap(
-        tuple(v.loc[order].to_numpy() for v in (target, a, b)),
-        lambda t, x, z, axis=-1: _mae_gap(t, x, z),
-        paired=True,
-        vectorized=True,
-        method="percentile",
-        n_resamples=20_000,
-        rng=np.random.default_rng(0),
-    )
-    assert res.n == 40 and res.statistic == pytest.approx(table["difference"].mean())
-    assert res.confidence_interval.low == pytest.approx(ref.confidence_interval.low, rel=1e-9)
-    assert res.confidence_interval.high == pytest.approx(ref.confidence_interval.high, rel=1e-9)
-
-
-def test_predictive_comparison_refuses_different_models():
-    s = pd.Series([1.0, 2.0, 3.0, 4.0], index=list("abcd"))
-    with pytest.raises(LabelMismatchError):
-        predictive_comparison(s, s, s.rename(index={"d": "e"}))
+    null = [
+        statistic(own[:, list(first) + list(second)])
+        for first in itertools.permutations(range(3))
+        for second in itertools.permutations(range(3, 6))
+    ]
+    seen = statistic(own)
+    assert res.statistic == pytest.approx(seen, abs=1e-12)
+    assert res.pvalue == pytest.approx((np.abs(null) >= abs(seen) - 1e-12).mean(), abs=0.01)
+    del families["m05"]
+    with pytest.raises(LabelMismatchError, match="no family"):
+        trained_task_effect(scores, trained, families=families)
 
 
 # --------------------------------------------------------------------------- simulation
@@ -286,6 +335,15 @@ def test_small_simulation_holds_the_family_wise_level():
     assert errors.rate <= 0.11  # 0.05 plus three Monte-Carlo standard errors
     _, covered = sim.advantage_cell(np.random.default_rng(11), 100, 14, 6, 70, "heavy", spread=0.02)
     assert covered.rate >= 0.88
+
+
+def test_small_simulation_of_correlated_tasks_with_their_clusters():
+    """Pairs of tasks correlated at 0.7: one sign per task fails, one per pair holds."""
+    naive, _ = sim.advantage_cell(np.random.default_rng(15), 60, 16, 13, 70, "corr-tasks")
+    clustered, _ = sim.advantage_cell(
+        np.random.default_rng(15), 150, 16, 13, 70, "corr-tasks", clustered=True
+    )
+    assert naive.rate >= 0.2 and clustered.rate <= 0.11
 
 
 def test_small_simulation_of_the_predictor_test():
