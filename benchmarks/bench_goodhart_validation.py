@@ -216,7 +216,7 @@ def main() -> None:
         "True public advantages vary between models (SD 0.02) independently of the "
         "predictor, which is a random normal (ranked) or a group; last row: each family of "
         "models shares part of its true advantage, and the group is one family. The first "
-        "row runs four times the data sets (it was 0.068 ± 0.011 at 500, borderline).",
+        "row runs four times the data sets.",
         "",
     ]
     timed("advantage_predictors", rows, lambda: predictor_rows(reps))
