@@ -50,7 +50,8 @@ LOCAL_ORG = "local"
 _CONTENT_SUFFIXES = frozenset(
     {".safetensors", ".bin", ".pt", ".pth", ".onnx", ".npy", ".json", ".txt", ".model"}
 )
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+#: A Hugging Face hub id, ``org/name``.
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 #: mteb's experiment keyword arguments of a model run with model2vec's own encoder: its
@@ -263,7 +264,7 @@ def load_model(
         raise ModelLoadError(
             f"name={name!r} renames local folders only; a hub model keeps its hub id {text!r}."
         )
-    if not _HUB_ID.match(text):
+    if not HUB_ID.match(text):
         raise ModelLoadError(
             f"{text!r} is neither an existing folder nor a Hugging Face hub id of the form "
             "'org/name'. Check the spelling, or pass the path of a local model folder."
