@@ -136,12 +136,3 @@ def widget_progress(*modules: str, disable: bool = False) -> Iterator[None]:
     finally:
         for module, original in zip(loaded, saved, strict=True):
             setattr(module, "tqdm", original)  # noqa: B010
-
-
-__all__ = [
-    "COMMAND_LINE_WARNINGS",
-    "HARMLESS_WARNINGS",
-    "filter_harmless_warnings",
-    "quiet_command_line",
-    "widget_progress",
-]

@@ -6,20 +6,13 @@ Usage::
     static-rteb batch --profile smoke --only blog_tables
     static-rteb batch --only significance -p top_n 10 -y "pin: now"
 
-Notebooks are jupytext ``py:percent`` files. Each is converted to ``.ipynb`` in
-``build/notebooks/<profile>/`` and executed there by papermill with the repository
-root as working directory; the executed copy (``<name>.ipynb``) stays in that folder.
-Parameters come from ``params/<profile>.yaml``: a mapping ``notebook name ->
-{parameter: value}``; the key ``_all`` applies to every notebook that declares the
-parameter, and ``_notebooks`` (a list) names the notebooks the profile runs (default: all).
-``--results`` sets ``results_dir`` for every notebook that has it (several folders are
-merged: ``--results ../shared/mteb-cache data/runs``). ``-p NAME VALUE``,
-``-r NAME VALUE``, ``-y YAML`` and ``-f FILE`` are papermill's own flags, with papermill's
-value types; they apply to every selected notebook that declares the parameter and win over
-the profile.
-
-A failing notebook does not stop the others. The command exits 1 with a summary
-naming each failed notebook, its failing cell, line and code, and the error.
+Each jupytext notebook is converted to ``.ipynb`` and executed by papermill in
+``build/notebooks/<profile>/`` (the executed copy stays there), from the repository
+root. Parameters come from ``params/<profile>.yaml`` (notebook name -> parameters; ``_all``
+for every notebook that declares one, ``_notebooks`` the list to run), ``--results``
+(``results_dir``), then papermill's own ``-p``/``-r``/``-y``/``-f``. A failing notebook
+does not stop the others; the summary names its failing cell, line, code and error
+(``docs/notebooks_guide.md``, "Batch runs").
 """
 
 from __future__ import annotations

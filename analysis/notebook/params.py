@@ -104,12 +104,3 @@ def read_parameters(notebook: str | Path, namespace: Mapping[str, Any]) -> dict[
 def header_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters a table header shows: all but ``results_dir`` and :data:`NOT_IN_HEADERS`."""
     return {k: v for k, v in parameters.items() if k != "results_dir" and k not in NOT_IN_HEADERS}
-
-
-__all__ = [
-    "NOT_IN_HEADERS",
-    "declared_parameters",
-    "find_source",
-    "header_parameters",
-    "read_parameters",
-]

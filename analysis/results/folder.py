@@ -45,17 +45,6 @@ FileEntry = tuple[str, int, int]
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "DEFAULT_REMOTE",
-    "RESULTS_ENV",
-    "Inventory",
-    "ResultsFolders",
-    "default_cache_folder",
-    "inventory",
-    "results_provenance",
-    "suggested_results",
-]
-
 
 # --------------------------------------------------------------------------- the one scan
 

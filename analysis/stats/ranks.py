@@ -34,8 +34,6 @@ from ._maxt import maxt
 from ._resampling import SignPatterns, _bootstrap_index_blocks, sign_patterns, unit_sums
 from ._results import StatsResult
 
-__all__ = ["RankIntervalsResult", "rank_intervals"]
-
 _AGGREGATES = ("mean", "borda")
 _INTERVALS = ("pairwise", "bootstrap")
 _MIN_TASKS = 3

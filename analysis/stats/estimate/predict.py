@@ -53,8 +53,6 @@ from ._procedure import Procedure
 from ._target import fit_target
 from .selection import TaskSelectionResult, select_tasks
 
-__all__ = ["BenchmarkPrediction", "NextTasksResult", "next_tasks", "predict_benchmark"]
-
 
 @dataclass(frozen=True, repr=False)
 class BenchmarkPrediction(StatsResult):

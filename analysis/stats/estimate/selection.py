@@ -24,8 +24,6 @@ from ._conformal import leave_one_out_widths
 from ._nested import nested_errors
 from ._select import CRITERIA, forward_path, mmteb_path
 
-__all__ = ["TaskSelectionResult", "select_tasks"]
-
 _METHODS = ("forward", "mmteb")
 
 
