@@ -1,14 +1,15 @@
-"""Task locks: ``analysis.runs.locks.FileLock`` vs plain ``filelock``, in the same run.
+"""Task locks: ours (``analysis.runs.locks``), before and now, beside plain ``filelock``.
 
-Three locks on the same folder, one after the other, in one run:
+Four locks on the same folder, one after the other, in one run:
 
-* **ours**: :class:`analysis.runs.locks.FileLock` (``O_CREAT | O_EXCL`` lock file holding
-  host, pid, pid start time and token as JSON, a heartbeat thread, stale-lock breaking);
-* **filelock.SoftFileLock**: the same ``O_EXCL`` marker (pid and host; a dead holder on
-  this host is broken), with no heartbeat, and another host's marker never expires
-  unless a ``lifetime`` is given (the closest filelock equivalent);
+* **before**: the lock of ``analysis/runs/locks.py`` at ``--before`` (d58da1b, read from
+  git): an ``O_CREAT | O_EXCL`` file holding host, pid, pid start time and token as JSON,
+  fsynced, a heartbeat thread per hold, stale-lock breaking;
+* **now**: :func:`analysis.runs.locks.file_lock`, ``filelock.FileLock`` that writes its
+  holder (host, pid) into the file once it holds it;
 * **filelock.FileLock**: an ``flock`` on the file (released by the kernel when the holder
-  dies; no record of who holds it).
+  dies; no record of who holds it);
+* **filelock.SoftFileLock**: an ``O_EXCL`` marker (pid and host), no heartbeat.
 
 Measured:
 
@@ -20,7 +21,7 @@ Measured:
    lock) to the last one's last release, holds per second, and a check that no two
    holders overlapped (the log alternates).
 
-Every lock polls every ``--poll`` seconds while waiting (the same for all three), so the
+Every lock polls every ``--poll`` seconds while waiting (the same for all four), so the
 contended figures compare the locks, not their default poll intervals. Writes
 benchmarks/results/locks.md.
 
@@ -30,6 +31,7 @@ benchmarks/results/locks.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import subprocess
@@ -37,23 +39,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "benchmarks" / "results" / "locks.md"
-KINDS = ("ours", "filelock.SoftFileLock", "filelock.FileLock")
+KINDS = ("before", "now", "filelock.FileLock", "filelock.SoftFileLock")
+BEFORE = "d58da1b"
 
 WORKER = """
 import os, sys, time
 sys.path.insert(0, sys.argv[5])
-kind, path, log, rounds, _, poll, go, hold = sys.argv[1:9]
+kind, path, log, rounds, _, poll, go, hold, before = sys.argv[1:10]
 rounds, poll, hold = int(rounds), float(poll), float(hold)
-if kind == "ours":
-    from analysis.runs.locks import FileLock
-    make = lambda: FileLock(path, poll=poll)
-else:
-    import filelock
-    cls = filelock.SoftFileLock if kind == "filelock.SoftFileLock" else filelock.FileLock
-    make = lambda: cls(path, poll_interval=poll)
+from bench_locks import _make
+make = lambda: _make(kind, path, poll, before)
 pid = os.getpid()
 open(go + f".ready.{pid}", "w").close()
 while not os.path.exists(go):  # start together, imports done
@@ -69,39 +68,74 @@ print(time.time())
 """
 
 
-def _make(kind: str, path: Path, poll: float) -> object:
-    if kind == "ours":
-        from analysis.runs.locks import FileLock
+@functools.cache
+def _load_before(before: str) -> Any:
+    import importlib.util
 
-        return FileLock(path, poll=poll)
+    spec = importlib.util.spec_from_file_location("locks_before", before)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["locks_before"] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _make(kind: str, path: str | Path, poll: float, before: str) -> object:
+    if kind == "before":
+        return _load_before(before).FileLock(path, poll=poll)
+    if kind == "now":
+        from analysis.runs.locks import file_lock
+
+        return file_lock(path, poll_interval=poll)
     import filelock
 
     cls = filelock.SoftFileLock if kind == "filelock.SoftFileLock" else filelock.FileLock
     return cls(str(path), poll_interval=poll)
 
 
-def uncontended(kind: str, folder: Path, rounds: int, poll: float) -> float:
+def _before(commit: str, folder: Path) -> Path:
+    """The lock module at ``commit``, runnable alone: its two package imports replaced."""
+    source = subprocess.run(
+        ["git", "show", f"{commit}:analysis/runs/locks.py"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    source = source.replace(
+        "from ..core.interrupt import signals_blocked",
+        "import contextlib\nsignals_blocked = contextlib.nullcontext",
+    ).replace(
+        "from ..core.layout import ModelFolder", "from analysis.core.layout import ModelFolder"
+    )
+    path = folder / "locks_before.py"
+    path.write_text(source)
+    return path
+
+
+def uncontended(kind: str, folder: Path, rounds: int, poll: float, before: str) -> float:
     """Acquire/release pairs per second in one process, one lock object per round."""
     path = folder / f"{kind}.uncontended.lock"
     start = time.perf_counter()
     for _ in range(rounds):
-        lock = _make(kind, path, poll)
+        lock = _make(kind, path, poll, before)
         lock.acquire()  # type: ignore[attr-defined]
         lock.release()  # type: ignore[attr-defined]
     return rounds / (time.perf_counter() - start)
 
 
 def contended(
-    kind: str, folder: Path, processes: int, rounds: int, poll: float, hold: float
+    kind: str, folder: Path, processes: int, rounds: int, poll: float, hold: float, before: str
 ) -> tuple[float, int]:
     """``(wall seconds, overlapping holds)`` of ``processes`` workers taking one lock."""
     path, log = folder / f"{kind}.contended.lock", folder / f"{kind}.log"
     go = folder / f"{kind}.go"
     log.write_text("")
     args = [kind, str(path), str(log), str(rounds), str(REPO), str(poll), str(go), str(hold)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "benchmarks")])}
     workers = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, *args], cwd=REPO, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", WORKER, *args, before],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         for _ in range(processes)
     ]
@@ -147,6 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hold", type=float, default=0.001, help="seconds each hold lasts")
     parser.add_argument("--folder", type=Path, default=None, help="lock folder (default: tmp)")
     parser.add_argument("--out", type=Path, default=OUT, help="markdown file to write")
+    parser.add_argument("--before", default=BEFORE, help="commit of the lock measured as before")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
     import filelock
@@ -156,48 +191,49 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
         fs = _filesystem(folder)
+        before = str(_before(args.before, folder))
         for kind in KINDS:
-            rate = uncontended(kind, folder, args.rounds, args.poll)
+            rate = uncontended(kind, folder, args.rounds, args.poll, before)
             rows_u.append((kind, rate))
             print(f"uncontended {kind}: {rate:,.0f} acquire/release per s", flush=True)
         for kind in KINDS:
             wall, overlaps = contended(
-                kind, folder, args.processes, args.rounds_each, args.poll, args.hold
+                kind, folder, args.processes, args.rounds_each, args.poll, args.hold, before
             )
             rows_c.append((kind, wall, overlaps))
             print(f"contended {kind}: {wall:.2f} s, {overlaps} overlaps", flush=True)
-    ours_u = rows_u[0][1]
-    ours_c = rows_c[0][1]
+    ours_u = rows_u[1][1]
+    ours_c = rows_c[1][1]
     holds = args.processes * args.rounds_each
     lines = [
-        "# Task locks: ours vs filelock",
+        "# Task locks: ours before and now, and filelock",
         "",
         f"Generated by `python benchmarks/bench_locks.py` on {time.strftime('%Y-%m-%d')}: "
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"filelock {filelock.__version__}, lock folder on `{fs}`, load average "
         f"{load_before:.1f} before the run (other work on the machine); poll interval "
-        f"{args.poll} s for every lock. Ratios are ours / filelock (below 1: ours is slower).",
+        f"{args.poll} s for every lock. before: analysis/runs/locks.py at {args.before}; now: "
+        "analysis.runs.locks.file_lock. Ratios are now / this (below 1: now is slower).",
         "",
         f"## Uncontended: one process, {args.rounds} acquire/release pairs",
         "",
-        "| lock | pairs per s | ours / this |",
+        "| lock | pairs per s | now / this |",
         "|---|---:|---:|",
         *[f"| {kind} | {rate:,.0f} | {ours_u / rate:.2f} |" for kind, rate in rows_u],
         "",
         f"## Contended: {args.processes} processes × {args.rounds_each} holds of "
         f"{args.hold * 1000:g} ms each",
         "",
-        "| lock | wall (s) | holds per s | overlapping holds | ours / this (holds per s) |",
+        "| lock | wall (s) | holds per s | overlapping holds | now / this (holds per s) |",
         "|---|---:|---:|---:|---:|",
         *[
             f"| {kind} | {wall:.2f} | {holds / wall:,.0f} | {overlaps} | {wall / ours_c:.2f} |"
             for kind, wall, overlaps in rows_c
         ],
         "",
-        "Ours pays for what the others lack (see `analysis/runs/locks.py`): a JSON record",
-        "of the holder written and fsynced at every acquire, a heartbeat thread started per",
-        "hold, and a token check at release: milliseconds per hold, against a task that",
-        "holds its lock for seconds to hours.",
+        "A task holds its lock for seconds to hours, so milliseconds per acquire do not",
+        'matter; what does: "now" and filelock.FileLock are released by the kernel when',
+        'their holder dies (no stale-lock rule), "now" also names its holder for status.',
         "",
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -287,6 +287,20 @@ def slurm_section(detail: dict[str, Any], sequential_job: dict[str, float]) -> s
     )
 
 
+def run_sequential(plan: Any, jobs: Any, *, batch_size: int) -> list[Any]:
+    """Every job in this process, one after the other (the obvious alternative)."""
+    from analysis.runs.executors import JobOutcome, run_job
+
+    outcomes = []
+    for job in jobs:
+        try:
+            run_job(job, batch_size=batch_size)
+            outcomes.append(JobOutcome(job.job_id, True))
+        except Exception as err:  # recorded by run_job; reported in the outcome
+            outcomes.append(JobOutcome(job.job_id, False, f"{type(err).__name__}: {err}"))
+    return outcomes
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     command = "python benchmarks/bench_scale.py " + shlex.join(
@@ -296,7 +310,7 @@ def main(argv: list[str] | None = None) -> None:
     import pandas as pd
 
     from analysis.core.io import atomic_write_text, markdown_table
-    from analysis.runs.executors import run_local, run_sequential
+    from analysis.runs.executors import run_local
 
     started_slurm = False
     if not args.skip_slurm and not slurm_up() and args.start_slurm:
@@ -315,9 +329,7 @@ def main(argv: list[str] | None = None) -> None:
         seq_plan = fresh_plan(models, args, scratch / "sequential")
         seq_s, seq_out = timed(
             "sequential",
-            lambda: run_sequential(
-                seq_plan, seq_plan.jobs, batch_size=args.batch_size, show_progress=False
-            ),
+            lambda: run_sequential(seq_plan, seq_plan.jobs, batch_size=args.batch_size),
         )
         all_scores["sequential"] = scores(seq_plan)
         rows.append({"executor": "sequential (this process)", "wall s": seq_s})

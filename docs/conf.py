@@ -156,13 +156,17 @@ API_GROUPS: list[tuple[str, str, list[str]]] = [
     (
         "Compare models",
         "Is one model better than another, which pairs differ, do two groups differ, does "
-        "a model lose more on the private tasks.",
+        "a model lose more on the private tasks, who gains on the public ones beyond chance "
+        "and what goes with it.",
         [
             "paired_bootstrap", "PairedTestResult", "pairwise_significance", "PairwiseResult",
             "adjust_pvalues", "compare", "ComparisonReport", "group_contrast",
             "GroupContrastResult", "public_private_gap", "PublicPrivateGapResult",
             "friedman_nemenyi", "FriedmanNemenyiResult", "ConfidenceInterval", "StatsResult",
-            "LabelMismatchError", "DroppedModelsWarning",
+            "LabelMismatchError", "DroppedModelsWarning", "public_advantage",
+            "PublicAdvantageResult", "advantage_predictors", "AdvantagePredictorsResult",
+            "trained_task_effect", "TrainedTaskResult", "predictive_comparison",
+            "PredictiveComparisonResult",
         ],
     ),
     (

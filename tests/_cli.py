@@ -63,7 +63,9 @@ def start_cli(
         env: Extra environment variables (on top of :func:`cli_env`).
         new_session: Start it in its own session and process group, as a terminal starts
             a foreground job (``os.killpg(process.pid, SIGINT)`` is then Ctrl-C).
-        ignore_sigint: Start it with SIGINT ignored, as ``command &`` in a script does.
+        ignore_sigint: Start it with SIGINT ignored, as ``command &`` in a script does;
+            else with SIGINT at its default, as a terminal starts it, however the tests
+            were started (:func:`as_started_by`).
         cwd: The working folder (default: the repository root).
 
     Returns:
@@ -77,10 +79,24 @@ def start_cli(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=new_session,
-        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-        if ignore_sigint
-        else None,
+        preexec_fn=as_started_by("script &" if ignore_sigint else "terminal"),
     )
+
+
+def as_started_by(starter: str) -> Callable[[], None]:
+    """A ``preexec_fn``: the child's SIGINT as a ``"terminal"`` or a ``"script &"`` sets it.
+
+    A terminal starts a command with SIGINT at its default; a shell script's background
+    job (``command &``, ``nohup``), or a test suite started so, with SIGINT ignored, and a
+    child inherits an ignored signal. A test that sends SIGINT to a child starts it with
+    this, so that it passes however the suite itself was started.
+    """
+    disposition = signal.SIG_IGN if starter == "script &" else signal.SIG_DFL
+
+    def preexec() -> None:
+        signal.signal(signal.SIGINT, disposition)
+
+    return preexec
 
 
 def run_cli(

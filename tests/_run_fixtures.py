@@ -71,9 +71,9 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = root / name
     if (folder / "config.json").is_file():
         return folder
-    from analysis.runs.locks import FileLock
+    from analysis.runs.locks import file_lock
 
-    with FileLock(root / f"{name}.lock"):
+    with file_lock(root / f"{name}.lock"):
         if not (folder / "config.json").is_file():
             from analysis.runs.distill import distill_model
 

@@ -133,6 +133,7 @@ def write_result(
 SLOW_TIER_FIRST = (
     "core/test_interrupt.py",
     "site/test_docs.py",
+    "results/test_mteb_table.py",
     "results/test_fastparse.py",
     "stats/estimate/test_estimate_acceptance.py",
     "notebook/test_notebooks.py",

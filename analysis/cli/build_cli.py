@@ -309,6 +309,64 @@ def _estimate(args: argparse.Namespace, argv: list[str]) -> int:
     return estimate_command(args, argv)
 
 
+# --------------------------------------------------------------------------- leaderboard
+
+
+def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
+    """``static-rteb leaderboard``: a benchmark's table with mteb's columns and rank intervals."""
+    parser = _add_command(
+        subparsers,
+        "leaderboard",
+        _leaderboard,
+        help="a benchmark's leaderboard table: mteb's columns, zero-shot filter, rank intervals",
+        description="Print a benchmark's leaderboard table as mteb's leaderboard computes it "
+        "(Borda rank, zero-shot %, parameters, Mean (Task), Mean (TaskType), per-type means; "
+        "Mean (Public) and Mean (Private) for RTEB), scores x100, with each complete model's "
+        "rank interval. Markdown or CSV.",
+    )
+    parser.add_argument("--benchmark", "-b", required=True, help='e.g. "RTEB(beta)"')
+    add_results(
+        parser,
+        help="results folder(s) in mteb's ResultCache layout (default: $STATIC_RTEB_RESULTS, "
+        "else mteb's cache), merged in order",
+    )
+    parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
+    parser.add_argument(
+        "--exclude-tasks", nargs="+", metavar="TASK", default=None, help="leave these tasks out"
+    )
+    parser.add_argument(
+        "--min-zero-shot",
+        type=int,
+        metavar="PCT",
+        default=None,
+        help="keep models whose zero-shot %% on the benchmark is at least PCT (100: trained "
+        "on none of its tasks, by mteb's rules); ranks are among the models kept",
+    )
+    parser.add_argument(
+        "--keep-unknown",
+        action="store_true",
+        help="with --min-zero-shot: keep models whose training data mteb does not record",
+    )
+    parser.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the table here")
+    parser.add_argument("--top", type=positive_int, help="only the first N rows")
+    parser.add_argument(
+        "--confidence-level", type=float, default=0.95, help="of the rank intervals"
+    )
+    parser.add_argument(
+        "--n-resamples", type=positive_int, default=10_000, help="sign patterns of the rank test"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sign patterns")
+    add_on_conflict(parser)
+    parser.add_argument("--cache-dir", help="parquet cache of parsed results")
+
+
+def _leaderboard(args: argparse.Namespace, argv: list[str]) -> int:
+    from .leaderboard import leaderboard_command
+
+    return leaderboard_command(args, argv)
+
+
 # --------------------------------------------------------------------------- submit
 
 
@@ -390,6 +448,7 @@ ADD_PARSERS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
     add_status_parser,
     add_distill_parser,
     add_estimate_parser,
+    add_leaderboard_parser,
     add_submit_parser,
 )
 

@@ -80,6 +80,52 @@ def registered_model_names() -> frozenset[str]:
     return frozenset(name for name, meta in MODEL_REGISTRY.items() if meta.name)
 
 
+def leaderboard_model_columns() -> Mapping[str, Mapping[str, Any]]:
+    """Mteb's leaderboard columns of every registered model, as its table shows them.
+
+    Wraps ``mteb.benchmarks._create_table._static_model_meta``: model name -> ``{"Max
+    Tokens", "Embedding Dimensions", "Total Parameters (B)", "Active Parameters (B)",
+    "Release Date", "_model_link"}``, formatted by mteb (parameters in billions rounded
+    to 1M, an infinite context as None). The leaderboard command shows these columns as
+    mteb's table does, so it takes mteb's own formatting rather than a copy of it.
+    """
+    from mteb.benchmarks._create_table import _static_model_meta
+
+    return _static_model_meta()
+
+
+def training_datasets(name: str) -> frozenset[str] | None:
+    """``ModelMeta.get_training_datasets()`` of a registered model, memoised by mteb.
+
+    Wraps ``mteb.benchmarks._create_table._training_datasets_cached``, the cache mteb's
+    leaderboard keeps because the similar-task traversal costs tens of milliseconds per
+    model; None for a name mteb does not register (pass the registered name: renames are
+    not followed) or a model without training data. Falls back to the public method.
+    """
+    try:
+        from mteb.benchmarks._create_table import _training_datasets_cached
+    except ImportError:  # pragma: no cover - exercised only by a changed mteb
+        meta = registered_meta(name)
+        found = None if meta is None else meta.get_training_datasets()
+        return None if found is None else frozenset(found)
+    return _training_datasets_cached(name)
+
+
+def zero_shot_percentage(name: str, tasks: tuple[str, ...]) -> int | None:
+    """``ModelMeta.zero_shot_percentage(tasks)`` of a registered model, as mteb's table memoises it.
+
+    Wraps ``mteb.benchmarks._create_table._zero_shot_pct_cached`` (the leaderboard's
+    Zero-shot column; it reads :func:`training_datasets`' cache); None when unknown.
+    Falls back to the public method.
+    """
+    try:
+        from mteb.benchmarks._create_table import _zero_shot_pct_cached
+    except ImportError:  # pragma: no cover - exercised only by a changed mteb
+        meta = registered_meta(name)
+        return None if meta is None else meta.zero_shot_percentage(list(tasks))
+    return _zero_shot_pct_cached(name, tuple(sorted(set(tasks))))
+
+
 def create_dataloader(*args: Any, **kwargs: Any) -> Any:
     """Mteb's dataloader factory (``mteb._create_dataloaders.create_dataloader``).
 

@@ -221,11 +221,15 @@ class BatchInterrupted(KeyboardInterrupt):
         finished: The :class:`analysis.notebook.batch.NotebookRun` of each notebook that ended.
         stopped: The notebook that was running.
         rest: The notebooks that never started, in order.
+        signum: The signal that stopped it (SIGINT for Ctrl-C).
     """
 
-    def __init__(self, finished: Sequence[Any], stopped: str, rest: Sequence[str]) -> None:
+    def __init__(
+        self, finished: Sequence[Any], stopped: str, rest: Sequence[str], signum: int = 2
+    ) -> None:
         super().__init__(stopped)
         self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
+        self.signum = signum
 
 
 class LeaderboardSubmitError(AnalysisError, ValueError):

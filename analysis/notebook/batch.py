@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from ..core.errors import AnalysisError, BatchError, BatchInterrupted, close_names
-from ..core.interrupt import stop_on_signals
+from ..core.interrupt import signal_of, stop_on_signals
 from ..core.paths import repo_root
 from .flags import (
     parameters_from_flags,
@@ -384,8 +384,9 @@ def _run_all(
             params = params_for(source.stem, declared, profile, results, overrides)
             print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
             run = run_notebook(nb_in, source.stem, params, declared, root)
-        except KeyboardInterrupt:
-            raise BatchInterrupted(runs, source.stem, [p.stem for p in sources[i:]]) from None
+        except KeyboardInterrupt as err:
+            rest = [p.stem for p in sources[i:]]
+            raise BatchInterrupted(runs, source.stem, rest, signal_of(err)) from None
         status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
         print(
             f"[{i}/{len(sources)}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}",
@@ -403,14 +404,14 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         argv: The command's own arguments (they name the rerun after an interrupt).
 
     Returns:
-        The exit status: 0 ok, 1 a notebook failed, 2 usage, 130 interrupted.
+        The exit status: 0 ok, 1 a notebook failed, 2 usage, 128 + the signal when stopped.
     """
     before = _children()
     runs: list[NotebookRun] | None = None
     try:
         overrides = parameters_from_flags(args)
-        # SIGINT and SIGTERM stop the batch as Ctrl-C does, once; installed explicitly, so a
-        # batch started in the background (SIGINT inherited ignored) still stops on kill -INT
+        # SIGINT and SIGTERM stop the batch as Ctrl-C does (a batch started with SIGINT
+        # ignored, in the background, keeps ignoring it and stops on SIGTERM)
         with stop_on_signals():
             runs = run_batch(
                 args.profile,
@@ -426,17 +427,12 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     except BatchInterrupted as stop:
         _stop_children(before)  # the interrupted notebook's kernel
         print(_interrupted_message(stop, argv), flush=True)
-        return 130
-    except KeyboardInterrupt:
+        return 128 + stop.signum
+    except KeyboardInterrupt as err:  # before the first notebook, or after the last one
         _stop_children(before)
-        if runs is None:
-            print("\nInterrupted before any notebook ran.", flush=True)
-        else:  # the stop came as the batch ended (a finalizer held it back until then)
-            print(
-                f"\nInterrupted as the batch ended, after all {len(runs)} notebooks ran.",
-                flush=True,
-            )
-        return 130
+        where = "before any notebook ran" if runs is None else f"after all {len(runs)} ran"
+        print(f"\nInterrupted {where}.", flush=True)
+        return 128 + signal_of(err)
     failed = [r for r in runs if not r.ok]
     print(f"\n{len(runs) - len(failed)} of {len(runs)} notebooks ran.")
     for r in failed:

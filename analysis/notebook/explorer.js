@@ -12,7 +12,7 @@
   const spec = JSON.parse(root.querySelector("script.rx-data").textContent);
   const L = spec.layout;
   const CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false, doubleClick: false };
-  const state = { board: 0, hidden: {}, matches: [], focus: 0, query: "" };
+  const state = { board: 0, hidden: {}, matches: [], focus: 0, query: "", zsMin: 0, zsUnknown: true };
   // per board: row -> the hover's fields [row, model, group, score, rank, interval, tests]
   const info = spec.boards.map((b) => {
     const out = {};
@@ -43,6 +43,22 @@
   find.appendChild(input);
   const groups = el("div", "rx-groups");
   bar.append(find, list, groups);
+  // the zero-shot filter: at least N % (mteb's zero-shot % on the board's tasks), unknown or not
+  const zs = el("label", "rx-zs", "zero-shot ≥ ");
+  const zsMin = el("input", "rx-zs-min");
+  Object.assign(zsMin, { type: "number", min: 0, max: 100, step: 1, value: 0 });
+  const zsUnknown = el("input", "rx-zs-unknown");
+  Object.assign(zsUnknown, { type: "checkbox", checked: true });
+  zs.append(zsMin, " % ", zsUnknown, " unknown");
+  if (spec.zeroShot) bar.appendChild(zs);
+  zsMin.addEventListener("input", () => {
+    state.zsMin = Number(zsMin.value) || 0;
+    update(true, false);
+  });
+  zsUnknown.addEventListener("change", () => {
+    state.zsUnknown = zsUnknown.checked;
+    update(true, false);
+  });
   const status = el("div", "rx-status");
   status.setAttribute("aria-live", "polite");
   const caption = el("div", "rx-caption");
@@ -144,8 +160,12 @@
     const focus = state.matches.length ? state.matches[state.focus] : -1;
     const pos = {};
     let rows = 0;
+    const shot = (i) => {
+      const z = spec.zeroShot ? b.zeroShot[i] : null;
+      return z === null || z === undefined ? state.zsUnknown || !spec.zeroShot : z >= state.zsMin;
+    };
     models.forEach((m, i) => {
-      if (!state.hidden[m[2]] || m[3] || found.has(i)) pos[i] = rows++;
+      if ((!state.hidden[m[2]] && shot(i)) || m[3] || found.has(i)) pos[i] = rows++;
     });
     const data = b.figure.data.map((t) => {
       const keep = [];

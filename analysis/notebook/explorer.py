@@ -6,7 +6,9 @@ a page that works offline: a board switch (tabs), a search box (type part of a m
 name: the matches are highlighted and the first is scrolled into view; Enter goes to
 the next), group filters (:func:`analysis.results.groups.model_groups`: transformer,
 static models by kind, mteb's baselines, models mteb does not register),
-the score, interval and group on hover, and the user's own runs marked.
+the score, interval and group on hover, and the user's own runs marked; with
+``zero_shot=``, each model's zero-shot % on the board's tasks (mteb's, unknown kept
+unknown) on hover and a filter on it (at least N %, unknown shown or not).
 
 The drawing is plotly's (the Python package builds one figure per board, see
 :meth:`RankExplorer.figure`); a small script (``explorer.js`` beside this module) adds
@@ -88,6 +90,7 @@ COLUMNS = [
     "group",
     "own",
     "post",
+    "zero_shot",
 ]
 
 
@@ -159,6 +162,7 @@ class RankExplorer:
     found: str = ""
     score_decimals: int = 2
     _boards: tuple[_Board, ...] = field(default=(), repr=False)
+    zero_shot: bool = False
 
     @property
     def boards(self) -> list[str]:
@@ -209,7 +213,8 @@ class RankExplorer:
                         "<b>%{customdata[1]}</b><br>%{customdata[2]}<br>"
                         f"{html.escape(self.score_label)}: %{{customdata[3]}}<br>"
                         "rank %{customdata[4]} · interval %{customdata[5]}<br>%{customdata[6]}"
-                        "<extra></extra>"
+                        + ("<br>zero-shot %{customdata[7]}" if self.zero_shot else "")
+                        + "<extra></extra>"
                     ),
                     showlegend=False,
                 )
@@ -277,7 +282,7 @@ class RankExplorer:
         return traces
 
     def _hover(self, row: pd.Series, index: int) -> list[Any]:
-        """``[row, model, group, score, rank, interval, tests]``: the hover's fields."""
+        """``[row, model, group, score, rank, interval, tests, zero-shot]``: the hover's fields."""
         group = (
             row["group"]
             + (" · your run" if row["own"] else "")
@@ -285,13 +290,14 @@ class RankExplorer:
         )
         score = "—" if pd.isna(row["score"]) else f"{row['score']:.{self.score_decimals}f}"
         rank = f"{row['rank']:.0f}"
+        shot = "unknown" if pd.isna(row["zero_shot"]) else f"{row['zero_shot']:.0f}%"
         if pd.isna(row["rank_low"]):
-            return [index, row["model"], group, score, rank, "none", "too few tasks to test"]
+            return [index, row["model"], group, score, rank, "none", "too few tasks to test", shot]
         interval = f"[{row['rank_low']:.0f}, {row['rank_high']:.0f}]"
         tests = f"{row['n_better']:.0f} significantly better, {row['n_worse']:.0f} worse" + (
             " · tied with the leader" if row["tied_with_leader"] else ""
         )
-        return [index, row["model"], group, score, rank, interval, tests]
+        return [index, row["model"], group, score, rank, interval, tests, shot]
 
     @staticmethod
     def _tick(row: pd.Series) -> str:
@@ -320,6 +326,7 @@ class RankExplorer:
                         )
                     ],
                     "unranked": board.unranked,
+                    "zeroShot": [_number(z, 0) for z in rows["zero_shot"]],
                 }
             )
         groups = [g for g in GROUPS if (self.frame["group"] == g).any()]
@@ -328,6 +335,7 @@ class RankExplorer:
             "boards": boards,
             "groups": [[g, GROUP_COLORS[g]] for g in groups],
             "found": self.found,
+            "zeroShot": self.zero_shot,
             "colors": {"found": FOUND_COLOR, "own": OWN_COLOR},
             "layout": {"row": ROW_PX, "top": MARGIN_TOP, "bottom": MARGIN_BOTTOM},
         }
@@ -431,6 +439,7 @@ def rank_explorer(
     score_label: str = "score",
     score_scale: float = 1.0,
     score_decimals: int = 2,
+    zero_shot: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> RankExplorer:
     """An interactive explorer of every ranked model's rank interval, board by board.
 
@@ -451,6 +460,9 @@ def rank_explorer(
         score_scale: Factor applied to the results' ``score`` (100 for a mean on mteb's
             0-1 scale shown ×100).
         score_decimals: Decimals of the score shown (the page holds no more).
+        zero_shot: Board name -> {model: zero-shot % on that board's tasks, None when
+            unknown} (:func:`analysis.results.training.zero_shot`): shown on hover, with
+            a filter on it. None: no zero-shot column.
 
     Returns:
         A :class:`RankExplorer`: shown inline by Jupyter, written by ``.write(path)``.
@@ -521,6 +533,9 @@ def rank_explorer(
                 "group": [labels.get(m, "unknown") for m in t["model"]],
                 "own": t["model"].isin(mine),
                 "post": t["model"].isin(marked),
+                "zero_shot": pd.array(
+                    [(zero_shot or {}).get(name, {}).get(m) for m in t["model"]], dtype="Float64"
+                ),
             }
         )
         frames.append(frame)
@@ -528,7 +543,10 @@ def rank_explorer(
         boards.append(_Board(name, _board_caption(name, res, len(why)), res.n_models, dict(why)))
     frame = pd.concat(frames, ignore_index=True)[COLUMNS]
     frame["score"] = frame["score"].astype(float)
-    return RankExplorer(frame, title, score_label, found, score_decimals, tuple(boards))
+    frame["zero_shot"] = frame["zero_shot"].astype(float)
+    return RankExplorer(
+        frame, title, score_label, found, score_decimals, tuple(boards), zero_shot is not None
+    )
 
 
 def unranked_models(summary: pd.DataFrame, scope: str = "all") -> dict[str, str]:

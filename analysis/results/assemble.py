@@ -103,7 +103,7 @@ def fill_never_loaded(
             if (m, t.task) in seen:
                 continue
             rev, source, reason = broken.get((m, t.task), (revision.get(m), None, "no result file"))
-            extra.append((m, rev, t.task, t.type, t.is_public, reason, source))
+            extra.append((m, rev, t.task, t.type, t.is_public, reason, float("nan"), source))
     if not extra:
         return missing
     added = pd.DataFrame(extra, columns=MISSING_COLUMNS)
@@ -222,6 +222,8 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
         if column in frame.columns:
             frame[column] = frame[column].astype("str")
     frame["is_public"] = frame["is_public"].astype(bool)
+    if "partial_score" in frame.columns:
+        frame["partial_score"] = frame["partial_score"].astype(float)
     return frame
 
 

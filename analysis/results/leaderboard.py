@@ -6,7 +6,9 @@ plus your own runs) into a :class:`Leaderboard`:
 * ``scores``: one row per (model, task) with a complete score: model, revision, task,
   task_type, is_public, main_score (mteb's 0-1 scale), source (the folder it came from);
 * ``missing``: one row per (model, task) that the benchmark expects but that has no
-  complete score, with the reason ("no result file", "missing test/en", "unreadable: ...");
+  complete score, with the reason ("no result file", "missing test/en", "unreadable: ...")
+  and, for a file with some entries missing, the mean of the others (``partial_score``,
+  what mteb's Borda count ranks the task by);
 * ``summary``: per model, Mean (Task), Mean (Public), Mean (Private), mteb's Borda rank,
   the rank among complete models and explicit completeness flags
   (:mod:`analysis.results.summary`);

@@ -22,8 +22,9 @@ from ..core.io import atomic_write_parquet, atomic_write_text
 from .specs import BenchmarkSpec
 
 #: Bump when the cached frames change meaning (3: ``source`` column, unreadable rows; 4:
-#: the clashes settled by ``on_conflict="first"`` are kept with the entry).
-LOADER_VERSION = 4
+#: the clashes settled by ``on_conflict="first"`` are kept with the entry; 5: ``missing``'s
+#: ``partial_score``).
+LOADER_VERSION = 5
 #: The folder index of a "problem" that is a clash settled by keeping the first folder's
 #: result (``on_conflict="first"``): its path is the task, its message names both files.
 KEPT_FIRST = -1

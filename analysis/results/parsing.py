@@ -43,7 +43,18 @@ from .specs import BenchmarkSpec, TaskSpec
 Engine = Literal["fast", "mteb"]
 ENGINES: tuple[str, ...] = ("fast", "mteb")
 SCORE_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "main_score", "source"]
-MISSING_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "reason", "source"]
+#: ``partial_score``: the mean over the entries a file does have, for a task some are
+#: missing from (NaN otherwise); mteb's Borda count ranks a task by it (``summary.py``).
+MISSING_COLUMNS = [
+    "model",
+    "revision",
+    "task",
+    "task_type",
+    "is_public",
+    "reason",
+    "partial_score",
+    "source",
+]
 
 #: One file to parse: (absolute path, index of its results folder).
 FileRef = tuple[str, int]
@@ -262,7 +273,8 @@ class _Rows:
         if reason is None:
             self.scores.append((*base, score, source))
         else:
-            self.missing.append((*base, reason, source))
+            total, count, _ = scored
+            self.missing.append((*base, reason, total / count if count else math.nan, source))
 
     def add_joined(self, joined: Any, scored: dict[int, tuple[float, int, list[str]]]) -> None:
         """Rows of ``BenchmarkResults.join_revisions()``'s output; ``scored`` by result id."""

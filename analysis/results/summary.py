@@ -2,12 +2,18 @@
 
 Two ranks, because they answer different questions:
 
-* ``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``): every loaded
-  model is ranked, and a task a model misses earns it 0 points, so an incomplete model
-  is ranked too (low, usually).
+* ``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``, as
+  ``Benchmark._create_summary_table`` calls it): every model with a complete score on at
+  least one task is ranked; per task, the models are ranked by their score, a model
+  with only some of the task's (split, subset) entries by its mean over those (mteb's
+  long table holds them), and a task a model lacks earns it 0 points. Models without a
+  complete task score have none (mteb's table leaves them out).
 * ``rank_complete`` is the same Borda count among the complete models only (every task
   of the benchmark); incomplete models have none. It is the rank to quote for a model
   "on the benchmark", and what ``rank_intervals(aggregate="borda")`` computes.
+
+Both equal mteb's own table, model for model, on every benchmark of the shared snapshot
+under both pins (``tests/results/test_mteb_table.py``).
 
 A mean is NaN unless the model has every task of its scope, unless partial means are
 asked for by name.
@@ -29,26 +35,62 @@ from .specs import BenchmarkSpec
 COMPLETE_SHARE_WARNING = 0.25
 
 
-def borda_rank(scores: pd.DataFrame, models: Sequence[str]) -> pd.Series:
+def borda_rank(
+    scores: pd.DataFrame, models: Sequence[str], *, n_models: int | None = None
+) -> pd.Series:
     """Borda rank as mteb's leaderboard computes it (``_borda_rank_from_long``).
 
-    Per task, models with a score are ranked (higher is better, ties get the average
-    rank) and earn ``n_models - rank`` points; a missing task earns 0. Points are
-    summed and ranked with ties sharing the best ("min") rank.
+    Per task, the models with a score on it are ranked (higher is better, ties get the
+    average rank) and earn ``n_models - rank`` points; a missing task earns 0. Points are
+    summed and ranked with ties sharing the best ("min") rank, among ``models`` and every
+    model of ``scores`` (a NaN score: the model is in the ranking, the task earns it
+    nothing), as mteb ranks every model of its long table.
 
     Args:
         scores: long table with ``model``, ``task``, ``main_score``.
-        models: every model ranked (``n_models`` is their number).
+        models: the models whose rank is returned.
+        n_models: the points' offset; ``len(models)`` by default. mteb's table passes the
+            number of models with a complete score on some task, fewer than it ranks.
 
     Returns:
-        The rank per model (index ``model``).
+        The rank per model of ``models`` (index ``model``).
+
+    Examples:
+        >>> import pandas as pd
+        >>> from analysis.results.summary import borda_rank
+        >>> long = pd.DataFrame({"model": ["a", "b", "a", "b", "c"],
+        ...                      "task": ["t1", "t1", "t2", "t2", "t2"],
+        ...                      "main_score": [0.9, 0.8, 0.5, 0.5, 0.7]})
+        >>> borda_rank(long, ["a", "b", "c"]).to_dict()  # a: 2 + 0.5, b: 1 + 0.5, c: 2
+        {'a': 1, 'b': 3, 'c': 2}
     """
-    n_models = len(models)
+    n = len(models) if n_models is None else n_models
     if scores.empty:
         return pd.Series(1, index=pd.Index(models, name="model"), dtype="int64")
     ranks = scores.groupby("task")["main_score"].rank(method="average", ascending=False)
-    points = (n_models - ranks).groupby(scores["model"]).sum().reindex(models, fill_value=0.0)
-    return points.rank(method="min", ascending=False).astype("int64")
+    everyone = list(dict.fromkeys([*models, *scores["model"]]))
+    points = (n - ranks).groupby(scores["model"]).sum().reindex(everyone, fill_value=0.0)
+    return points.rank(method="min", ascending=False).astype("int64").loc[list(models)]
+
+
+def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """What mteb's Borda count sees, and the models its table ranks.
+
+    mteb's long table holds every entry of every result file of the benchmark's tasks, so
+    a task with some entries missing is ranked by the mean of the others (``missing``'s
+    ``partial_score``; NaN when it has none), and each model with such a file is in the
+    ranking. The table ranks the models with a complete score on some task (the rows of
+    its per-task pivot), and their number is the points' offset.
+    """
+    partial = missing.loc[
+        missing["reason"].str.startswith("missing "), ["model", "task", "partial_score"]
+    ]
+    seen = pd.concat(
+        [scores[["model", "task", "main_score"]],
+         partial.rename(columns={"partial_score": "main_score"})],
+        ignore_index=True,
+    )  # fmt: skip
+    return seen, sorted(set(scores["model"]))
 
 
 def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
@@ -87,8 +129,9 @@ def summarize(
         ``n_tasks``/``n_expected``, ``n_public``/``n_public_expected``,
         ``n_private``/``n_private_expected``, ``complete``, ``complete_public``,
         ``complete_private``, ``missing_tasks``, ``mean_task``, ``mean_public``,
-        ``mean_private``, ``partial_means``, ``borda_rank`` (mteb's, over every loaded
-        model) and ``rank_complete`` (Borda among complete models; <NA> otherwise).
+        ``mean_private``, ``partial_means``, ``borda_rank`` (mteb's, over every model
+        with a complete task score; <NA> for the others) and ``rank_complete`` (Borda
+        among complete models; <NA> otherwise).
     """
     public = {t.task for t in spec.tasks if t.is_public}
     private = {t.task for t in spec.tasks if not t.is_public}
@@ -142,7 +185,9 @@ def summarize(
     summary = pd.DataFrame(out)
     if summary.empty:
         return summary
-    summary["borda_rank"] = borda_rank(scores, models).to_numpy()
+    seen, ranked = _ranked_by_mteb(scores, missing)
+    mteb_rank = borda_rank(seen, ranked, n_models=len(ranked))
+    summary["borda_rank"] = pd.array([mteb_rank.get(m, pd.NA) for m in models], dtype="Int64")
     complete = [m for m, ok in zip(models, summary["complete"], strict=True) if ok]
     among = borda_rank(scores[scores["model"].isin(complete)], complete)
     summary["rank_complete"] = pd.array(

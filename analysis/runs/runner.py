@@ -52,7 +52,7 @@ from ..core.io import atomic_write_bytes
 from ..core.layout import PREDICTIONS, ModelFolder
 from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
-from .locks import FileLock, lock_path, pid_alive, task_lock
+from .locks import file_lock, lock_path, pid_alive, task_lock
 from .models import load_model
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ def _evaluate_staged(
         _publish(staged_result.parent / "model_meta.json", final_result.parent / "model_meta.json")
     staged_settings = staged_result.parent / "run_settings.jsonl"
     if staged_settings.is_file():
-        with FileLock(lock_path(results_dir, meta, "run_settings.jsonl")):
+        with file_lock(lock_path(results_dir, meta, "run_settings.jsonl")):
             _append_lines(staged_settings, final_result.parent / "run_settings.jsonl")
     _publish(staged_result, final_result)  # last: its presence means the task is complete
     return TaskResult.from_disk(final_result)

@@ -25,7 +25,8 @@ from .executors.records import read_record
 from .executors.slurm import slurm_queue
 from .executors.states import STATES, JobStatus, JobTraces, failed
 from .executors.submissions import read_submissions
-from .locks import LockInfo, lock_is_held, read_lock
+from .locks import Holder
+from .locks import lock_holder as held_by
 from .plan import Job, Plan, job_complete
 
 STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "detail"]
@@ -122,17 +123,15 @@ def _status(
     return kind.job_status(JobTraces(plan, base, entry, record, queue))
 
 
-def lock_holder(job: Job) -> tuple[str, LockInfo] | None:
-    """A live process holding the lock of one of the job's tasks: ``(task, holder)``.
+def lock_holder(job: Job) -> tuple[str, Holder] | None:
+    """A process holding the lock of one of the job's tasks: ``(task, holder)``.
 
     Another process on the plan (a second ``run --plan``, or ``run -m -t`` on the same
-    model and task) takes each task's lock (:mod:`analysis.runs.locks`) while it runs it.
-    Whether it still holds it is :func:`~analysis.runs.locks.lock_is_held`'s rule, the
-    one a worker breaking the lock applies.
+    model and task) holds each task's lock (:mod:`analysis.runs.locks`) while it runs it.
     """
     for task, path in zip(job.tasks, job.lock_files(), strict=True):
-        holder = read_lock(path)
-        if holder is not None and lock_is_held(path, holder):
+        holder = held_by(path)
+        if holder is not None:
             return task, holder
     return None
 

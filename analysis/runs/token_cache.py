@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.io import atomic_write_bytes
 from ..core.paths import default_cache_dir
-from .locks import FileLock
+from .locks import file_lock
 
 logger = logging.getLogger(__name__)
 
@@ -113,8 +113,8 @@ def cached_encoding(
         n_tokens = len(keywords["tokenized"])
         kept = _read(path, n_tokens)
         if kept is None:
-            lock = FileLock(folder / f"{key}.lock")
             try:
+                lock = file_lock(folder / f"{key}.lock")  # makes the folder
                 lock.acquire()
             except OSError as err:  # a cache that cannot be written never stops a distillation
                 logger.warning("Cannot keep token embeddings in %s (%s); encoding", folder, err)

@@ -12,7 +12,8 @@ Layout (public functions are re-exported here, so ``from analysis.stats import X
 * :mod:`._results`: the one result shape (:class:`StatsResult`) and intervals;
 * :mod:`._inversion`: sign-flip tests inverted into intervals (exact and Monte-Carlo);
 * public modules: :mod:`.paired`, :mod:`.pairwise`, :mod:`.ranks`, :mod:`.compare`,
-  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`;
+  :mod:`.friedman`, :mod:`.contrast`, :mod:`.correlation`, :mod:`.agreement`, :mod:`.gap`,
+  :mod:`.advantage` (the Goodhart audit's tests), :mod:`.predictive`;
 * :mod:`.estimate`: the estimator's own room (a benchmark mean from a few tasks:
   :func:`predict_benchmark`, :func:`next_tasks`, :func:`select_tasks`), with its private
   layers.

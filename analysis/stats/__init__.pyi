@@ -9,6 +9,12 @@ from ._checks import LabelMismatchError as LabelMismatchError
 from ._checks import UnknownModelError as UnknownModelError
 from ._results import ConfidenceInterval as ConfidenceInterval
 from ._results import StatsResult as StatsResult
+from .advantage import AdvantagePredictorsResult as AdvantagePredictorsResult
+from .advantage import PublicAdvantageResult as PublicAdvantageResult
+from .advantage import TrainedTaskResult as TrainedTaskResult
+from .advantage import advantage_predictors as advantage_predictors
+from .advantage import public_advantage as public_advantage
+from .advantage import trained_task_effect as trained_task_effect
 from .agreement import BenchmarkAgreementResult as BenchmarkAgreementResult
 from .agreement import benchmark_agreement as benchmark_agreement
 from .compare import ComparisonReport as ComparisonReport
@@ -32,5 +38,7 @@ from .paired import paired_bootstrap as paired_bootstrap
 from .pairwise import PairwiseResult as PairwiseResult
 from .pairwise import adjust_pvalues as adjust_pvalues
 from .pairwise import pairwise_significance as pairwise_significance
+from .predictive import PredictiveComparisonResult as PredictiveComparisonResult
+from .predictive import predictive_comparison as predictive_comparison
 from .ranks import RankIntervalsResult as RankIntervalsResult
 from .ranks import rank_intervals as rank_intervals

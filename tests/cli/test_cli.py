@@ -14,7 +14,7 @@ from analysis import cli
 from analysis.cli import build_cli
 
 REPO = Path(__file__).resolve().parents[2]
-COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "submit"]
+COMMANDS = ["batch", "run", "plan", "status", "distill", "estimate", "leaderboard", "submit"]
 
 
 def _python(*args: str) -> subprocess.CompletedProcess[str]:

@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from analysis.cli import main as static_rteb
-from analysis.runs.locks import FileLock, lock_path
+from analysis.runs.locks import file_lock, lock_holder, lock_path
 from analysis.runs.models import load_model
 from analysis.runs.plan import job_complete, read_plan
 from analysis.runs.runner import result_path
@@ -135,7 +136,7 @@ def held() -> Iterator[list[FileLock]]:
 def _hold(held: list[FileLock], runs: Path, model: Path, tasks: list[str]) -> None:
     meta = load_model(model).mteb_model_meta
     for task in tasks:
-        lock = FileLock(lock_path(runs, meta, task))
+        lock = file_lock(lock_path(runs, meta, task))
         assert lock.acquire(blocking=False)
         held.append(lock)
 
@@ -172,7 +173,7 @@ def test_direct_run_stops_cleanly_and_resumes(
     _release(held)
     assert _resume(line) == 0
     assert all(result_path(runs, meta, task).is_file() for task in TASKS)
-    assert not list((runs / ".locks").rglob("*.lock"))
+    assert not any(lock_holder(path) for path in (runs / ".locks").rglob("*.lock"))
 
 
 # --------------------------------------------------------------------------- plans
@@ -236,7 +237,7 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     _release(held)
     assert _resume(line) == 0
     assert _states(plan) == ["done"] * 3 and all(job_complete(job) for job in plan.jobs)
-    assert not list((runs / ".locks").rglob("*.lock"))
+    assert not any(lock_holder(path) for path in (runs / ".locks").rglob("*.lock"))
 
 
 def test_workers_stop_cleanly_when_the_main_process_is_killed(

@@ -228,29 +228,65 @@ def blog_models(shared_dir) -> list[str]:
     )
 
 
-@pytest.mark.shared
-def test_matches_mteb_leaderboard_summary(shared_results, blog_models, tmp_path):
-    """Mean (Task) equals mteb's own leaderboard table for every complete model."""
+def test_borda_rank_and_means_equal_mtebs_table_on_partial_tasks_and_ties(tmp_path):
+    """mteb's own table (``get_benchmark_result``) on a hand-made folder: the rules the
+    snapshot exercises, each on purpose (the whole snapshot: tests/results/test_mteb_table.py).
+
+    A task with a subset missing is ranked by the mean of the others (8M's STS17); a model
+    with no complete task is in each task's ranking and the final one, but not ranked
+    itself (2M); ``n_models`` counts the ranked models only; tied scores share the average
+    rank, tied points the best rank.
+    """
     import mteb
 
-    bench = mteb.get_benchmark("MTEB(eng, v2)")
+    tasks = ["STS17", "STSBenchmark", "SciFact"]
+    subsets = resolve_spec(tasks=["STS17"]).tasks[0].hf_subsets
+    root = tmp_path / "cache"
+    runs = {  # points (4 ranked models): MiniLM 1.5 + 3 + 1, 8M 1.5 + 1 + 3, 4M 0 + 2, bge 2
+        "sentence-transformers/all-MiniLM-L6-v2": {
+            "STS17": 0.5,
+            "STSBenchmark": 0.8,
+            "SciFact": 0.6,
+        },
+        "minishlab/potion-base-8M": {"STS17": 0.5, "STSBenchmark": 0.6, "SciFact": 0.8},
+        "minishlab/potion-base-4M": {"STSBenchmark": 0.7, "STS17": 0.4},
+        "minishlab/potion-base-2M": {"STS17": 0.95},
+        "BAAI/bge-small-en-v1.5": {"SciFact": 0.7},
+    }
+    partial = {"minishlab/potion-base-8M", "minishlab/potion-base-2M"}
+    for model, scores in runs.items():
+        for task, score in scores.items():
+            if task == "STS17":
+                kept = subsets[:-1] if model in partial else subsets
+                write_result(root, model, "r1", task, {"test": [(s, score) for s in kept]})
+            else:
+                write_result(root, model, "r1", task, score)
+    lb = load_leaderboard(tasks=tasks, results=root, cache_dir=tmp_path / "c", workers=1)
+    bench = mteb.Benchmark(name="toy", tasks=[mteb.get_task(t) for t in tasks])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = (
-            mteb.ResultCache(shared_results)
-            .load_results(models=blog_models, tasks=bench)
+        table = (
+            mteb.ResultCache(root)
+            .load_results(tasks=bench)
             .get_benchmark_result()
-            .set_index("Model")["Mean (Task)"]
+            .set_index("Model")
         )
-    lb = load_leaderboard(
-        "MTEB(eng, v2)", results=shared_results, models=blog_models, cache_dir=tmp_path
+    ranked = lb.summary["borda_rank"].dropna()
+    assert (
+        sorted(ranked.index)
+        == sorted(table.index)
+        == sorted(set(runs) - {"minishlab/potion-base-2M"})
     )
-    ours = lb.summary.loc[lb.summary["complete"], "mean_task"]
-    assert len(ours) == 3
-    np.testing.assert_allclose(ours.to_numpy(), ref.loc[ours.index].to_numpy(), atol=1e-12)
-    # mteb reports a mean for potion-multilingual too when no other loaded model has
-    # MassiveScenarioClassification's 'en' subset; we flag it instead.
-    assert not lb.summary.loc["minishlab/potion-multilingual-128M", "complete"]
+    assert ranked.to_dict() == table["Rank (Borda)"].to_dict()
+    assert sorted(ranked) == [1, 1, 4, 4]  # 2M ranks 3rd, unranked itself
+    assert pd.isna(lb.summary.loc["minishlab/potion-base-2M", "borda_rank"])
+    ours = lb.summary.loc[table.index, "mean_task"]
+    np.testing.assert_allclose(
+        ours.to_numpy(float), table["Mean (Task)"].to_numpy(float), atol=1e-12
+    )
+    missing = lb.missing.set_index(["model", "task"])["partial_score"]
+    assert missing[("minishlab/potion-base-8M", "STS17")] == pytest.approx(0.5)
+    assert np.isnan(missing[("minishlab/potion-base-4M", "SciFact")])  # no file: no score
 
 
 @pytest.mark.shared

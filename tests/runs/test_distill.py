@@ -259,13 +259,13 @@ def test_distill_command_takes_the_cache_options(
 
 def test_a_second_process_waits_for_the_encoding_under_way(teacher: Path, tmp_path: Path) -> None:
     """One process encodes a teacher at a time: another waits on the entry's lock."""
-    from analysis.runs.locks import FileLock
+    from analysis.runs.locks import file_lock
 
     probe = tmp_path / "probe"
     distill_model(teacher, tmp_path / "p", pca_dims=4, show_progress=False, cache_dir=probe)
     (entry,) = (probe / "token-embeddings").glob("*.npy")
     cache = tmp_path / "cache"
-    lock = FileLock(cache / "token-embeddings" / f"{entry.stem}.lock")
+    lock = file_lock(cache / "token-embeddings" / f"{entry.stem}.lock")
     lock.acquire()  # as a process encoding this teacher would hold it
     done = threading.Event()
 

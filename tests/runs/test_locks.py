@@ -1,4 +1,4 @@
-"""analysis.runs.locks: one writer per (model, revision, task), stale locks broken.
+"""analysis.runs.locks: one writer per (model, revision, task); a dead holder holds nothing.
 
 Real processes, not threads: the lock must hold between workers that share nothing but
 the results folder.
@@ -13,147 +13,50 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from filelock import Timeout
 
-from analysis.runs.locks import (
-    FileLock,
-    LockInfo,
-    lock_is_held,
-    lock_path,
-    pid_alive,
-    process_start,
-    read_lock,
-)
+from analysis.runs.locks import Holder, file_lock, lock_holder, lock_path
 from tests._run_fixtures import FIXTURE_TASKS, FIXTURES, REPO, distilled_static_model
 
 
-def _dead_pid() -> int:
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
-
-
-def _write_lock(
-    path: Path, *, host: str, pid: int, age: float = 0.0, pid_start: int | None = None
-) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    info = {"host": host, "pid": pid, "pid_start": pid_start, "started": time.time(), "token": "t"}
-    path.write_text(json.dumps(info))
-    if age:
-        then = time.time() - age
-        os.utime(path, (then, then))
-
-
-def test_lock_is_exclusive_and_released(tmp_path: Path) -> None:
-    path = tmp_path / "a.lock"
-    first = FileLock(path)
-    assert first.acquire(blocking=False)
-    holder = read_lock(path)
-    assert isinstance(holder, LockInfo)
-    assert (holder.host, holder.pid) == (socket.gethostname(), os.getpid())
-    assert not FileLock(path).acquire(blocking=False)
-    assert not FileLock(path, poll=0.05).acquire(timeout=0.3)
+def test_lock_is_exclusive_names_its_holder_and_is_released(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "folder" / "a.lock"
+    first = file_lock(path)
+    first.acquire(blocking=False)
+    assert lock_holder(path) == Holder(socket.gethostname(), os.getpid())
+    with pytest.raises(Timeout):
+        file_lock(path).acquire(blocking=False)
+    with pytest.raises(Timeout):
+        file_lock(path, poll_interval=0.05).acquire(timeout=0.3)
     first.release()
-    assert not path.exists()
-    with FileLock(path) as second:
-        assert read_lock(path).token == second.info.token
-    assert not path.exists()
+    assert lock_holder(path) is None
+    with file_lock(path):
+        assert lock_holder(path) == Holder(socket.gethostname(), os.getpid())
+    assert lock_holder(path) is None
 
 
-def test_lock_of_dead_process_on_this_host_is_broken(tmp_path: Path) -> None:
-    path = tmp_path / "dead.lock"
-    _write_lock(path, host=socket.gethostname(), pid=_dead_pid())
-    lock = FileLock(path)
-    assert lock.acquire(blocking=False)
-    assert read_lock(path).pid == os.getpid()
-    lock.release()
-
-
-def test_lock_of_live_process_is_kept_and_reused_pid_is_not(tmp_path: Path) -> None:
-    path = tmp_path / "live.lock"
-    _write_lock(path, host=socket.gethostname(), pid=os.getppid())
-    assert not FileLock(path).acquire(blocking=False)
-    # same pid, but a process that started at another time: pid reuse, so stale
-    info = json.loads(path.read_text())
-    info["pid_start"] = (process_start(os.getppid()) or 0) + 1
-    path.write_text(json.dumps(info))
-    assert not pid_alive(os.getppid(), info["pid_start"])
-    lock = FileLock(path)
-    assert lock.acquire(blocking=False)
-    lock.release()
-
-
-def test_lock_of_other_host_is_stale_only_after_timeout(tmp_path: Path) -> None:
-    path = tmp_path / "remote.lock"
-    _write_lock(path, host="some-other-node", pid=1, age=5.0)
-    assert not FileLock(path, stale_after=60.0, heartbeat=1.0).acquire(blocking=False)
-    lock = FileLock(path, stale_after=2.0, heartbeat=0.5)
-    assert lock.acquire(blocking=False)
-    lock.release()
-
-
-@pytest.mark.parametrize("verified", [True, False], ids=["start-recorded", "start-unknown"])
-def test_breaking_and_status_share_one_liveness_rule(tmp_path: Path, verified: bool) -> None:
-    """A live process of this host whose heartbeat is late (stopped, or a suspended laptop).
-
-    With its start time recorded the process is verifiably the holder: the lock is held
-    (not broken) and status names it. Without one the pid may be reused: the heartbeat
-    decides, and the lock is stale for both.
-    """
+def test_status_names_the_holder_of_a_jobs_task(tmp_path: Path) -> None:
+    """``static-rteb status`` asks the same: who holds a task of the job, if anyone."""
     from analysis.runs.plan import Job
-    from analysis.runs.status import lock_holder
+    from analysis.runs.status import lock_holder as job_lock_holder
 
-    job = Job("j", "m", "org/m", "r1", None, None, ("T",), str(tmp_path))
-    (path,) = job.lock_files()
-    start = process_start(os.getppid()) if verified else None
-    if verified and start is None:
-        pytest.skip("no /proc here: start times cannot be read")
-    _write_lock(path, host=socket.gethostname(), pid=os.getppid(), age=400.0, pid_start=start)
-    assert lock_is_held(path, read_lock(path)) is verified
-    assert (lock_holder(job) is not None) is verified
-    lock = FileLock(path)
-    assert lock.acquire(blocking=False) is not verified
-    lock.release()
-
-
-def test_heartbeat_keeps_a_held_lock_fresh(tmp_path: Path) -> None:
-    path = tmp_path / "beat.lock"
-    with FileLock(path, stale_after=1.0, heartbeat=0.1):
-        time.sleep(1.5)
-        assert time.time() - path.stat().st_mtime < 1.0
-        # another host's view: only age counts, and the file is fresh
-        other = FileLock(path, stale_after=1.0, heartbeat=0.1)
-        assert not other.is_stale(None)
-
-
-def test_unreadable_lock_file_counts_as_held_until_old(tmp_path: Path) -> None:
-    path = tmp_path / "empty.lock"
-    path.write_text("")  # a holder between open() and write(), or one that died there
-    assert not FileLock(path, stale_after=5.0, heartbeat=1.0).acquire(blocking=False)
-    then = time.time() - 10
-    os.utime(path, (then, then))
-    lock = FileLock(path, stale_after=5.0, heartbeat=1.0)
-    assert lock.acquire(blocking=False)
-    lock.release()
-
-
-def test_invalid_options_are_named(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="heartbeat"):
-        FileLock(tmp_path / "x.lock", stale_after=1.0, heartbeat=2.0)
-    with pytest.raises(ValueError, match="poll"):
-        FileLock(tmp_path / "x.lock", poll=0)
+    job = Job("j", "m", "org/m", "r1", None, None, ("T", "U"), str(tmp_path))
+    assert job_lock_holder(job) is None
+    with file_lock(job.lock_files()[1]):
+        assert job_lock_holder(job) == ("U", Holder(socket.gethostname(), os.getpid()))
+    assert job_lock_holder(job) is None
 
 
 WORKER = textwrap.dedent(
     """
     import os, sys, time
-    from analysis.runs.locks import FileLock
+    from analysis.runs.locks import file_lock
     path, log, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     for _ in range(rounds):
-        with FileLock(path, poll=0.005):
+        with file_lock(path, poll_interval=0.005):
             with open(log, "a") as f:
                 f.write(f"start {os.getpid()}\\n")
             time.sleep(0.01)
@@ -180,8 +83,8 @@ def test_concurrent_processes_never_hold_the_lock_together(tmp_path: Path) -> No
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from analysis.runs.locks import FileLock
-    lock = FileLock(sys.argv[1])
+    from analysis.runs.locks import file_lock
+    lock = file_lock(sys.argv[1])
     lock.acquire()
     print("held", flush=True)
     time.sleep(600)
@@ -195,12 +98,14 @@ def test_lock_of_killed_process_does_not_block_a_rerun(tmp_path: Path) -> None:
         [sys.executable, "-c", HOLDER, str(path)], cwd=REPO, stdout=subprocess.PIPE, text=True
     )
     assert holder.stdout.readline().strip() == "held"
-    assert not FileLock(path).acquire(blocking=False)
+    assert lock_holder(path) == Holder(socket.gethostname(), holder.pid)
+    with pytest.raises(Timeout):
+        file_lock(path).acquire(blocking=False)
     holder.send_signal(signal.SIGKILL)
     holder.wait(timeout=30)
-    lock = FileLock(path, poll=0.05)
-    assert lock.acquire(timeout=10)
-    lock.release()
+    assert lock_holder(path) is None  # released by the kernel: nothing to break
+    with file_lock(path, poll_interval=0.05).acquire(timeout=10):
+        pass
 
 
 RUNNER = textwrap.dedent(
@@ -238,7 +143,7 @@ def test_two_workers_on_the_same_tasks_run_each_once(
         )
         for o in orders
     ]
-    outputs = [json.loads(w.communicate(timeout=300)[0].strip().splitlines()[-1]) for w in workers]
+    outputs = [json.loads(w.communicate(timeout=900)[0].strip().splitlines()[-1]) for w in workers]
     assert [w.returncode for w in workers] == [0, 0]
     for task in tasks:
         assert sorted(out[task] for out in outputs) == ["cached", "ran"], (task, outputs)
@@ -247,4 +152,4 @@ def test_two_workers_on_the_same_tasks_run_each_once(
     settings = [json.loads(line)["task"] for line in (folder / "run_settings.jsonl").open()]
     assert sorted(settings) == tasks, "each run's settings line is kept, none overwritten"
     for task in tasks:
-        assert not lock_path(tmp_path, meta, task).exists()
+        assert lock_holder(lock_path(tmp_path, meta, task)) is None

@@ -243,29 +243,6 @@ def test_the_old_per_job_flags_are_refused(old: str, capsys: pytest.CaptureFixtu
         assert f"unrecognized arguments: {old}" in capsys.readouterr().err
 
 
-def test_submissions_logged_with_old_option_names_still_retry(tmp_path: Path) -> None:
-    from analysis.runs.executors import SlurmOptions, log_submission, read_submissions
-    from analysis.runs.plan import Plan
-
-    plan = Plan(results_dir=str(tmp_path), jobs=())
-    old = {"cpus_per_job": 4, "gpus_per_job": 1, "mem_gb": 16.0, "timeout_min": 30}
-    log_submission(plan, {"executor": "slurm", "jobs": {}, "options": old})
-    (entry,) = read_submissions(plan)
-    assert entry["options"] == {
-        "cpus_per_worker": 4,
-        "gpus_per_worker": 1,
-        "mem_gb_per_worker": 16.0,
-        "timeout_min": 30,
-    }
-    options = SlurmOptions.from_mapping(old)
-    assert (options.cpus_per_worker, options.gpus_per_worker, options.mem_gb_per_worker) == (
-        4,
-        1,
-        16.0,
-    )
-    assert options.submitit_parameters(2)["mem_gb"] == 16.0
-
-
 def test_one_console_script_and_module_entry_point_still_runs() -> None:
     import tomllib
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from analysis import cli
-from analysis.runs.locks import FileLock, lock_path, pid_alive
+from analysis.runs.locks import file_lock, lock_path, pid_alive
 from analysis.runs.models import load_model
 from analysis.runs.plan import read_plan
 from analysis.runs.runner import predictions_path, result_path
@@ -126,7 +126,7 @@ def test_slurm_array_cancel_resume_equals_local_run(
     held, last = metas[1], TASKS[-1]
 
     # the second job will finish its first two tasks, then wait for this lock: mid-run
-    blocker = FileLock(lock_path(slurm_runs, held, last))
+    blocker = file_lock(lock_path(slurm_runs, held, last))
     assert blocker.acquire(blocking=False)
     try:
         submit = ["run", "--plan", plan_file, "--executor", "slurm", "--cpus-per-worker", "1"]
@@ -216,7 +216,7 @@ def test_ctrl_c_while_waiting_leaves_the_array_running(
     plan = read_plan(plan_file)
     (job,) = plan.jobs
     meta = load_model(models[0]).mteb_model_meta
-    blocker = FileLock(lock_path(runs, meta, TASKS[1]))  # the job waits there: mid-run
+    blocker = file_lock(lock_path(runs, meta, TASKS[1]))  # the job waits there: mid-run
     assert blocker.acquire(blocking=False)
     try:
         argv = ["run", "--plan", plan_file, "--executor", "slurm", "--wait"]

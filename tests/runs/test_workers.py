@@ -178,23 +178,10 @@ def test_jobs_left_by_workers_that_ended_well_are_pending(tmp_path: Path) -> Non
     )
 
 
-def test_submissions_from_before_worker_arrays_still_read(tmp_path: Path) -> None:
-    plan = _plan(tmp_path, 2)
-    log_submission(
-        plan,
-        {"executor": "slurm", "jobs": {"job00": "5_0", "job01": "5_1"}, "options": {}},
-    )
-    _started(plan.jobs[0], "running", "5_0")
-    queue = {"5_0": ("RUNNING", "None"), "5_1": ("PENDING", "Priority")}
-    first, second = plan_status(plan, queue=queue)
-    assert (first.state, first.slurm_id) == ("running", "5_0")
-    assert (second.state, second.detail) == ("pending", "queued in SLURM (Priority)")
-
-
 def _hold_lock(path: str, held: object, release: object) -> None:
-    from analysis.runs.locks import FileLock
+    from analysis.runs.locks import file_lock
 
-    with FileLock(path):
+    with file_lock(path):
         held.set()  # type: ignore[attr-defined]
         release.wait(30)  # type: ignore[attr-defined]
 

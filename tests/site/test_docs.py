@@ -6,8 +6,10 @@ the ``docs`` extra), so a broken reference or a docstring Sphinx cannot read fai
 
 Every fenced code block of a page in ``docs/`` is either run here or marked illustrative
 with ``<!-- illustrative -->`` on the line before it: shell blocks of ``static-rteb ...
---help`` lines run (fast), Python blocks run against the shared results (slow).
-``docs/getting_started.md`` is left to its own test, which runs its walk.
+--help`` lines run (fast), Python blocks run against the shared results (slow). No page
+shows an output block (``text``, ``console``, no language) that no test checks: outputs
+live in ``docs/getting_started.md``, whose own test runs its walk and compares each
+output with what the command printed (another page includes them from there).
 
 The notebook pages are the figures batch's executed copies (``tools/docs_notebooks.py``):
 the repository's ``build/notebooks/figures/`` when every copy is fresh (after ``make
@@ -300,6 +302,25 @@ def test_every_code_block_runs_in_a_test_or_is_marked_illustrative() -> None:
         "code blocks that no test runs: put `<!-- illustrative -->` on the line before "
         "each, or make it a block tests/site/test_docs.py runs (`static-rteb ... --help` "
         f"lines, or Python): {unmarked}"
+    )
+
+
+#: What an output block is fenced as (``text``, ``console``, or no language at all).
+OUTPUT_LANGUAGES = frozenset({"", "text", "console", "output", "none"})
+
+
+def test_no_page_shows_an_output_that_no_test_checks() -> None:
+    """An output shown on a page is checked by a test, or it is not shown.
+
+    The illustrative marker does not excuse an output: the outputs are those of the
+    getting-started walk (its test compares them); another page includes them from there
+    (MyST ``{include}`` with ``:start-after:``).
+    """
+    shown = [b.where for b in docs_blocks() if b.language in OUTPUT_LANGUAGES]
+    assert not shown, (
+        f"output blocks that no test checks: {shown}. Show an output that "
+        "tests/site/test_getting_started.py compares (docs/getting_started.md) and include "
+        "it from there, or leave the output out."
     )
 
 

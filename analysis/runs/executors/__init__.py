@@ -10,8 +10,7 @@ per module, behind one small interface (:mod:`.base`: ``Executor.submit`` return
   its tasks), :mod:`.worker` (claims and the worker loop: run a submission's jobs until
   none is left), :mod:`.submissions` (``<results>/logs/submissions.jsonl``);
 * :mod:`.local`: worker processes on this machine (default: one per core), stopped
-  cleanly by Ctrl-C or SIGTERM; :mod:`.sequential`: every job in this process (the
-  benchmark's baseline);
+  cleanly by Ctrl-C or SIGTERM;
 * :mod:`.slurm`: one submitit job array of workers per submission, the queue, waiting.
 
 :mod:`analysis.runs.status` reads the records and submissions, with SLURM's queue and
@@ -32,7 +31,6 @@ from .factory import make_executor
 from .job import run_job
 from .local import LocalExecutor, LocalRun, run_local
 from .records import JOB_RECORDS, read_record, record_path, write_record
-from .sequential import run_sequential
 from .slurm import (
     ACTIVE_STATES,
     SlurmExecutor,
@@ -74,7 +72,6 @@ __all__ = [
     "record_path",
     "run_job",
     "run_local",
-    "run_sequential",
     "run_worker",
     "slurm_queue",
     "slurm_worker",

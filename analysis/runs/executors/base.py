@@ -1,18 +1,12 @@
 """The executor interface: ``submit`` a plan's jobs, get a handle, ``wait`` on it.
 
-Two executors implement it, both around the same worker loop and job function
-(:mod:`.worker`, :mod:`.job`):
-
-* :class:`~.local.LocalExecutor`: worker processes on this machine; its handle must be
-  waited on (the workers are this process's children);
-* :class:`~.slurm.SlurmExecutor`: one submitit job array of workers; its handle is
-  detached (the array runs on without this process).
-
-A ``KeyboardInterrupt`` (Ctrl-C, a kernel interrupt, or SIGTERM under
-:func:`analysis.core.interrupt.stop_on_signals`) during ``wait`` raises
+Two executors implement it around the same worker loop and job function (:mod:`.worker`,
+:mod:`.job`): :class:`~.local.LocalExecutor` (worker processes on this machine, waited
+on) and :class:`~.slurm.SlurmExecutor` (a submitit job array; its handle is detached).
+A stop while waiting (:mod:`analysis.core.interrupt`) raises
 :class:`~analysis.core.errors.RunInterrupted`: local workers are stopped and their jobs
-recorded as interrupted; a SLURM array keeps running, and the message says how to
-follow or cancel it.
+recorded as interrupted; a SLURM array keeps running, and the message says how to follow
+or cancel it.
 """
 
 from __future__ import annotations
@@ -46,12 +40,11 @@ class JobOutcome:
 
 
 class Submitted(abc.ABC):
-    """A handle on submitted jobs: what :meth:`Executor.submit` returns.
+    """A handle on submitted jobs (:meth:`Executor.submit`).
 
     Attributes:
         job_ids: The plan jobs submitted.
-        detached: True when the jobs run on without this process (SLURM), False when this
-            process must :meth:`wait` for them (local workers are its children).
+        detached: True when the jobs run on without this process (SLURM).
     """
 
     job_ids: tuple[str, ...]
@@ -63,16 +56,10 @@ class Submitted(abc.ABC):
 
     @abc.abstractmethod
     def wait(self, *, show_progress: bool = True) -> list[JobOutcome]:
-        """Block until every job has ended.
-
-        Args:
-            show_progress: Show one progress bar.
-
-        Returns:
-            One outcome per job that ended, in completion order where known.
+        """Block until every job has ended; one outcome per job that ended (one bar shown).
 
         Raises:
-            RunInterrupted: On Ctrl-C / SIGTERM (see the module docstring).
+            RunInterrupted: On a stop (see the module docstring).
         """
 
 
@@ -84,39 +71,16 @@ class Executor(abc.ABC):
     @staticmethod
     @abc.abstractmethod
     def job_status(traces: JobTraces) -> JobStatus:
-        """The state of a job this executor was last given, from its own traces.
-
-        :func:`analysis.runs.status.plan_status` has found the job unfinished, neither
-        rejected at submission nor running elsewhere.
-
-        Args:
-            traces: What was found of the job (its submission, record, SLURM's queue).
-
-        Returns:
-            The job's state.
-        """
+        """The state of an unfinished job this executor was last given, from its traces."""
 
     @staticmethod
     def may_start(entry: dict[str, Any]) -> bool:
-        """Whether a submission may still start the jobs it has not started.
-
-        True by default (a detached submission: its queue decides); the local executor's
-        workers end with the process that made the submission.
-        """
+        """Whether a submission may still start the jobs it has not started (default True)."""
         return True
 
     @abc.abstractmethod
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> Submitted:
-        """Start ``jobs`` of ``plan``; log the submission; return its handle.
-
-        Args:
-            plan: The plan the jobs come from.
-            jobs: The jobs to run.
-            batch_size: Encoding batch size.
-
-        Returns:
-            The handle.
-        """
+        """Start ``jobs`` of ``plan``, log the submission, return its handle."""
 
 
 def check_executor(name: str) -> str:

@@ -12,22 +12,21 @@ had run one evaluation itself forked workers that hung in their first OpenMP cal
 server is a fresh process that imports mteb and this package once (``PRELOAD``) and forks
 every worker from there, so workers still start without paying the imports.
 
-Stopping: on ``KeyboardInterrupt`` (Ctrl-C to the terminal's process group, SIGINT or
-SIGTERM to this process alone, a notebook kernel interrupt) the workers get SIGTERM;
-each records its job as interrupted, removes its staging folder, releases its lock and
-exits. A worker still alive after :data:`~analysis.core.interrupt.GRACE` seconds is
-killed and its job recorded as interrupted here. Workers also stop, cleanly, when this
-process is killed outright: each watches it and sends itself SIGTERM when it ends
-(:func:`~analysis.core.interrupt.worker_signals`).
+Stopping (the rules: :mod:`analysis.core.interrupt`): on ``KeyboardInterrupt`` (Ctrl-C,
+SIGINT or SIGTERM under :func:`~analysis.core.interrupt.stop_on_signals`, a notebook
+kernel interrupt) the workers get SIGTERM; each records its job as interrupted, removes
+its staging folder and exits. A worker still alive after
+:data:`~analysis.core.interrupt.GRACE` seconds is killed and its job recorded as
+interrupted here. A worker whose main process dies stops itself the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import multiprocessing.forkserver
 import os
-import signal
 import socket
 import time
 from collections.abc import Sequence
@@ -36,8 +35,7 @@ from typing import Any, ClassVar
 from tqdm.auto import tqdm
 
 from ...core.errors import RunInterrupted
-from ...core.interrupt import GRACE, signal_of, signals_ignored
-from ...core.interrupt import worker_signals as _worker_signals
+from ...core.interrupt import GRACE, signal_of, worker_signals
 from ..locks import pid_alive
 from ..plan import Job, Plan
 from .base import Executor, JobOutcome, Submitted
@@ -188,21 +186,17 @@ class LocalRun(Submitted):
         ended: dict[str, dict[str, Any]] = {}
         bar = tqdm(total=len(self.jobs), desc="jobs", unit="job", disable=not show_progress)
         try:
-            sentinels = [p.sentinel for p in self.processes]
             while any(p.is_alive() for p in self.processes):
-                multiprocessing.connection.wait(sentinels, timeout=POLL)
+                multiprocessing.connection.wait([p.sentinel for p in self.processes], POLL)
                 self._collect(ended, bar)
-            for process in self.processes:
-                process.join()
             self._collect(ended, bar)
         except KeyboardInterrupt as err:
-            with signals_ignored():
-                killed = self._stop()
-                for job in self.jobs:
-                    if job.job_id not in ended:
-                        mark_interrupted(self.plan, job, killed, "interrupted (worker killed)")
-                self._collect(ended, bar)
-                finished, interrupted, not_started = stop_counts(self.jobs, ended)
+            killed = self._stop()
+            for job in self.jobs:
+                if job.job_id not in ended:
+                    mark_interrupted(self.plan, job, killed, "interrupted (worker killed)")
+            self._collect(ended, bar)
+            finished, interrupted, not_started = stop_counts(self.jobs, ended)
             raise RunInterrupted(
                 signum=signal_of(err),
                 finished=finished,
@@ -237,22 +231,16 @@ class LocalRun(Submitted):
                 bar.update(1)
 
     def _stop(self) -> set[int]:
-        """SIGTERM every live worker, wait up to GRACE seconds, kill the rest; their pids."""
-        for process in self.processes:
-            if process.is_alive() and process.pid is not None:
-                try:
-                    os.kill(process.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    continue
+        """SIGTERM every worker, wait up to GRACE seconds, kill the rest; their pids."""
         deadline = time.monotonic() + GRACE
         for process in self.processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-        killed = set()
+            process.terminate()  # SIGTERM; nothing if it has ended
         for process in self.processes:
-            if process.is_alive() and process.pid is not None:
-                process.kill()
-                process.join()
-                killed.add(process.pid)
+            process.join(max(0.0, deadline - time.monotonic()))
+        killed = {p.pid for p in self.processes if p.is_alive() and p.pid is not None}
+        for process in self.processes:
+            process.kill()
+            process.join()
         return killed
 
 
@@ -282,12 +270,10 @@ def _local_worker(
     jobs: list[Job], token: str, batch_size: int, threads: int, verbose: bool = False
 ) -> None:
     """A local worker process: quiet, stops on SIGINT/SIGTERM, runs jobs until none is left."""
-    _worker_signals()
+    worker_signals()
     _quiet_worker(verbose)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # its job is recorded as interrupted
         run_worker(jobs, token, batch_size=batch_size, threads=threads)
-    except KeyboardInterrupt:  # the job is recorded as interrupted: end quietly, no traceback
-        return
 
 
 def _quiet_worker(verbose: bool) -> None:

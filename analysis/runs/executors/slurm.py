@@ -33,7 +33,7 @@ from ...core.interrupt import signal_of
 from ..plan import Job, Plan, write_plan
 from .base import Executor, JobOutcome, Submitted, check_executor, outcomes_from_records
 from .states import JobStatus, JobTraces, failed, interrupted, results_missing
-from .submissions import LEGACY_OPTIONS, log_submission
+from .submissions import log_submission
 from .worker import JOBS_FILE, claims_dir, new_token, run_worker
 
 logger = logging.getLogger(__name__)
@@ -73,10 +73,9 @@ class SlurmOptions:
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> SlurmOptions:
-        """Options from a mapping: old names (``cpus_per_job``, ...) accepted, others ignored."""
+        """Options from a mapping (a submission's, the command line's); others ignored."""
         known = {f.name for f in fields(cls)}
-        renamed = {LEGACY_OPTIONS.get(k, k): v for k, v in options.items() if v is not None}
-        return cls(**{k: v for k, v in renamed.items() if k in known})
+        return cls(**{k: v for k, v in options.items() if k in known and v is not None})
 
     def n_workers(self, n_jobs: int) -> int:
         """How many array elements a submission of ``n_jobs`` jobs gets."""
@@ -155,8 +154,7 @@ def slurm_job_status(traces: JobTraces) -> JobStatus:
     plan, base, entry, record, queue = (
         traces.plan, traces.base, traces.entry, traces.record, traces.queue
     )  # fmt: skip
-    # submissions before worker arrays had one element per job, named in "jobs"
-    workers = entry.get("workers") or [entry["jobs"][base["job_id"]]]
+    workers = entry.get("workers") or []
     if record is None:
         return _untaken_status(plan, base, workers, queue)
     slurm_id = record.get("slurm_job_id")

@@ -15,12 +15,6 @@ from typing import Any
 from ..plan import Plan
 
 SUBMISSIONS = "submissions.jsonl"
-#: Option names of submissions logged before the per-worker names (one release).
-LEGACY_OPTIONS = {
-    "cpus_per_job": "cpus_per_worker",
-    "gpus_per_job": "gpus_per_worker",
-    "mem_gb": "mem_gb_per_worker",
-}
 
 
 def log_submission(plan: Plan, entry: dict[str, Any]) -> None:
@@ -36,19 +30,16 @@ def log_submission(plan: Plan, entry: dict[str, Any]) -> None:
 
 
 def read_submissions(plan: Plan) -> list[dict[str, Any]]:
-    """Every submission of the plan's results folder, oldest first (options renamed to today's)."""
+    """Every submission of the plan's results folder, oldest first."""
     path = plan.logs_dir / SUBMISSIONS
     if not path.is_file():
         return []
     entries = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            entry = json.loads(line)
+            entries.append(json.loads(line))
         except ValueError:
             continue  # a line cut by a crash
-        options = entry.get("options") or {}
-        entry["options"] = {LEGACY_OPTIONS.get(k, k): v for k, v in options.items()}
-        entries.append(entry)
     return entries
 
 

@@ -1,0 +1,799 @@
+"""Who gains on the public tasks beyond chance, and what goes with that gain.
+
+RTEB keeps some datasets private so that a model cannot be tuned to them. A model's
+**public advantage** is how much better it does, relative to the other models, on the
+public tasks than on the private ones:
+
+    y[t, j] = x[t, j] - mean_{k != j} x[t, k]         (the task's difficulty cancels)
+    A_j = mean_public(y_j) - mean_private(y_j)
+
+(the negative of :func:`analysis.stats.public_private_gap`'s relative gap). The unit of
+sampling is the task: the public and the private tasks are two independent samples of
+tasks, and every model is scored on the same ones.
+
+* :func:`public_advantage`: every model's A_j with **simultaneous** intervals (all of them
+  cover at once with probability ``confidence_level``) and the models beyond chance after
+  the multiplicity, by a studentized max-T over sign flips of the tasks;
+* :func:`advantage_predictors`: is A related to a property of the models (training
+  overlap, zero-shot %, rank on MTEB(eng, v2), release date, size, organisation, static
+  kind)? A contrast of the A_j whose variance counts the tasks *and* the models as
+  samples, Holm across the predictors, and the smallest effect each could have detected;
+* :func:`trained_task_effect`: within models, do they do better (relative to the others)
+  on the public tasks they trained on than on those they did not? A paired sign-flip test
+  with the model as the unit.
+
+Measured type-I error and coverage at the data's sizes (70 models, 16 or 17 public and 13
+private tasks; 14/6 for RTEB(eng, beta)), with departures (unequal spreads, heavy tails,
+correlated tasks and models, an outlying model): ``benchmarks/results/goodhart_validation.md``,
+written by ``benchmarks/bench_goodhart_validation.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from scipy.stats import t as t_dist
+
+from ._checks import (
+    RngLike,
+    _check_choice,
+    _check_n_resamples,
+    _check_open_unit,
+    _check_rng,
+    label_mismatch,
+)
+from ._maxt import single_step
+from ._resampling import sign_patterns
+from ._results import ConfidenceInterval, StatsResult
+from .contrast import welch
+from .gap import _reference, _task_lists, _wide_scores
+from .pairwise import adjust_pvalues
+
+#: A side with fewer tasks gets no test: below 6 tasks its per-model spread rests on at
+#: most 4 degrees of freedom, and the family-wise error of the studentized max-T was not
+#: shown to hold (``benchmarks/results/goodhart_validation.md`` measures 6/6 and 14/6).
+MIN_TASKS_PER_SIDE = 6
+_ADJUSTMENTS = ("holm", "bonferroni", "none")
+
+
+def _relative(x: np.ndarray) -> np.ndarray:
+    """Each model's scores minus the mean of the other models on the same task."""
+    return x - _reference(x, None)
+
+
+def _welch_parts(y_pub: np.ndarray, y_priv: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """Welch's statistics of mean_public - mean_private per column (tasks on axis -2)."""
+    n1, n2 = y_pub.shape[-2], y_priv.shape[-2]
+    return welch(
+        y_pub.mean(axis=-2),
+        y_pub.var(axis=-2, ddof=1),
+        n1,
+        y_priv.mean(axis=-2),
+        y_priv.var(axis=-2, ddof=1),
+        n2,
+        level,
+    )
+
+
+def flip_max_t(
+    y_pub: np.ndarray, y_priv: np.ndarray, patterns: Any, *, pooled: bool = False
+) -> np.ndarray:
+    """Per sign pattern: the largest |Welch t| over the columns of the flipped residuals.
+
+    The residuals are centred within each side (the null at the estimated advantages),
+    or with ``pooled`` at each model's mean over both sides (the null imposed: no
+    advantage). A pattern flips every column of a task together, so the models'
+    dependence is kept; ``s`` and ``-s`` give the same statistic. Returns (patterns,).
+    """
+    n1, n2 = y_pub.shape[0], y_priv.shape[0]
+    centre = np.vstack([y_pub, y_priv]).mean(axis=0) if pooled else None
+    r1 = y_pub - (y_pub.mean(axis=0) if centre is None else centre)
+    r2 = y_priv - (y_priv.mean(axis=0) if centre is None else centre)
+    ss1, ss2 = (r1**2).sum(axis=0), (r2**2).sum(axis=0)
+    out = []
+    for signs in patterns.blocks(max(1, (1 << 20) // max(r1.shape[1], 1))):
+        m1, m2 = signs[:, :n1] @ r1 / n1, signs[:, n1:] @ r2 / n2
+        var = (ss1 - n1 * m1**2) / ((n1 - 1) * n1) + (ss2 - n2 * m2**2) / ((n2 - 1) * n2)
+        t = np.divide(np.abs(m1 - m2), np.sqrt(var), out=np.zeros_like(var), where=var > 0)
+        out.append(t.max(axis=1))
+    return np.concatenate(out)
+
+
+def simultaneous(
+    y_pub: np.ndarray, y_priv: np.ndarray, observed: np.ndarray, patterns: Any, alpha: float
+) -> tuple[np.ndarray, float]:
+    """Family-wise adjusted p-values and the critical |t| of :func:`public_advantage`.
+
+    The larger of the two nulls' critical values (:func:`flip_max_t`, centred within
+    each side and pooled), and each model's larger adjusted p-value: a model is beyond
+    chance exactly when its |t| exceeds the critical value. Centred within the sides the
+    reference holds when models truly differ; pooled, it holds better at the global null
+    with few tasks (measured: ``benchmarks/results/goodhart_validation.md``).
+    """
+    adjusted, critical = single_step(flip_max_t(y_pub, y_priv, patterns), observed, patterns, alpha)
+    imposed, critical_pooled = single_step(
+        flip_max_t(y_pub, y_priv, patterns, pooled=True), observed, patterns, alpha
+    )
+    return np.maximum(adjusted, imposed), max(critical, critical_pooled)
+
+
+@dataclass(frozen=True, repr=False)
+class PublicAdvantageResult(StatsResult):
+    """Result of :func:`public_advantage`.
+
+    Attributes:
+        table: one row per model, sorted by ``advantage`` (largest first): ``model``,
+            ``mean_public``, ``mean_private``, ``advantage`` (A_j), ``se`` and ``df``
+            (Welch), ``ci_low`` / ``ci_high`` (simultaneous), ``pvalue`` (Welch, per
+            model, unadjusted), ``pvalue_adjusted`` (max-T, family-wise) and
+            ``beyond_chance``: ``"public"`` (gains on public beyond chance),
+            ``"private"`` (gains on private) or ``""``.
+        public_tasks: the public tasks (sorted).
+        private_tasks: the private tasks (sorted).
+        testable: both sides have at least :data:`MIN_TASKS_PER_SIDE` tasks.
+        critical_value: the max-T quantile the intervals use (NaN when not testable).
+        n_patterns: sign patterns of the reference distribution.
+        exact: every distinct pattern was enumerated.
+        confidence_level: level of the simultaneous intervals.
+        alpha: family-wise level of ``beyond_chance`` (``1 - confidence_level``).
+        method: what was computed.
+        caveat: what a benchmark too small to test cannot say ("" when testable).
+    """
+
+    table: pd.DataFrame
+    public_tasks: list[str]
+    private_tasks: list[str]
+    testable: bool
+    critical_value: float
+    n_patterns: int
+    exact: bool
+    confidence_level: float
+    alpha: float
+    method: str
+    caveat: str = ""
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (a copy)."""
+        return self.table.copy()
+
+    def _summary_lines(self) -> list[str]:
+        counts = self.table["beyond_chance"].value_counts()
+        lines = [
+            f"{len(self.table)} models, {len(self.public_tasks)} public / "
+            f"{len(self.private_tasks)} private tasks",
+            f"beyond chance (family-wise alpha={self.alpha:g}): {counts.get('public', 0)} on "
+            f"public, {counts.get('private', 0)} on private",
+            f"method: {self.method[:80]}",
+        ]
+        return [*lines, f"caveat: {self.caveat[:80]}"] if self.caveat else lines
+
+
+def _side_matrices(
+    scores: Any, public_tasks: Any, private_tasks: Any, argname: str = "scores"
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str], list[str]]:
+    """The complete public and private score matrices (tasks x models), rows sorted."""
+    public, private = _task_lists(public_tasks, private_tasks)
+    wide = _wide_scores(scores, public + private)
+    public, private = sorted(public), sorted(private)
+    holes = wide.isna().any(axis=0)
+    if holes.any():
+        raise ValueError(
+            f"`{argname}` has missing scores for {list(wide.columns[holes])[:5]}: pass the "
+            "models complete on both sides (`lb.complete_models('public', 'private')`)"
+        )
+    if wide.shape[1] < 3:
+        raise ValueError(f"`{argname}` needs at least 3 models, got {wide.shape[1]}")
+    models = [str(m) for m in wide.columns]
+    x = wide.to_numpy(dtype=float)
+    rows = {t: i for i, t in enumerate(wide.index)}
+    return x[[rows[t] for t in public]], x[[rows[t] for t in private]], public, private, models
+
+
+def untestable_caveat(n_public: int, n_private: int, n_models: int) -> str:
+    """What a benchmark with too few tasks on a side cannot say (the ``caveat`` text)."""
+    small = min(n_public, n_private)
+    side = "public" if n_public <= n_private else "private"
+    spread = (
+        "its spread cannot be estimated at all"
+        if small < 2
+        else f"its spread rests on {small - 1} degree(s) of freedom"
+    )
+    return (
+        f"{n_public} public / {n_private} private tasks: the {side} side has {small} task(s), "
+        f"so {spread}. With fewer than {MIN_TASKS_PER_SIDE} tasks on a side no family-wise "
+        f"interval over the {n_models} models is shown to hold: it cannot say whether any "
+        "model gains on the public tasks beyond chance, nor that none does; the advantages "
+        "are descriptive only."
+    )
+
+
+def public_advantage(
+    scores: pd.DataFrame,
+    *,
+    public_tasks: Sequence[str],
+    private_tasks: Sequence[str],
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: RngLike = None,
+) -> PublicAdvantageResult:
+    """Every model's public advantage with simultaneous intervals; who gains beyond chance.
+
+    * **Estimate**: A_j = mean over the public tasks of ``y_j`` minus its mean over the
+      private tasks, ``y`` the score relative to the mean of the other models (module
+      notes). Per model, Welch's t over the tasks (the two sides independent, their
+      spreads free) gives ``se``, ``df`` and an unadjusted ``pvalue``.
+    * **Simultaneous intervals**: ``A_j +- c * se_j`` for every model at once, ``c`` the
+      ``confidence_level`` quantile of the largest |Welch t| over the models under sign
+      flips of the tasks' residuals (a whole task's row flipped together: the
+      studentized max-T, a wild bootstrap with Rademacher signs); the residuals are
+      centred within each side and, for a second reference, at each model's pooled
+      mean, and the larger critical value is used (the first holds when models truly
+      differ, the second at the global null with few tasks).
+      It adapts to models that move together (families, near-copies) where Bonferroni
+      would not. ``pvalue_adjusted`` is the single-step max-T p-value; a model is beyond
+      chance (``beyond_chance``) exactly when its interval excludes 0.
+    * **Null hypothesis** of model j: its expected relative score is the same over the
+      population of public tasks and of private tasks. **Assumptions**: tasks
+      independent (within and across the sides), each side's residuals roughly
+      symmetric. Tasks that are near-duplicates *across* the sides (RTEB(beta) has three
+      such pairs) make the intervals conservative; correlated tasks within a side make
+      them too narrow. Measured family-wise error and coverage (normal, heavy-tailed,
+      unequal spreads, correlated tasks, families of models, an outlying model; 16/13,
+      17/13, 14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
+    * **Too few tasks**: with fewer than :data:`MIN_TASKS_PER_SIDE` tasks on a side there
+      is no interval and no decision (NaN, ``beyond_chance`` empty); ``caveat`` says what
+      the benchmark cannot say.
+
+    Draws from ``rng``: the random sign patterns (none when all are enumerated).
+
+    Args:
+        scores: wide tasks x models table; its rows are exactly the public and private
+            tasks, every model complete on them.
+        public_tasks: the benchmark's public tasks.
+        private_tasks: its private tasks.
+        n_resamples: sign patterns (all are enumerated when ``2**(n - 1)`` fit).
+        confidence_level: level of the simultaneous intervals; the decisions are at
+            ``1 - confidence_level`` family-wise.
+        rng: seed or Generator.
+
+    Returns:
+        PublicAdvantageResult.
+
+    Raises:
+        ValueError: a model misses a score, fewer than 3 models or 2 tasks a side, a task
+            on both lists, or an invalid option.
+        LabelMismatchError: the rows of ``scores`` are not the listed tasks.
+
+    Examples:
+        40 models on 16 public and 13 private tasks (synthetic); ``m0`` gains 0.08 on the
+        public tasks:
+
+        >>> import numpy as np, pandas as pd
+        >>> from analysis.stats import public_advantage
+        >>> rng = np.random.default_rng(0)
+        >>> tasks = [f"t{i:02d}" for i in range(29)]
+        >>> x = rng.normal(0.5, 0.1, (29, 1)) + rng.normal(0, 0.02, (29, 40))
+        >>> x[:16, 0] += 0.08
+        >>> scores = pd.DataFrame(x, index=tasks, columns=[f"m{j}" for j in range(40)])
+        >>> res = public_advantage(scores, public_tasks=tasks[:16], private_tasks=tasks[16:],
+        ...                        n_resamples=2000, rng=0)
+        >>> table = res.to_frame()
+        >>> table.loc[table["beyond_chance"] != "", "model"].tolist()
+        ['m0']
+        >>> bool(res.critical_value > 2.5)  # wider than one model's 95% interval
+        True
+    """
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    gen = _check_rng(rng)
+    x_pub, x_priv, public, private, models = _side_matrices(scores, public_tasks, private_tasks)
+    y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+    w = _welch_parts(y_pub, y_priv, confidence_level)
+    alpha = 1.0 - confidence_level
+    table = pd.DataFrame(
+        {
+            "model": models,
+            "mean_public": x_pub.mean(axis=0),
+            "mean_private": x_priv.mean(axis=0),
+            "advantage": w["estimate"],
+            "se": w["se"],
+            "df": w["df"],
+        }
+    )
+    testable = min(len(public), len(private)) >= MIN_TASKS_PER_SIDE
+    n_units = len(public) + len(private)
+    if not testable:
+        for column in ("ci_low", "ci_high", "pvalue", "pvalue_adjusted"):
+            table[column] = np.nan
+        table["beyond_chance"] = ""
+        return PublicAdvantageResult(
+            table=table.sort_values("advantage", ascending=False, ignore_index=True),
+            public_tasks=public,
+            private_tasks=private,
+            testable=False,
+            critical_value=np.nan,
+            n_patterns=0,
+            exact=False,
+            confidence_level=confidence_level,
+            alpha=alpha,
+            method="advantage only (a side under the minimum number of tasks)",
+            caveat=untestable_caveat(len(public), len(private), len(models)),
+        )
+    patterns = sign_patterns(n_units, n_resamples, gen)
+    observed = np.abs(w["t"])
+    adjusted, critical = simultaneous(y_pub, y_priv, observed, patterns, alpha)
+    table["ci_low"] = w["estimate"] - critical * w["se"]
+    table["ci_high"] = w["estimate"] + critical * w["se"]
+    table["pvalue"] = w["pvalue"]
+    table["pvalue_adjusted"] = adjusted
+    table["beyond_chance"] = np.where(
+        table["ci_low"] > 0, "public", np.where(table["ci_high"] < 0, "private", "")
+    )
+    return PublicAdvantageResult(
+        table=table.sort_values("advantage", ascending=False, ignore_index=True),
+        public_tasks=public,
+        private_tasks=private,
+        testable=True,
+        critical_value=float(critical),
+        n_patterns=patterns.total,
+        exact=patterns.exact,
+        confidence_level=confidence_level,
+        alpha=alpha,
+        method=(
+            f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
+            f"simultaneous intervals and adjusted p-values by the studentized max-T over "
+            f"{patterns.describe()} of the tasks' residuals (the larger of the within-side "
+            "and pooled centrings)"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- predictors
+
+
+@dataclass(frozen=True, repr=False)
+class AdvantagePredictorsResult(StatsResult):
+    """Result of :func:`advantage_predictors`: one row per predictor in ``table``.
+
+    Attributes:
+        table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a
+            known value), ``n_a`` / ``n_b`` (groups: True / False), ``effect`` (the
+            slope of A per standard deviation of the predictor's ranks, or the
+            difference of group means True - False), ``se_tasks`` and ``se_models``
+            (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue``,
+            ``pvalue_adjusted`` (across the predictors), ``spearman`` (descriptive) and
+            ``detectable`` (the smallest |effect| found with probability ``power`` at the
+            family-wise level: ``(t(1 - alpha / (2 m)) + t(power)) * se``).
+        adjustment: the multiplicity adjustment across the predictors.
+        power: the power of ``detectable``.
+        confidence_level: level of the per-predictor intervals (decisions at
+            ``1 - confidence_level`` after the adjustment).
+        method: what was computed.
+    """
+
+    table: pd.DataFrame
+    adjustment: str
+    power: float
+    confidence_level: float
+    method: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-predictor table (a copy)."""
+        return self.table.copy()
+
+
+def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
+    """Weights c with effect = sum c_j A_j, the predictor's kind and its group sizes."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        flags = values.astype(bool).to_numpy()
+        n_a, n_b = int(flags.sum()), int((~flags).sum())
+        if min(n_a, n_b) < 2:
+            raise ValueError(f"predictor {values.name!r}: each group needs 2 models or more")
+        return np.where(flags, 1.0 / n_a, -1.0 / n_b), "groups", {"n_a": n_a, "n_b": n_b}
+    ranks = rankdata(values.to_numpy(dtype=float))
+    if np.ptp(ranks) == 0:
+        raise ValueError(f"predictor {values.name!r} is constant over the models")
+    z = (ranks - ranks.mean()) / ranks.std()
+    return z / (z**2).sum(), "rank", {}
+
+
+def _model_variance(
+    a: np.ndarray, se2: np.ndarray, c: np.ndarray, kind: str
+) -> tuple[float, float]:
+    """The model-sampling part of Var(sum c A) and its degrees of freedom.
+
+    The spread of the true advantages around the fit (a line on the ranks, or the two
+    group means) is the residual variance minus the task noise each estimate carries
+    (``se2``), floored at 0, pooled over all the models (``n - 2`` degrees of freedom):
+    estimated within each group separately, from 8 models, it was measured too small too
+    often (``benchmarks/results/goodhart_validation.md``).
+    """
+    if kind == "groups":
+        fitted = np.where(c > 0, a[c > 0].mean(), a[c < 0].mean())
+    else:
+        design = np.column_stack([np.ones_like(c), c / np.abs(c).max()])
+        fitted = design @ np.linalg.lstsq(design, a, rcond=None)[0]
+    tau2 = max(0.0, float(((a - fitted) ** 2).sum() / (len(a) - 2) - se2.mean()))
+    return tau2 * float((c**2).sum()), float(len(a) - 2)
+
+
+def predictor_row(
+    y_pub: np.ndarray,
+    y_priv: np.ndarray,
+    each: dict[str, np.ndarray],
+    column: pd.Series,
+    confidence_level: float,
+) -> dict[str, Any]:
+    """One predictor's test (the kernel of :func:`advantage_predictors`, and of its simulation).
+
+    ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models'
+    Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
+    unknown, left out).
+    """
+    known = column.notna().to_numpy()
+    c, kind, sizes = _contrast(column[known])
+    task = _welch_parts((y_pub[:, known] @ c)[:, None], (y_priv[:, known] @ c)[:, None], 0.95)
+    v_task, df_task = float(task["se"][0] ** 2), float(task["df"][0])
+    a, se2 = each["estimate"][known], each["se"][known] ** 2
+    v_model, df_model = _model_variance(a, se2, c, kind)
+    var = v_task + v_model
+    df = var**2 / (v_task**2 / df_task + (v_model**2 / df_model if v_model else 0.0))
+    effect, se = float(task["estimate"][0]), float(np.sqrt(var))
+    half = t_dist.ppf(0.5 + confidence_level / 2, df) * se
+    return {
+        "predictor": str(column.name),
+        "kind": kind,
+        "n_models": int(known.sum()),
+        "n_a": sizes.get("n_a", pd.NA),
+        "n_b": sizes.get("n_b", pd.NA),
+        "effect": effect,
+        "se_tasks": np.sqrt(v_task),
+        "se_models": np.sqrt(v_model),
+        "se": se,
+        "df": df,
+        "ci_low": effect - half,
+        "ci_high": effect + half,
+        "pvalue": float(2 * t_dist.sf(abs(effect) / se, df)),
+        "spearman": float(
+            pd.Series(a).corr(pd.Series(column[known].to_numpy(dtype=float)), "spearman")
+        ),
+    }
+
+
+def advantage_predictors(
+    scores: pd.DataFrame,
+    predictors: pd.DataFrame,
+    *,
+    public_tasks: Sequence[str],
+    private_tasks: Sequence[str],
+    adjustment: Literal["holm", "bonferroni", "none"] = "holm",
+    power: float = 0.8,
+    confidence_level: float = 0.95,
+) -> AdvantagePredictorsResult:
+    """Is the public advantage related to a property of the models? One test per predictor.
+
+    ``predictors`` has one row per model (index: the model names of ``scores``) and one
+    column per predictor: a numeric column is used through its ranks (robust to a few
+    huge models), a boolean column splits the models into two groups (e.g. "made by
+    Voyage", "static"). A missing value (training data mteb does not record) leaves that
+    model out of that predictor only.
+
+    * **Effect**: ``sum_j c_j A_j``, with ``c`` the standardized ranks scaled to give the
+      least-squares slope of A on them (points of advantage per standard deviation of
+      the ranks), or ``1/n_a`` and ``-1/n_b`` (the difference of the group means).
+    * **Two sources of chance**, added: the tasks (``se_tasks``: Welch over the tasks of
+      ``v_t = sum_j c_j y_tj``, public vs private, which keeps every correlation between
+      the models exactly) and the models as a sample of models (``se_models``: the
+      spread of the models' true advantages around the fit, i.e. the residual variance
+      of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``).
+      t with Satterthwaite degrees of freedom.
+    * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
+      (over the population of tasks and of models). **Assumptions**: tasks independent
+      (see :func:`public_advantage`); models independent given the tasks, so models of
+      one family or organisation count as several (read a group of one organisation as
+      "these models", not "any model of it"); the true advantages spread alike in the
+      two groups; the effect linear in the ranks.
+      ``benchmarks/results/goodhart_validation.md`` has the measured type-I error with
+      departures, and where it fails (an effect shared within families of models).
+    * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
+      (Holm by default). **Detectable effect**: where nothing is found,
+      ``detectable`` is the smallest |effect| this design finds with probability
+      ``power`` at the Bonferroni level ``alpha / m`` (a bound for Holm's first step).
+
+    Args:
+        scores: wide tasks x models table, every model complete on both sides.
+        predictors: one row per model of ``scores``, one column per predictor.
+        public_tasks: the public tasks.
+        private_tasks: the private tasks.
+        adjustment: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        power: power of the detectable effect, in (0, 1).
+        confidence_level: level of each interval; decisions at ``1 - confidence_level``.
+
+    Returns:
+        AdvantagePredictorsResult.
+
+    Raises:
+        ValueError: a bad table or option; a predictor constant or with a group under 2
+            models.
+        LabelMismatchError: the predictors' rows are not the models of ``scores``.
+
+    Examples:
+        40 models on 16 public and 13 private tasks (synthetic); the public advantage
+        grows with ``size``, ``date`` is unrelated:
+
+        >>> import numpy as np, pandas as pd
+        >>> from analysis.stats import advantage_predictors
+        >>> rng = np.random.default_rng(1)
+        >>> tasks, models = [f"t{i:02d}" for i in range(29)], [f"m{j}" for j in range(40)]
+        >>> size = pd.Series(rng.normal(size=40), index=models)
+        >>> x = rng.normal(0.5, 0.1, (29, 1)) + rng.normal(0, 0.02, (29, 40))
+        >>> x[:16] += 0.03 * size.to_numpy()
+        >>> scores = pd.DataFrame(x, index=tasks, columns=models)
+        >>> found = pd.DataFrame({"size": size, "date": rng.normal(size=40)}, index=models)
+        >>> res = advantage_predictors(scores, found, public_tasks=tasks[:16],
+        ...                            private_tasks=tasks[16:])
+        >>> res.to_frame().set_index("predictor")["pvalue_adjusted"].lt(0.05).to_dict()
+        {'size': True, 'date': False}
+    """
+    adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
+    power = _check_open_unit(power, "power")
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    x_pub, x_priv, _, _, models = _side_matrices(scores, public_tasks, private_tasks)
+    if not isinstance(predictors, pd.DataFrame) or predictors.shape[1] == 0:
+        raise ValueError("`predictors` must be a DataFrame with one column per predictor")
+    if set(map(str, predictors.index)) != set(models):
+        raise label_mismatch("scores", models, "predictors", map(str, predictors.index))
+    y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+    each = _welch_parts(y_pub, y_priv, confidence_level)
+    found = predictors.set_axis(list(map(str, predictors.index)), axis=0).loc[models]
+    rows = [predictor_row(y_pub, y_priv, each, found[name], confidence_level) for name in found]
+    table = pd.DataFrame(rows)
+    table["pvalue_adjusted"] = adjust_pvalues(table["pvalue"].to_numpy(), adjustment=adjustment)
+    m, alpha = len(table), 1.0 - confidence_level
+    table["detectable"] = [
+        (t_dist.ppf(1 - alpha / (2 * m), df) + t_dist.ppf(power, df)) * se
+        for df, se in zip(table["df"], table["se"], strict=True)
+    ]
+    return AdvantagePredictorsResult(
+        table=table,
+        adjustment=adjustment,
+        power=power,
+        confidence_level=confidence_level,
+        method=(
+            "contrast of the public advantages (ranks: least-squares slope per SD of the "
+            "ranks; groups: difference of means); variance = Welch over the tasks + the "
+            "models' residual spread; t with Satterthwaite df; "
+            f"{adjustment} across {m} predictor(s)"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- within models
+
+
+def _differences(y: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Per model: mean of ``y`` over its flagged tasks minus over the others (NaN if none).
+
+    ``y`` (tasks, K); ``flags`` (..., tasks, K) booleans. Returns (..., K).
+    """
+    on = flags.sum(axis=-2)
+    off = flags.shape[-2] - on
+    with np.errstate(invalid="ignore", divide="ignore"):
+        trained = (flags * y).sum(axis=-2) / on
+        untrained = (~flags * y).sum(axis=-2) / off
+    return np.where((on > 0) & (off > 0), trained - untrained, np.nan)
+
+
+def _relabelled(
+    y: np.ndarray, f: np.ndarray, patterns: np.ndarray, n: int, gen: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """The statistic and the overlap term under ``n`` random reassignments of the patterns.
+
+    Returns (A*, G*): the mean difference of ``y`` and of ``f`` (the models' own flags as
+    numbers) under each reassignment, so that the shifted statistic is ``A* - delta G*``.
+    """
+    k = patterns.shape[1]
+    stats, overlap = [], []
+    rows = max(1, (1 << 22) // max(patterns.size, 1))
+    for start in range(0, n, rows):
+        order = np.argsort(gen.random((min(rows, n - start), k)), axis=1)
+        flags = np.swapaxes(patterns[:, order], 0, 1)  # (b, tasks, K): model j gets order[j]
+        stats.append(np.nanmean(_differences(y, flags), axis=1))
+        overlap.append(np.nanmean(_differences(f, flags), axis=1))
+    return np.concatenate(stats), np.concatenate(overlap)
+
+
+def _shift_pvalue(delta: float, observed: float, a: np.ndarray, g: np.ndarray) -> float:
+    """Permutation p-value of "the effect is ``delta``" ((b + 1) / (B + 1), two-sided)."""
+    count = int((np.abs(a - delta * g) >= abs(observed - delta) * (1 - 1e-12) - 1e-15).sum())
+    return (count + 1) / (len(a) + 1)
+
+
+def _inverted(observed: float, a: np.ndarray, g: np.ndarray, alpha: float) -> ConfidenceInterval:
+    """The shifts the permutation test does not reject, found by bisection on each side."""
+    step = 4.0 * float(np.std(a)) + 1e-12
+    ends = []
+    for sign in (-1.0, 1.0):
+        inner, outer = observed, observed + sign * step
+        for _ in range(60):  # widen until rejected (|G*| < 1 makes the test reject far out)
+            if _shift_pvalue(outer, observed, a, g) <= alpha:
+                break
+            inner, outer = outer, outer + sign * step
+        else:
+            ends.append(sign * np.inf)
+            continue
+        for _ in range(50):
+            middle = (inner + outer) / 2
+            if _shift_pvalue(middle, observed, a, g) > alpha:
+                inner = middle
+            else:
+                outer = middle
+        ends.append(inner)
+    return ConfidenceInterval(float(ends[0]), float(ends[1]))
+
+
+@dataclass(frozen=True, repr=False)
+class TrainedTaskResult(StatsResult):
+    """Result of :func:`trained_task_effect`.
+
+    Attributes:
+        table: one row per model that trained on some of the tasks but not all:
+            ``model``, ``n_trained``, ``trained`` and ``untrained`` (its mean relative
+            score on each kind of task), ``difference``.
+        statistic: the mean ``difference`` over those models.
+        pvalue: the permutation p-value (NaN under 2 models).
+        confidence_interval: the shifts of the trained cells the test does not reject.
+        n_models: models in the comparison.
+        n_tasks_varying: tasks that some of those models trained on.
+        confidence_level: level of the interval.
+        method: what was computed.
+        caveat: why the comparison says little ("" when it stands).
+    """
+
+    table: pd.DataFrame
+    statistic: float
+    pvalue: float
+    confidence_interval: ConfidenceInterval
+    n_models: int
+    n_tasks_varying: int
+    confidence_level: float
+    method: str
+    caveat: str = ""
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-model table (a copy)."""
+        return self.table.copy()
+
+
+def trained_task_effect(
+    scores: pd.DataFrame,
+    trained: pd.DataFrame,
+    *,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    rng: RngLike = None,
+) -> TrainedTaskResult:
+    """Within models: higher relative scores on the tasks a model trained on?
+
+    For every model whose training data is known and which trained on some of the tasks
+    but not all, ``difference`` = its mean relative score (score minus the mean of the
+    other models on the task) over the tasks it trained on, minus the same over the
+    tasks it did not; the statistic is their mean, the model being the unit.
+
+    * **Test**: the models' training patterns (which tasks each trained on) are
+      reassigned at random among the models with known training data, ``n_resamples``
+      times, and the statistic recomputed: a permutation test with the model as the unit.
+      It keeps what a sign-flip test over the differences would miss: the models share
+      the tasks they trained on (20 of RTEB(beta)'s models trained on the same public
+      task), and each one's relative score is taken against the others', so their
+      differences are correlated (a sign-flip test was measured far below its level).
+      The interval: the shifts of the trained cells that the same test does not reject.
+    * **Null hypothesis**: which model trained on which task is unrelated to the models'
+      scores (the labels are exchangeable among the models with known training data).
+      **Assumptions**: models exchangeable under the null, so a group of much noisier
+      models can distort it; and which tasks a model trained on is not random (a
+      multilingual model trains on a multilingual task): read a difference as an
+      association, not as the effect of training. Measured type-I error:
+      ``benchmarks/results/goodhart_validation.md``.
+    * With 5 models or fewer the comparison says little (``caveat``).
+
+    Args:
+        scores: wide tasks x models table (the tasks compared, e.g. the public tasks),
+            every model complete.
+        trained: the same tasks x models, True where the model trained on the task,
+            missing where its training data is unknown
+            (:func:`analysis.results.training.trained_on`).
+        n_resamples: random reassignments of the training patterns.
+        confidence_level: level of the interval.
+        rng: seed or Generator.
+
+    Returns:
+        TrainedTaskResult.
+
+    Raises:
+        ValueError: ``scores`` has missing values or fewer than 3 models.
+        LabelMismatchError: ``trained`` has other tasks or models than ``scores``.
+
+    Examples:
+        30 models on 8 tasks (synthetic); the first 12 trained on task t0 and gain 0.05
+        on it:
+
+        >>> import numpy as np, pandas as pd
+        >>> from analysis.stats import trained_task_effect
+        >>> rng = np.random.default_rng(2)
+        >>> tasks, models = [f"t{i}" for i in range(8)], [f"m{j}" for j in range(30)]
+        >>> scores = pd.DataFrame(rng.normal(0.5, 0.02, (8, 30)), index=tasks, columns=models)
+        >>> trained = pd.DataFrame(False, index=tasks, columns=models)
+        >>> trained.iloc[0, :12] = True
+        >>> scores.iloc[0, :12] += 0.05
+        >>> res = trained_task_effect(scores, trained, rng=0)
+        >>> res.n_models, bool(res.pvalue < 0.05), bool(res.confidence_interval.low > 0)
+        (12, True, True)
+    """
+    n_resamples = _check_n_resamples(n_resamples)
+    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    gen = _check_rng(rng)
+    if not isinstance(scores, pd.DataFrame) or not isinstance(trained, pd.DataFrame):
+        raise ValueError("`scores` and `trained` must be tasks x models DataFrames")
+    if scores.isna().any().any() or scores.shape[1] < 3:
+        raise ValueError("`scores` needs 3 models or more, each with a score on every task")
+    for axis, name in ((0, "tasks (rows)"), (1, "models (columns)")):
+        if set(scores.axes[axis]) != set(trained.axes[axis]):
+            raise label_mismatch(f"scores {name}", scores.axes[axis], "trained", trained.axes[axis])
+    flags = trained.reindex(index=scores.index, columns=scores.columns).astype("boolean")
+    known = ~flags.isna().any(axis=0).to_numpy()
+    y = _relative(scores.to_numpy(dtype=float))[:, known]
+    own = flags.loc[:, known].to_numpy(dtype=bool)
+    diffs = _differences(y, own)
+    eligible = ~np.isnan(diffs)
+    names = np.asarray(scores.columns)[known][eligible]
+    table = pd.DataFrame(
+        {
+            "model": names,
+            "n_trained": own[:, eligible].sum(axis=0),
+            "trained": (own * y).sum(axis=0)[eligible] / own.sum(axis=0)[eligible],
+            "untrained": (~own * y).sum(axis=0)[eligible] / (~own).sum(axis=0)[eligible],
+            "difference": diffs[eligible],
+        }
+    )
+    varying = int(own[:, eligible].any(axis=1).sum())
+    caveat = ""
+    if len(table) <= 5:
+        caveat = (
+            f"{len(table)} model(s) trained on some of the tasks but not all: too few to "
+            "tell a difference from chance."
+        )
+    if len(table) < 2:
+        return TrainedTaskResult(
+            table,
+            float(table["difference"].mean()) if len(table) else np.nan,
+            np.nan,
+            ConfidenceInterval(np.nan, np.nan),
+            len(table),
+            varying,
+            confidence_level,
+            "too few models to compare",
+            caveat,
+        )
+    observed = float(diffs[eligible].mean())
+    a, g = _relabelled(y, own.astype(float), own, n_resamples, gen)
+    return TrainedTaskResult(
+        table=table.sort_values("difference", ascending=False, ignore_index=True),
+        statistic=observed,
+        pvalue=_shift_pvalue(0.0, observed, a, g),
+        confidence_interval=_inverted(observed, a, g, 1 - confidence_level),
+        n_models=len(table),
+        n_tasks_varying=varying,
+        confidence_level=confidence_level,
+        method=(
+            "mean over models of (trained - untrained) relative score; permutation test "
+            f"over {n_resamples} reassignments of the training patterns among the "
+            f"{int(known.sum())} models with known training data; interval by inverting it"
+        ),
+        caveat=caveat,
+    )

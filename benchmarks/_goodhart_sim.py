@@ -1,0 +1,253 @@
+"""Simulated leaderboards for the Goodhart audit's tests, at the data's sizes, with departures.
+
+Used by ``benchmarks/bench_goodhart_validation.py`` (many replicates, writes
+``benchmarks/results/goodhart_validation.md``) and ``tests/stats/test_advantage.py`` (few).
+The simulations call the kernels of the public functions (:mod:`analysis.stats.advantage`:
+``_relative``, ``_welch_parts``, ``simultaneous``, ``predictor_row``; and the public
+:func:`~analysis.stats.trained_task_effect` and :func:`~analysis.stats.predictive_comparison`);
+the tests check that the kernels give the public functions' numbers.
+
+A leaderboard: ``x[t, j] = task_t + model_j + d_j [t public] + e[t, j]``: task difficulty
+N(0.5, 0.1), model skill N(0, 0.08), the true public advantage ``d_j`` (0 under the null),
+and the model x task interaction ``e`` (SD 0.03), with one of these departures:
+
+* ``normal``: iid normal;
+* ``heavy``: Student t with 3 df (same SD);
+* ``skewed``: centred lognormal(0, 1) (skewness 6), same SD;
+* ``unequal``: each model its own SD (uniform 0.01 to 0.06), the private side twice as spread;
+* ``corr-tasks``: tasks in pairs within each side, their interactions correlated at 0.7;
+* ``families``: ten families of models (model j in family j mod 10) sharing half of the
+  interaction variance;
+* ``outlier``: one model gains 0.15 on the public side (the others are null; it is not
+  counted in the family-wise error, which is over the true nulls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.stats import predictive_comparison, trained_task_effect
+from analysis.stats._resampling import sign_patterns
+from analysis.stats.advantage import _relative, _welch_parts, predictor_row, simultaneous
+
+DEPARTURES = ("normal", "heavy", "skewed", "unequal", "corr-tasks", "families", "outlier")
+SD = 0.03
+
+
+def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: str) -> np.ndarray:
+    """The model x task interaction e (tasks x models; the public tasks first)."""
+    n = n1 + n2
+    if departure == "heavy":
+        e = stats.t.rvs(3, size=(n, k), random_state=rng) * SD / np.sqrt(3.0)
+    elif departure == "skewed":
+        raw = rng.lognormal(0.0, 1.0, (n, k))
+        e = (raw - np.exp(0.5)) / np.sqrt((np.e - 1) * np.e) * SD
+    else:
+        e = rng.normal(0.0, SD, (n, k))
+    if departure == "unequal":
+        e *= rng.uniform(1 / 3, 2.0, k)
+        e[n1:] *= 2.0
+    elif departure == "corr-tasks":
+        for start, stop in ((0, n1), (n1, n)):
+            for t in range(start, stop - 1, 2):
+                e[t + 1] = 0.7 * e[t] + np.sqrt(1 - 0.49) * e[t + 1]
+    elif departure == "families":
+        family = np.arange(k) % 10
+        shared = rng.normal(0.0, SD, (n, 10))
+        e = np.sqrt(0.5) * e + np.sqrt(0.5) * shared[:, family]
+    return e
+
+
+def leaderboard(
+    rng: np.random.Generator,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    advantage: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One simulated leaderboard: public scores, private scores, the true advantages d."""
+    d = np.zeros(k) if advantage is None else np.asarray(advantage, dtype=float).copy()
+    if departure == "outlier":
+        d[0] += 0.15
+    x = rng.normal(0.5, 0.1, (n1 + n2, 1)) + rng.normal(0.0, 0.08, k)
+    x = x + interactions(rng, n1, n2, k, departure)
+    x[:n1] += d
+    return x[:n1], x[n1:], d
+
+
+def relative_truth(d: np.ndarray) -> np.ndarray:
+    """The true public advantage relative to the other models: d_j - mean of the others."""
+    k = len(d)
+    return d - (d.sum() - d) / (k - 1)
+
+
+@dataclass
+class Tally:
+    """Counts of one simulation cell."""
+
+    reps: int = 0
+    hits: int = 0
+
+    def add(self, hit: bool) -> None:
+        self.reps += 1
+        self.hits += int(hit)
+
+    @property
+    def rate(self) -> float:
+        return self.hits / max(self.reps, 1)
+
+
+def advantage_cell(
+    rng: np.random.Generator,
+    reps: int,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    *,
+    spread: float = 0.0,
+    n_patterns: int = 400,
+    level: float = 0.95,
+) -> tuple[Tally, Tally]:
+    """:func:`public_advantage`'s family-wise error and simultaneous coverage.
+
+    ``spread``: SD of the true advantages (0: the global null). Returns (any true null
+    declared beyond chance, every interval covering its true advantage).
+    """
+    errors, covered = Tally(), Tally()
+    for _ in range(reps):
+        d = rng.normal(0.0, spread, k) if spread else None
+        x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, d)
+        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+        w = _welch_parts(y_pub, y_priv, level)
+        patterns = sign_patterns(n1 + n2, n_patterns, rng)
+        _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)
+        target = relative_truth(truth)
+        low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]
+        null = np.ones(k, bool) if spread else truth == 0
+        errors.add(bool(((low > 0) | (high < 0))[null].any()))
+        covered.add(bool(((low <= target) & (target <= high)).all()))
+    return errors, covered
+
+
+def predictor_cell(
+    rng: np.random.Generator,
+    reps: int,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    *,
+    spread: float = 0.02,
+    family_spread: float = 0.0,
+    effect: float = 0.0,
+    n_true: int = 8,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    m: int = 7,
+) -> tuple[dict[str, Tally], dict[str, float]]:
+    """:func:`advantage_predictors`' rejection rate for a ranked and a group predictor.
+
+    The true advantages vary between models (SD ``spread``; ``family_spread`` adds an
+    effect shared by each family j mod 10); ``effect`` adds ``effect * z`` (z the
+    standardized ranks of the predictor) and ``effect`` to the group of ``n_true``
+    random models. ``family``: the group is family 0 (7 of 70 models). Rejection at
+    ``alpha``, one predictor at a time. Also returns each predictor's mean detectable
+    effect at 80% power and the level 0.05 / ``m`` (``m`` predictors, Bonferroni).
+    """
+    out = {name: Tally() for name in ("rank", "group", "family")}
+    found: dict[str, list[float]] = {name: [] for name in out}
+    family = np.arange(k) % 10
+    for _ in range(reps):
+        z = rng.normal(size=k)
+        group = np.zeros(k, bool)
+        group[rng.choice(k, n_true, replace=False)] = True
+        ranks = stats.rankdata(z)
+        zs = (ranks - ranks.mean()) / ranks.std()
+        d = rng.normal(0.0, spread, k) + rng.normal(0.0, family_spread, 10)[family]
+        d += effect * zs + effect * group
+        x_pub, x_priv, _ = leaderboard(rng, n1, n2, k, departure, d)
+        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+        each = _welch_parts(y_pub, y_priv, level)
+        columns = [
+            pd.Series(z, name="rank"),
+            pd.Series(group, name="group"),
+            pd.Series(family == 0, name="family"),
+        ]
+        for column in columns:
+            row = predictor_row(y_pub, y_priv, each, column, level)
+            out[str(column.name)].add(row["pvalue"] < alpha)
+            quantiles = stats.t.ppf(1 - 0.05 / (2 * m), row["df"]) + stats.t.ppf(0.8, row["df"])
+            found[str(column.name)].append(quantiles * row["se"])
+    return out, {name: float(np.mean(v)) for name, v in found.items()}
+
+
+def trained_cell(
+    rng: np.random.Generator,
+    reps: int,
+    departure: str,
+    *,
+    n_tasks: int = 16,
+    k: int = 70,
+    n_trained_models: int = 23,
+    effect: float = 0.0,
+    n_patterns: int = 999,
+) -> Tally:
+    """:func:`trained_task_effect`'s rejection rate at 5%: most trained models on one task.
+
+    As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
+    the same task, the others on three tasks each; ``effect`` is the gain on a trained task.
+    """
+    tally = Tally()
+    tasks = [f"t{i:02d}" for i in range(n_tasks)]
+    models = [f"m{j:02d}" for j in range(k)]
+    for _ in range(reps):
+        x, _, _ = leaderboard(rng, n_tasks, 2, k, departure)
+        flags = np.zeros((n_tasks, k), bool)
+        flags[0, :20] = True
+        for j in range(20, n_trained_models):
+            flags[rng.choice(n_tasks, 3, replace=False), j] = True
+        x = x + effect * flags
+        scores = pd.DataFrame(x, index=tasks, columns=models)
+        trained = pd.DataFrame(flags, index=tasks, columns=models)
+        res = trained_task_effect(scores, trained, n_resamples=n_patterns, rng=rng)
+        tally.add(res.pvalue < 0.05)
+    return tally
+
+
+def predictive_cell(
+    rng: np.random.Generator, reps: int, n: int, departure: str, *, n_patterns: int = 999
+) -> Tally:
+    """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
+
+    ``n_patterns``: its bootstrap resamples.
+
+    target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
+    accuracy after the line). Departures: ``heavy`` (t3 errors), ``outlier`` (three models
+    far off on both predictors), ``correlated`` (e_a and e_b correlated at 0.6),
+    ``shapes`` (e_a normal, e_b Laplace with the same mean absolute error).
+    """
+    tally = Tally()
+    for _ in range(reps):
+        truth = rng.normal(size=n)
+        target = truth + rng.normal(0.0, 0.3, n)
+        if departure == "heavy":
+            ea, eb = (stats.t.rvs(3, size=n, random_state=rng) * 0.3 for _ in range(2))
+        elif departure == "correlated":
+            ea = rng.normal(0.0, 0.3, n)
+            eb = 0.6 * ea + np.sqrt(1 - 0.36) * rng.normal(0.0, 0.3, n)
+        else:
+            ea, eb = rng.normal(0.0, 0.3, n), rng.normal(0.0, 0.3, n)
+        if departure == "outlier":
+            ea[:3] += 2.0
+            eb[:3] += 2.0
+        res = predictive_comparison(
+            target, truth + ea, 2 * (truth + eb), n_resamples=n_patterns, rng=rng
+        )
+        tally.add(res.pvalue < 0.05)
+    return tally

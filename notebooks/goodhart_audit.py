@@ -1,0 +1,427 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The Goodhart audit: does RTEB's private split catch what the public one rewards?
+#
+# MTEB is public and can be hill-climbed; RTEB keeps part of its datasets private to
+# resist that. Whether the closed data is the better proxy for generalization is an open
+# question (mteb#3095), one vendor's lead on RTEB has been attributed to its access to the
+# private datasets (mteb#3902), and the leaderboard dropped the private column in January
+# 2026 (mteb#3933) while the private results stay in the results repository. This
+# notebook asks, of every model with complete public and private results:
+#
+# * **who gains on the public tasks beyond chance**: each model's *public advantage* (how
+#   much better it does, relative to the other models, on the public tasks than on the
+#   private ones) with simultaneous intervals over all the models
+#   (`analysis.stats.public_advantage`), on the benchmark and on each sub-benchmark with
+#   enough tasks on both sides;
+# * **what each model trained on**, by mteb's own rules (`ModelMeta.get_training_datasets`,
+#   `zero_shot_percentage`; `analysis.results.training`): unknown stays unknown;
+# * **what goes with a public advantage**: within models, the public tasks they trained
+#   on (`analysis.stats.trained_task_effect`); between models, training overlap, zero-shot
+#   %, rank on MTEB, release date, size, organisation and static kind
+#   (`analysis.stats.advantage_predictors`, Holm across them, with the smallest effect
+#   each could have detected);
+# * **does the private split rank differently, and better**: rank agreement, and whether
+#   the MTEB mean predicts a model's private mean better or worse than its public mean
+#   does (`analysis.stats.predictive_comparison`).
+#
+# The tests' type-I error and coverage at these sizes, with departures, are measured in
+# `benchmarks/results/goodhart_validation.md`; the methods are in the statistics guide.
+
+# %% tags=["parameters"]
+results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
+pin: str = "as-of-post"  # task lists: as-of-post (mteb 1.39.2) or now (installed mteb)
+benchmark: str = "RTEB(beta)"  # the RTEB benchmark with public and private tasks
+reference: str = "MTEB(eng, v2)"  # the public benchmark a model may have climbed
+sub_benchmarks: list = ["RTEB(eng, beta)", "RTEB(Code, beta)", "RTEB(fin, beta)", "RTEB(Law, beta)", "RTEB(Health, beta)", "RTEB(deu, beta)", "RTEB(fra, beta)"]  # RTEB's sub-benchmarks (mteb's current task lists, within the benchmark's tasks)
+organisation: str = "voyageai"  # the organisation whose private-data access mteb#3902 discusses
+n_resamples: int = 10_000  # sign patterns (max-T, paired tests) and bootstrap draws
+confidence_level: float = 0.95  # simultaneous intervals; decisions at 1 - confidence_level
+power: float = 0.8  # power of the smallest detectable effect
+n_show: int = 12  # rows shown inline (the files hold every row)
+top_k: int = 10  # top-k overlap of the public and private rankings
+seed: int = 20251006  # random seed
+output_dir: str = "figures"  # tables and figures, relative to the repo root
+cache_dir: str = ""  # parquet cache of parsed results; empty: default cache
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy.stats import t as t_dist
+
+from analysis.core.io import pvalue_phrase
+from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
+from analysis.notebook.explorer import rank_explorer
+from analysis.results.blog import post_models
+from analysis.results.columns import leaderboard_columns
+from analysis.results.groups import model_groups, release_dates
+from analysis.results.leaderboard import load_leaderboards
+from analysis.results.specs import resolve_spec
+from analysis.results.training import overlap_table, task_sources, trained_on, zero_shot
+from analysis.stats import (
+    advantage_predictors,
+    predictive_comparison,
+    public_advantage,
+    public_private_gap,
+    rank_correlation,
+    rank_intervals,
+    trained_task_effect,
+)
+from analysis.stats.advantage import MIN_TASKS_PER_SIDE
+
+nb = setup("goodhart_audit.py")
+boards = load_leaderboards([benchmark, reference], results=nb.results, pin=pin, cache_dir=cache_dir or None)
+board, ref = boards[benchmark], boards[reference]
+public, private = board.spec.scope_tasks("public"), board.spec.scope_tasks("private")
+both = board.complete_models("public", "private")
+wide = board.wide(complete_only=False)[both]
+groups = model_groups(both).set_index("model")
+post = [m for m in post_models() if m in both]
+palette = model_palette(both, post=post)
+alpha = 1 - confidence_level
+nb.md(
+    f"{benchmark} ({board.spec.source}): {len(public)} public and {len(private)} private tasks; "
+    f"{len(both)} of {len(board.summary)} models have every task of both sides and enter the audit. "
+    f"{reference}: {len(ref.spec.task_names)} tasks, {len(ref.complete_models())} complete models."
+)
+
+# %% [markdown]
+# ## The leaderboard's own columns
+# mteb's table for the benchmark (its Borda rank among the audited models, zero-shot %,
+# sizes, Mean (Task), Mean (TaskType)), with the public and private means the leaderboard
+# no longer shows; the zero-shot % of each side is mteb's on that side's tasks.
+
+# %%
+table = leaderboard_columns(board, models=both)
+table.insert(2, "Zero-shot (public)", zero_shot(both, public))
+table.insert(3, "Zero-shot (private)", zero_shot(both, private))
+for column in ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)"):
+    table[column] = table[column] * 100
+nb.table(
+    table.drop(columns="complete").reset_index(), "goodhart_leaderboard", floatfmt=".2f",
+    title=f"{benchmark}: mteb's columns for the {len(both)} audited models (scores ×100)",
+    note="Zero-shot: mteb's ModelMeta.zero_shot_percentage on the benchmark's tasks (and on each side's); — = mteb records no training data.",
+    shown_columns=["model", "Rank (Borda)", "Zero-shot", "Zero-shot (public)", "Total Parameters (B)", "Mean (Task)", "Mean (Public)", "Mean (Private)"],
+    show=False,
+)
+nb.show(table.reset_index()[["model", "Rank (Borda)", "Zero-shot (public)", "Mean (Public)", "Mean (Private)"]].head(n_show), floatfmt=".2f")
+
+sized = table.assign(params=groups["n_parameters"]).dropna(subset=["params"])
+sized = sized[sized["params"] > 0]
+fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
+for side, marker in (("Mean (Public)", "o"), ("Mean (Private)", "s")):
+    ax.scatter(sized["params"], sized[side], marker=marker, s=16, color=OTHER_COLOR if side == "Mean (Public)" else "0.25", alpha=0.7, label=side)
+for m in post:
+    if m in sized.index:
+        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=f"{short_name(m)} (private)")
+ax.set(xscale="log", xlabel="parameters (mteb's ModelMeta.n_parameters)", ylabel="mean score ×100",
+       title=f"{benchmark}: score against size ({len(sized)} of {len(both)} models with a parameter count)")
+ax.legend(fontsize=7, frameon=False)
+nb.figure(fig, "goodhart_score_vs_size")
+
+# %% [markdown]
+# ## What each model trained on, by mteb's rules
+# `get_training_datasets()` follows a model's declared datasets, its parent model's and
+# mteb's similar-task graph (a task's sources and the tasks it supersedes), so a model
+# trained on a source of a task counts as trained on the task; `via source` counts those
+# reached through a source. A model without recorded training data is unknown, never 0.
+
+# %%
+scopes = {"public": public, "private": private, reference: ref.spec.task_names}
+overlap = overlap_table(both, scopes)
+known = overlap["known"]
+sources = {t: s for t, s in task_sources(public).items() if s}
+nb.table(
+    overlap.reset_index(), "goodhart_overlap", floatfmt=".0f",
+    title=f"Training-data overlap with {benchmark}'s public and private tasks and with {reference}",
+    note="trained: tasks of the list in ModelMeta.get_training_datasets(); zero-shot %: ModelMeta.zero_shot_percentage; via source: trained on a task's TaskMetadata.adapted_from; — = unknown.",
+    show=False,
+)
+touched = overlap[overlap["public trained"].fillna(0) > 0]
+nb.show(touched.reset_index().head(n_show), floatfmt=".0f")
+per_task = trained_on(both, public).sum(axis=1)
+per_task = per_task[per_task > 0].sort_values(ascending=False)
+nb.md(
+    f"mteb records training data for {int(known.sum())} of the {len(both)} models ({int((~known).sum())} unknown). "
+    f"Zero-shot % on the public tasks ranges from {overlap['public zero-shot %'].min()} to {overlap['public zero-shot %'].max()} "
+    f"({len(touched)} models trained on at least one public task); on the private tasks from "
+    f"{overlap['private zero-shot %'].min()} to {overlap['private zero-shot %'].max()}; on {reference} from "
+    f"{overlap[f'{reference} zero-shot %'].min()} to {overlap[f'{reference} zero-shot %'].max()}. "
+    "The public tasks trained on: " + ", ".join(f"{t} ({n} models)" for t, n in per_task.items()) + ". "
+    + ("Public tasks with a recorded source: " + ", ".join(f"{t} ← {', '.join(s)}" for t, s in sources.items())
+       + f"; {int(overlap['public via source'].fillna(0).gt(0).sum())} models trained on such a source." if sources else "No public task records a source.")
+)
+
+# %% [markdown]
+# ## Who gains on the public tasks beyond chance
+# Each model's public advantage with **simultaneous** intervals: all of them cover their
+# model's true advantage at once with probability `confidence_level` (studentized max-T
+# over sign flips of the tasks). A model is beyond chance when its interval excludes 0:
+# `public` (it gains on the public tasks) or `private`.
+
+# %%
+advantage = public_advantage(wide, public_tasks=public, private_tasks=private, n_resamples=n_resamples,
+                             confidence_level=confidence_level, rng=nb.rng("goodhart_advantage"))
+adv = advantage.to_frame().set_index("model")
+adv["family"] = groups["family"]
+adv["public zero-shot %"] = overlap["public zero-shot %"]
+nb.table(
+    adv.reset_index(), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
+    title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
+    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise.",
+    shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
+)
+order = adv.sort_values("advantage").reset_index()
+fig, ax = plt.subplots(figsize=(8, 9), layout="constrained")
+colors = np.where(order["beyond_chance"] == "public", "#d55e00", np.where(order["beyond_chance"] == "private", "#0072b2", OTHER_COLOR))
+ax.hlines(range(len(order)), order["ci_low"] * 100, order["ci_high"] * 100, colors=colors, lw=1)
+ax.scatter(order["advantage"] * 100, range(len(order)), c=colors, s=12, zorder=3)
+ax.axvline(0, color="0.3", lw=0.8, ls="--")
+ax.set(yticks=range(len(order)), xlabel="public advantage ×100 (relative to the other models)",
+       title=f"{benchmark}: public advantage, {confidence_level:.0%} simultaneous intervals")
+ax.set_yticklabels([short_name(m) for m in order["model"]], fontsize=5)
+nb.figure(fig, "goodhart_advantage")
+beyond = adv[adv["beyond_chance"] != ""]
+unadjusted = int((adv["pvalue"] < alpha).sum())
+nb.md(
+    ("Beyond chance after the multiplicity: " + "; ".join(f"**{m}** ({r.beyond_chance}, {100 * r.advantage:+.1f} points, [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}])" for m, r in beyond.iterrows()) + "."
+     if len(beyond) else f"**No model** gains on the public (or the private) tasks beyond chance once the {len(adv)} comparisons are accounted for.")
+    + f" Each interval is ±{advantage.critical_value:.2f} standard errors (one model alone would take "
+    f"{t_dist.ppf(1 - alpha / 2, adv['df'].median()):.2f} at the median degrees of freedom); "
+    f"without the adjustment {unadjusted} of {len(adv)} models would have p < {alpha:g}, about the {alpha * len(adv):.1f} expected by chance. "
+    f"The largest advantages: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].head(3).items())
+    + "; the largest private gains: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].tail(3).items()) + "."
+)
+
+# %% [markdown]
+# ## The sub-benchmarks
+# Each sub-benchmark's tasks (mteb's current lists, kept within the benchmark's tasks so
+# the same models are complete) are tested when both sides reach the rule's minimum
+# number of tasks (`MIN_TASKS_PER_SIDE`, where the simulations show the family-wise
+# error held); the others say what they cannot say.
+
+# %%
+rows = []
+for name in sub_benchmarks:
+    spec = resolve_spec(name)
+    sub_public = [t for t in spec.scope_tasks("public") if t in set(public)]
+    sub_private = [t for t in spec.scope_tasks("private") if t in set(private)]
+    row = {"benchmark": name, "public tasks": len(sub_public), "private tasks": len(sub_private),
+           "left out (not in the benchmark)": len(spec.task_names) - len(sub_public) - len(sub_private)}
+    if min(len(sub_public), len(sub_private)) >= 2:
+        res = public_advantage(wide.loc[sub_public + sub_private], public_tasks=sub_public, private_tasks=sub_private,
+                               n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
+        found = res.to_frame()
+        row.update({"tested": res.testable, "gain on public": int((found["beyond_chance"] == "public").sum()) if res.testable else pd.NA,
+                    "gain on private": int((found["beyond_chance"] == "private").sum()) if res.testable else pd.NA,
+                    "largest advantage": found["advantage"].max(), "what it cannot say": res.caveat})
+    else:
+        row.update({"tested": False, "what it cannot say": f"{len(sub_public)} public / {len(sub_private)} private tasks: a side under 2 tasks has no spread; nothing can be said beyond the descriptive means."})
+    rows.append(row)
+subs = pd.DataFrame(rows)
+nb.table(subs, "goodhart_sub_benchmarks", floatfmt=".3f",
+         title=f"Sub-benchmarks: tested when both sides have at least {MIN_TASKS_PER_SIDE} tasks",
+         shown_columns=["benchmark", "public tasks", "private tasks", "tested", "gain on public", "gain on private"])
+for row in subs.to_dict("records"):
+    if row["tested"]:
+        nb.md(f"- **{row['benchmark']}** ({row['public tasks']} public / {row['private tasks']} private): "
+              f"{row['gain on public']} model(s) gain on public and {row['gain on private']} on private beyond chance.")
+    else:
+        nb.md(f"- **{row['benchmark']}**: {row['what it cannot say']}")
+
+# %% [markdown]
+# ## Within models: the public tasks a model trained on
+# For each model that trained on some public tasks but not all (by mteb's rules), its
+# mean relative score on the tasks it trained on minus on the others; the test is over
+# models (sign flips).
+
+# %%
+within = trained_task_effect(wide.loc[public], trained_on(both, public), n_resamples=n_resamples,
+                             confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
+via_source = trained_on(both, public, sources=True)
+varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
+nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
+         title="Relative score on the public tasks a model trained on, minus on those it did not",
+         note=within.method, show=False)
+nb.show(within.to_frame().head(n_show), floatfmt=".3f")
+nb.md(
+    f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
+    f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "
+    f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. "
+    + (f"{within.caveat} " if within.caveat else "")
+    + f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
+    "so no separate test is made. The tasks trained on are chosen by the model's makers (a multilingual model trains on a multilingual task): "
+    "a difference is an association, not the effect of training."
+)
+
+# %% [markdown]
+# ## Between models: what goes with a public advantage
+# One test per predictor (ranks of a number, or two groups), its variance counting the
+# tasks and the models as samples; Holm across the predictors. `detectable` is the
+# smallest effect the design finds with probability `power` at the family-wise level.
+
+# %%
+kinds = groups["static_kind"].where(groups["family"] == "static")
+predictors = pd.DataFrame(index=both)
+predictors["public tasks trained on"] = overlap["public trained"].astype(float)
+predictors[f"zero-shot % on {reference}"] = overlap[f"{reference} zero-shot %"].astype(float)
+predictors[f"rank on {reference}"] = -ref.summary["rank_complete"].reindex(both).astype(float)  # higher = better
+predictors["release date"] = release_dates(both).map(lambda d: d.toordinal() if pd.notna(d) else np.nan)
+predictors["parameters"] = groups["n_parameters"].where(groups["n_parameters"] > 0)
+predictors[f"made by {organisation}"] = pd.Series([m.split("/")[0] == organisation for m in both], index=both)
+predictors["static"] = groups["family"].eq("static")
+for kind in sorted(kinds.dropna().unique()):
+    if 2 <= (kinds == kind).sum() <= kinds.notna().sum() - 2:
+        predictors[f"static: {kind} (vs other static)"] = (kinds == kind).where(kinds.notna()).astype("boolean")
+drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private,
+                               power=power, confidence_level=confidence_level)
+found = drivers.to_frame()
+nb.table(found, "goodhart_predictors", floatfmt=".4f", pvalue_columns=("pvalue", "pvalue_adjusted"),
+         title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors)",
+         note=f"{drivers.method}. effect: points of advantage (0-1 scale) per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
+         shown_columns=["predictor", "n_models", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
+hits = found[found["pvalue_adjusted"] < alpha]
+org = found.set_index("predictor").loc[f"made by {organisation}"]
+nb.md(
+    (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} points, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
+     if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {len(found)} predictors. ")
+    + "Where nothing is found, the effects this design would have detected with "
+    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: {100 * r.detectable:.2f} points" for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
+    f"On the mteb#3902 claim: the {int(org['n_a'])} {organisation} models' mean advantage minus the other models' is "
+    f"{100 * org['effect']:+.2f} points ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
+    f"a private edge is a negative value), adjusted p {pvalue_phrase(org['pvalue_adjusted'])}."
+)
+
+fig, axes = plt.subplots(2, 3, figsize=(12, 7), layout="constrained")
+shown_x = {  # what each panel plots against (the test uses the ranks of these)
+    f"rank on {reference}": -predictors[f"rank on {reference}"],
+    "release date": release_dates(both),
+    "parameters": predictors["parameters"],
+    f"zero-shot % on {reference}": predictors[f"zero-shot % on {reference}"],
+    f"made by {organisation}": predictors[f"made by {organisation}"].astype(float),
+    "static": predictors["static"].astype(float),
+}
+jitter = pd.Series(np.random.default_rng(0).uniform(-0.15, 0.15, len(both)), index=both)  # the two groups, spread
+for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=True):
+    if predictors[name].dtype == bool:
+        x = x + jitter
+        ax.set_xticks([0, 1], ["no", "yes"])
+    keep = x.notna()
+    ax.scatter(x[keep], 100 * adv.loc[keep[keep].index, "advantage"], s=12, color=OTHER_COLOR)
+    for m in post:
+        if keep.get(m, False):
+            ax.scatter(x[m], 100 * adv.loc[m, "advantage"], s=40, color=palette[m], zorder=3, label=short_name(m))
+    ax.axhline(0, color="0.3", lw=0.8, ls="--")
+    row = found.set_index("predictor").loc[name]
+    ax.set(title=f"{name}: p_adj {pvalue_phrase(row['pvalue_adjusted'])}", ylabel="public advantage ×100")
+axes[0, 0].invert_xaxis()
+axes[0, 0].set_xlabel("rank (1 = best; right is better)")
+axes[0, 2].set_xscale("log")
+axes[0, 1].tick_params(axis="x", labelrotation=30)
+axes[1, 2].legend(fontsize=7, frameon=False)
+nb.figure(fig, "goodhart_predictors")
+
+# %% [markdown]
+# ## Does the private split rank differently, and better?
+# Rank agreement of the public and private means (Kendall and Spearman with permutation
+# p-values and bootstrap intervals, the top-k overlap, rank shifts), then the paired
+# question: does the MTEB mean predict a model's private mean better or worse than its
+# public mean does? Each predictor gets its least-squares line; each model its
+# leave-one-out error under both; the test is over models.
+
+# %%
+summary = board.summary.loc[both]
+agreement = []
+for method in ("kendall", "spearman"):
+    res = rank_correlation(summary["mean_public"], summary["mean_private"], method=method, n_resamples=n_resamples,
+                           confidence_level=confidence_level, rng=nb.rng("goodhart_agreement", method))
+    agreement.append({"method": method, "statistic": res.statistic, "ci_low": res.confidence_interval.low,
+                      "ci_high": res.confidence_interval.high, "pvalue": res.pvalue, "n": res.n})
+agreement = pd.DataFrame(agreement)
+top_public = set(summary["mean_public"].nlargest(top_k).index)
+top_private = set(summary["mean_private"].nlargest(top_k).index)
+shifts = public_private_gap(wide, public_tasks=public, private_tasks=private, n_resamples=n_resamples,
+                            confidence_level=confidence_level, rng=nb.rng("goodhart_shifts")).to_frame()
+nb.table(agreement, "goodhart_agreement", floatfmt=".3f", pvalue_columns=("pvalue",),
+         title=f"Public vs private rankings on {benchmark}", parameters={"top_k": top_k})
+moved = shifts.reindex(shifts["rank_shift"].abs().sort_values(ascending=False).index).head(3)
+nb.md(
+    f"Kendall's tau {agreement.loc[0, 'statistic']:.2f} and Spearman's rho {agreement.loc[1, 'statistic']:.2f} over {len(both)} models; "
+    f"{len(top_public & top_private)} of the top {top_k} by the public mean are in the top {top_k} by the private mean. Largest rank shifts (public → private): "
+    + "; ".join(f"{short_name(r.model)} {r.rank_public:g} → {r.rank_private:g}" for r in moved.itertuples()) + "."
+)
+
+common = [m for m in both if pd.notna(ref.summary["mean_task"].get(m, np.nan))]
+compared = predictive_comparison(summary.loc[common, "mean_private"], summary.loc[common, "mean_public"],
+                                 ref.summary.loc[common, "mean_task"], n_resamples=n_resamples,
+                                 confidence_level=confidence_level, rng=nb.rng("goodhart_predict"))
+errors = compared.to_frame().rename(columns={"target": "private mean", "a": "public mean", "b": f"{reference} mean"})
+nb.table(errors, "goodhart_prediction", floatfmt=".4f",
+         title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors",
+         note=compared.method, show=False)
+nb.md(
+    f"On the {compared.n} models complete on both benchmarks, the public mean predicts the private mean with a mean absolute "
+    f"leave-one-out error of {100 * compared.mae_a:.2f} points and {reference}'s mean with {100 * compared.mae_b:.2f}; the difference "
+    f"({reference} − public) is {100 * compared.statistic:+.2f} points ({confidence_level:.0%} CI [{100 * compared.confidence_interval.low:+.2f}, "
+    f"{100 * compared.confidence_interval.high:+.2f}], p {pvalue_phrase(compared.pvalue)}; Pearson r {compared.r_a:.2f} vs {compared.r_b:.2f})."
+)
+
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
+for ax, column, label in ((axes[0], "a", "Mean (Public)"), (axes[1], "b", f"{reference} Mean (Task)")):
+    ax.scatter(100 * errors["public mean" if column == "a" else f"{reference} mean"], 100 * errors["private mean"], s=14, color=OTHER_COLOR)
+    for m in post:
+        if m in set(errors["model"]):
+            r = errors.set_index("model").loc[m]
+            ax.scatter(100 * r["public mean" if column == "a" else f"{reference} mean"], 100 * r["private mean"], s=45, color=palette[m], zorder=3, label=short_name(m))
+    mae = compared.mae_a if column == "a" else compared.mae_b
+    ax.set(xlabel=f"{label} ×100", ylabel="Mean (Private) ×100", title=f"{label}: leave-one-out MAE {100 * mae:.2f}")
+axes[1].legend(fontsize=7, frameon=False)
+nb.figure(fig, "goodhart_prediction")
+
+# %% [markdown]
+# ## Every model, interactive
+# The public and private rankings of the audited models with their simultaneous rank
+# intervals; the zero-shot % on each side's tasks shows on hover and filters the rows.
+
+# %%
+ranks = {f"{benchmark} {side}": rank_intervals(wide.loc[tasks], n_resamples=n_resamples, confidence_level=confidence_level,
+                                                rng=nb.rng("goodhart_explorer", side))
+         for side, tasks in (("public", public), ("private", private))}
+explorer = rank_explorer(
+    ranks, groups=groups.reset_index(), post=post, title=f"{benchmark}: public and private ranks, with zero-shot %",
+    score_label="Mean ×100", score_scale=100,
+    zero_shot={f"{benchmark} public": zero_shot(both, public).to_dict(), f"{benchmark} private": zero_shot(both, private).to_dict()},
+)
+nb.interactive(explorer, "goodhart_explorer")
+
+# %% [markdown]
+# ## What this can and cannot establish
+
+# %%
+verdict = "better" if compared.statistic < 0 else "worse"
+nb.md(
+    f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted, "
+    f"{len(hits)} of {len(found)} model properties go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
+    f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
+    f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "
+    "This is an observational comparison of published results. It cannot establish that training on a task (or access to the private data) "
+    "*causes* a gain: the models were not assigned their training data, their makers chose it with the benchmark in view, and "
+    "organisation, size, date and data travel together. mteb's training-data records are self-declared and incomplete (unknown is not zero-shot), "
+    "the public and private tasks differ in domain and language as well as in access, and a model's results can be re-run or re-filed. "
+    "Nor can a null result clear a model: it says the data could not have detected an effect smaller than the `detectable` column. "
+    "What it does show is where the leaderboard's public and private views disagree by more than the tasks' noise, and which models "
+    "such claims can and cannot be tested on."
+)
