@@ -28,9 +28,6 @@ DESCRIPTION = (
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` with the one tree and run its command.
 
-    Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
-
     Returns:
         The command's exit status; 0 for ``--help`` alone, 2 without a command or with an
         unknown one (named, with the closest command). A command's own ``--help`` and

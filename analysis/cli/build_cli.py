@@ -456,9 +456,6 @@ ADD_PARSERS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
 def build_cli(description: str | None = None) -> argparse.ArgumentParser:
     """The ``static-rteb`` parser with every command as a subparser.
 
-    Args:
-        description: Text above the command list in ``static-rteb --help``.
-
     Returns:
         The parser; ``parse_args`` gives ``func`` (the handler) and ``command``.
     """

@@ -26,11 +26,7 @@ SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 
 def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
-    """The table the command prints and a one-line caption (what was ranked, how).
-
-    Args:
-        args: The parsed arguments (:func:`analysis.cli.build_cli.add_leaderboard_parser`).
-    """
+    """The table the command prints and a one-line caption (what was ranked, how)."""
     from analysis.results.columns import leaderboard_columns
     from analysis.results.leaderboard import load_leaderboard
     from analysis.stats import rank_intervals
@@ -74,12 +70,7 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
-    """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status.
-
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (unused).
-    """
+    """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status."""
     from analysis.core.errors import AnalysisError, AnalysisWarning
     from analysis.core.io import atomic_write_text, markdown_table
 

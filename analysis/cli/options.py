@@ -42,14 +42,7 @@ def positive_float(text: str) -> float:
 def add_results(
     parser: argparse.ArgumentParser, *, help: str, several: bool = True, default: Any = None
 ) -> None:
-    """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout.
-
-    Args:
-        parser: The command's parser.
-        help: What the folders are for this command.
-        several: Take one or more folders (a list), else exactly one.
-        default: The value when the option is not given.
-    """
+    """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout."""
     parser.add_argument(
         "--results",
         nargs="+" if several else None,

@@ -399,10 +399,6 @@ def _run_all(
 def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb batch``, parsed by :mod:`analysis.cli`.
 
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (they name the rerun after an interrupt).
-
     Returns:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 128 + the signal when stopped.
     """

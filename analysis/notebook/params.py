@@ -79,10 +79,6 @@ def declared_parameters(source: str | Path) -> list[str]:
 def read_parameters(notebook: str | Path, namespace: Mapping[str, Any]) -> dict[str, Any]:
     """Every parameter of ``notebook`` with its current value in ``namespace``.
 
-    Args:
-        notebook: The notebook's name (see :func:`find_source`).
-        namespace: Where the parameters cell ran: the kernel's globals.
-
     Returns:
         ``{name: value}`` in the order of the parameters cell.
 

@@ -153,12 +153,7 @@ def check_conflicts(
 
 
 def kept_first_message(clashes: Sequence[str], folders: ResultsFolders) -> str:
-    """The note for clashes settled by ``on_conflict="first"``: which result was kept.
-
-    Args:
-        clashes: ``"kept <file>, not <file> (why)"`` texts from :func:`check_conflicts`.
-        folders: the merged folders, in order.
-    """
+    """The note for clashes settled by ``on_conflict="first"``: which result was kept."""
     shown = sorted(set(clashes))
     listed = "; ".join(shown[:3])
     more = f" (and {len(shown) - 3} more)" if len(shown) > 3 else ""

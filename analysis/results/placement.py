@@ -81,9 +81,6 @@ def own_models(board: Leaderboard, leaderboard: str) -> list[str]:
             "data/runs"]``, or ``RESULTS=../shared/mteb-cache:data/runs``).
         leaderboard: The leaderboard's folder as ``board.scores["source"]`` names it
             (``ResultsFolders.label(0)``, e.g. ``"../shared/mteb-cache"``).
-
-    Returns:
-        Their names, sorted.
     """
     scores = board.scores
     elsewhere = scores["source"].fillna(leaderboard) != leaderboard

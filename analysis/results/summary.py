@@ -241,14 +241,6 @@ def completeness_message(
 ) -> str | None:
     """The warning for a benchmark on which fewer than a quarter of the models are complete.
 
-    Args:
-        name: the benchmark.
-        pin: the task-list pin it was loaded under.
-        n_complete: models with every task.
-        n_models: models loaded.
-        others: complete models under each other pin.
-        blocking: the sentence of :func:`blocking_message`, appended.
-
     Returns:
         A short message naming the pin under which most models are complete, or None
         when at least a quarter are complete. The pins are spelled as the caller types

@@ -47,10 +47,6 @@ if TYPE_CHECKING:
 def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb run``, parsed by :mod:`analysis.cli`.
 
-    Args:
-        args: The parsed arguments (``args.command_parser`` reports usage errors).
-        argv: The command's own arguments (for the resume line).
-
     Returns:
         The exit status: 0 all done (or submitted), 1 something failed, 2 usage error,
         128 + the signal number when stopped (130 for Ctrl-C).
@@ -213,10 +209,6 @@ def _report(plan: Plan, *, quiet: bool, since: float | None = None) -> int:
 def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb plan``: write a plan file (parsed by :mod:`analysis.cli`).
 
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (for the resume line).
-
     Returns:
         0, 2 on a usage error, 128 + the signal number when stopped.
     """
@@ -263,10 +255,6 @@ def _plan(args: argparse.Namespace) -> int:
 
 def status_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb status``: report (and optionally retry) the jobs of a plan.
-
-    Args:
-        args: The parsed arguments (parsed by :mod:`analysis.cli`).
-        argv: The command's own arguments (unused: the resume line is ``run --plan``).
 
     Returns:
         0 when nothing has failed, 1 while something has failed (after a retry: when the

@@ -272,10 +272,6 @@ def _job(data: dict[str, Any]) -> Job:
 def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
     """Refuse a plan that does not fit: another results folder, or changed local models.
 
-    Args:
-        plan: The plan.
-        results_dir: The results folder the caller means to use (None: the plan's own).
-
     Raises:
         PlanMismatchError: Naming the mismatch and how to fix it.
     """

@@ -48,14 +48,7 @@ def coordinator_alive(entry: dict[str, Any]) -> bool:
 
 
 def local_job_status(traces: JobTraces) -> JobStatus:
-    """A local job's state from its record: a running record whose worker is gone failed.
-
-    Args:
-        traces: What was found of the job (:meth:`.base.Executor.job_status`).
-
-    Returns:
-        The job's state.
-    """
+    """A local job's state from its record: a running record whose worker is gone failed."""
     base, entry, record = traces.base, traces.entry, traces.record
     here = socket.gethostname()
     if record is None:

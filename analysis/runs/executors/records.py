@@ -41,11 +41,7 @@ def read_record(plan: Plan | str | Path, job_id: str) -> dict[str, Any] | None:
 
 
 def write_record(job: Job, **fields: Any) -> dict[str, Any]:
-    """Write the record of ``job`` (atomically): ``{"job_id": ..., **fields}``.
-
-    Returns:
-        ``fields``.
-    """
+    """Write the record of ``job`` (atomically): ``{"job_id": ..., **fields}``."""
     path = record_path(job.results_dir, job.job_id)
     atomic_write_text(path, json.dumps({"job_id": job.job_id, **fields}, default=str))
     return fields
