@@ -69,6 +69,3 @@ def console() -> None:
         sys.stderr.flush()
         os._exit(status)
     sys.exit(status)
-
-
-__all__ = ["DESCRIPTION", "console", "main", "unknown_command"]

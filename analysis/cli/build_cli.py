@@ -16,9 +16,8 @@ import importlib
 from collections.abc import Callable
 
 from ..core.choices import OVERWRITE_STRATEGIES, PCA_DIMS
+from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 from .options import (
-    DEFAULT_PLAN,
-    DEFAULT_RUNS,
     add_executor_options,
     add_model_options,
     add_on_conflict,

@@ -550,14 +550,3 @@ def unranked_models(summary: pd.DataFrame, scope: str = "all") -> dict[str, str]
         str(m): f"has {int(d)} of the {int(e)}{kind} tasks"
         for m, d, e in zip(rows.index, rows[done], rows[expected], strict=True)
     }
-
-
-__all__ = [
-    "GROUPS",
-    "GROUP_COLORS",
-    "RankExplorer",
-    "group_label",
-    "plotly_js",
-    "rank_explorer",
-    "unranked_models",
-]

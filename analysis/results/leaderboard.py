@@ -22,9 +22,7 @@ from ..core.choices import OnConflict
 from ..core.errors import (
     IncompleteBenchmarkWarning,
     ResultFileWarning,
-    ResultsConflictError,
     ResultsConflictWarning,
-    ResultsNotFoundError,
     UnknownNameError,
     UnknownTaskError,
     check_names,
@@ -34,13 +32,12 @@ from . import assemble
 from .folder import ResultsFolders
 from .parse_cache import (
     KEPT_FIRST,
-    LOADER_VERSION,
     Entry,
     cache_key,
     read_cache,
     write_cache,
 )
-from .parsing import ENGINES, MISSING_COLUMNS, SCORE_COLUMNS, Engine
+from .parsing import ENGINES, Engine
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
 from .summary import (
     blocking_message,
@@ -52,22 +49,6 @@ from .summary import (
 
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
-__all__ = [
-    "ENGINES",
-    "LOADER_VERSION",
-    "MISSING_COLUMNS",
-    "SCORE_COLUMNS",
-    "Engine",
-    "Leaderboard",
-    "ResultFileWarning",
-    "ResultsConflictError",
-    "ResultsFolders",
-    "ResultsNotFoundError",
-    "default_cache_dir",
-    "load_leaderboard",
-    "load_leaderboards",
-    "summarize",
-]
 
 
 @dataclass(frozen=True)

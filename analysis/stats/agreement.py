@@ -30,8 +30,6 @@ from ._ranks import _rank_statistic
 from ._results import StatsResult
 from .correlation import RankCorrelationResult, rank_correlation
 
-__all__ = ["BenchmarkAgreementResult", "benchmark_agreement"]
-
 _METHODS = ("spearman", "kendall")
 _SUBSET_QUANTILES = (0.025, 0.5, 0.975)
 
