@@ -77,9 +77,6 @@ def quiet_command_line(*, verbose: bool = False) -> None:
 
     Also switches off the Hugging Face libraries' own progress bars (weights loading,
     dataset preparation): a run shows its one bar over evaluations or jobs.
-
-    Args:
-        verbose: Hide nothing (``--verbose``).
     """
     if verbose:
         return

@@ -524,10 +524,6 @@ def rank_explorer(
 def unranked_models(summary: pd.DataFrame, scope: str = "all") -> dict[str, str]:
     """Why each model of a leaderboard without every task of ``scope`` is not ranked.
 
-    Args:
-        summary: A :class:`~analysis.results.leaderboard.Leaderboard`'s ``summary``.
-        scope: ``"all"``, ``"public"`` or ``"private"`` tasks.
-
     Returns:
         ``{model: "has 12 of the 41 tasks"}`` for the models not complete on ``scope``.
 

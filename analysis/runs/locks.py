@@ -41,10 +41,6 @@ class Holder(NamedTuple):
 def file_lock(path: str | Path, **options: Any) -> filelock.FileLock:
     """``filelock.FileLock`` on ``path`` that writes its holder into the file; makes its folder.
 
-    Args:
-        path: The lock file.
-        **options: ``filelock.FileLock``'s options (``timeout``, ``poll_interval``, ...).
-
     Returns:
         The lock (not yet taken); ``with file_lock(path):`` waits for it.
     """
@@ -98,10 +94,6 @@ def process_start(pid: int) -> int | None:
 
 def pid_alive(pid: int, start: int | None = None) -> bool:
     """Whether process ``pid`` runs on this host (and, when ``start`` is given, is the same one).
-
-    Args:
-        pid: Process id.
-        start: Expected start time (:func:`process_start`); a different one means pid reuse.
 
     Returns:
         True if the process exists (and started at ``start``).

@@ -79,9 +79,6 @@ def maxt(
         step_down: compute the Westfall-Young step-down adjusted p-values.
         keep_null: keep the per-pattern maxima (single-step null distribution).
         centred: also keep the centred null's per-pattern maxima.
-
-    Returns:
-        MaxT.
     """
     reps, g, _ = U.shape
     w = np.ones(g) if sizes is None else np.asarray(sizes, dtype=float)

@@ -150,9 +150,6 @@ def benchmark_agreement(
         rng: seed or Generator. Draws: the overall correlation, each top k (in
             order), then per subset size ``rng.permuted`` orderings of the models.
 
-    Returns:
-        BenchmarkAgreementResult.
-
     Raises:
         ValueError: x and y differ in length, a size is out of range, or an option is
             invalid (the message names the argument).

@@ -267,9 +267,6 @@ def compare(
         top: groups kept in ``ranks.groups``.
         rng: seed or Generator (the Monte-Carlo patterns).
 
-    Returns:
-        ComparisonReport.
-
     Raises:
         ValueError: as :func:`pairwise_significance`, or fewer than 3 units.
         LabelMismatchError: ``clusters`` does not name the rows of ``scores``.

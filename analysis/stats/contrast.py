@@ -140,9 +140,6 @@ def group_contrast(
         group_b: label of the second group (different from ``group_a``).
         confidence_level: level of the interval, in (0, 1).
 
-    Returns:
-        GroupContrastResult.
-
     Raises:
         ValueError: lengths differ, a value in the two groups is NaN or inf, a group
             is empty, ``group_a == group_b``, or an option is invalid. The message names

@@ -92,9 +92,6 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
             missing task are dropped with a warning.
         alpha: level of ``critical_difference``.
 
-    Returns:
-        FriedmanNemenyiResult.
-
     Raises:
         ValueError: fewer than 2 tasks or 3 complete models, or a bad option.
 

@@ -262,9 +262,6 @@ def paired_bootstrap(
         alternative: ``"two-sided"``, ``"greater"`` (mean of a - b > 0) or ``"less"``.
         rng: seed or Generator for the resampling.
 
-    Returns:
-        PairedTestResult.
-
     Raises:
         ValueError: a and b differ in length, hold NaN or inf or have fewer than 2
             units; or an option is invalid. The message names the argument.

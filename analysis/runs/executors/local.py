@@ -289,13 +289,6 @@ def run_local(
     keep its top-level code under ``if __name__ == "__main__":`` (workers import the
     script's module); notebooks and ``static-rteb run`` need nothing.
 
-    Args:
-        plan: The plan the jobs come from.
-        jobs: The jobs to run.
-        workers: Worker processes (default: the number of cores).
-        batch_size: Encoding batch size.
-        show_progress: Show one progress bar over jobs.
-
     Returns:
         One outcome per job that ended, in completion order.
 
