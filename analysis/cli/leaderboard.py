@@ -5,13 +5,10 @@ Example::
     static-rteb leaderboard -b "RTEB(beta)" --pin as-of-post --results ../shared/mteb-cache \
         --min-zero-shot 100 --top 20
 
-The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table:
-Borda rank, zero-shot %, sizes, Mean (Task), Mean (TaskType), per-type means, Mean
-(Public) and Mean (Private) for RTEB), scores ×100 as mteb's leaderboard shows them,
-followed by each complete model's rank by Mean (Task) and its 95% simultaneous rank
-interval (:func:`analysis.stats.rank_intervals`) among the complete models shown.
-Markdown (default) or CSV, to the terminal or a file. Exit status 0, or 2 on a usage
-error (an unknown benchmark is named with its close matches).
+The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table,
+scores ×100), then each complete model's 95% simultaneous rank interval
+(:func:`analysis.stats.rank_intervals`) among the complete models shown
+(``docs/leaderboard.md``). Exit status 0, or 2 on a usage error.
 """
 
 from __future__ import annotations

@@ -13,12 +13,9 @@ Examples::
     static-rteb status --plan plan.jsonl --retry-failed
 
 Exit status: 0 when everything ran or was cached (or was submitted), 1 when something
-failed (``status``: while anything has failed), 2 on a usage error (unknown model, task,
-executor or option; a plan that does not fit), 128 + the signal number when stopped
-(130: Ctrl-C / SIGINT, 143: SIGTERM). A stopped run prints one line (what finished,
-what was interrupted, the command that resumes it), no traceback, and keeps no partial
-result file; interrupted jobs are recorded as interrupted and the next run runs them.
-Known third-party warnings are hidden unless ``--verbose`` (:mod:`analysis.core.quiet`).
+failed, 2 on a usage error, 128 + the signal number when stopped: one line, no traceback,
+no partial result file, and the next run resumes (``docs/running.md``). Known third-party
+warnings are hidden unless ``--verbose`` (:mod:`analysis.core.quiet`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """One writer per (model, revision, task): ``filelock.FileLock`` on a file of ``.locks/``.
 
-Before a worker evaluates a task it takes the task's lock,
-``<results>/.locks/<org>__<model>/<revision>/<Task>.lock``, so that a second worker on
-the same results folder (another ``run --plan`` of the plan, a direct run, a node of a
-SLURM array) waits, then finds the result. The lock is an ``flock``, which the kernel
-releases when its holder ends however it ends (an exception, SIGKILL; on NFS, when the
-dead client's lease expires): a lock never outlives its holder, so nothing here detects
-or breaks stale locks. The file stays after release (a waiter may hold it open: removing
-it would let a third process lock a new file beside it). The holder writes its host and
-pid into the file when it takes the lock, for ``static-rteb status`` to name who runs a
-task elsewhere (:func:`lock_holder`); whether the lock is held is asked of the kernel.
-The results folder's file system must support ``flock``: local disks and NFS do; Lustre
-does when mounted with ``-o flock``.
+A worker takes ``<results>/.locks/<org>__<model>/<revision>/<Task>.lock`` before it
+evaluates the task, so a second worker on the same results folder waits, then finds the
+result. The lock is an ``flock``, released by the kernel however its holder ends, so
+nothing here detects or breaks stale locks; the file stays after release (a waiter may hold
+it open). The holder writes its host and pid into the file for ``static-rteb status``
+(:func:`lock_holder`). File systems that support ``flock``: ``docs/cluster.md``.
 """
 
 from __future__ import annotations

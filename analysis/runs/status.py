@@ -1,14 +1,9 @@
 """What became of a plan's jobs: done, running, failed (with the error) or pending.
 
-:func:`plan_status` reads, for every job, what every executor leaves: the results folder
-(**done** when all its result files are complete), the submission log (never submitted:
-**pending**; rejected by SLURM: **failed** with SLURM's message), the job's record (a
-record ``interrupted`` is **interrupted**, never failed: running the plan again runs it)
-and the task locks (a job another live process holds is **running elsewhere**, with its
-pid and host). The rest is the executor's own
-(:meth:`~analysis.runs.executors.base.Executor.job_status`: SLURM's queue and
-submitit's logs, or the local worker's pid). The states and what to do about each:
-``docs/cluster.md``.
+:func:`plan_status` reads what every executor leaves (result files, the submission log, the
+job's record, the task locks), then asks the executor
+(:meth:`~analysis.runs.executors.base.Executor.job_status`: SLURM's queue and submitit's
+logs, or the local worker's pid). The states and what to do about each: ``docs/cluster.md``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """The teachers' token embeddings, kept so that a teacher is encoded once.
 
-Distilling spends nearly all its time encoding every token of the teacher's vocabulary
-(model2vec's ``create_embeddings``), which does not depend on ``pca_dims``: a second
-student of the same teacher reuses it from ``<cache>/token-embeddings/<key>.npy``. The
-key hashes everything the encoding depends on (the teacher's weights, class and
-configuration, the token ids, padding, pooling, device, the float64 encoding, and the
-versions of model2vec, torch and transformers), so a student made from a kept encoding
-is byte-identical to one made without it (``tests/runs/test_distill.py``). Writes are
-atomic, one process encodes a key at a time, a damaged entry is encoded again, and a
-cache that cannot be written is warned about and left out.
+Encoding every token of the teacher's vocabulary (model2vec's ``create_embeddings``) does
+not depend on ``pca_dims``: a second student of the same teacher reuses it from
+``<cache>/token-embeddings/<key>.npy``. The key hashes everything the encoding depends on
+(weights, class, configuration, token ids, pooling, device, float64, library versions), so
+the student is byte-identical either way (``tests/runs/test_distill.py``). Writes are
+atomic, one process encodes a key at a time, a damaged entry is encoded again, and a cache
+that cannot be written is warned about and left out.
 """
 
 from __future__ import annotations
