@@ -313,15 +313,9 @@ def run_batch(
 ) -> list[NotebookRun]:
     """Run every notebook of the profile; returns one :class:`NotebookRun` each.
 
-    Args:
-        profile: ``figures``, ``runs``, ``full``, ``smoke`` or a path to a parameter YAML file.
-        results: results folder(s) passed as ``results_dir`` to notebooks that declare it
-            (several joined by ``os.pathsep``, as ``$STATIC_RTEB_RESULTS`` takes them).
-        only: notebook names to run (default: the profile's ``_notebooks``, else all).
-        parameters: command-line parameters (``-p`` etc.), applied to every notebook that
-            declares them, over the profile's.
-        build_dir: where executed copies go (default ``build/notebooks/<profile>``).
-        root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
+    ``profile`` is a name under ``params/`` or a YAML path; ``results`` (``os.pathsep``
+    between folders) is every declaring notebook's ``results_dir``; ``only`` defaults to the
+    profile's ``_notebooks``, else all; ``parameters`` (``-p`` etc.) win over the profile's.
 
     Raises:
         BatchError: Unknown profile or notebook, or a command-line parameter that no

@@ -143,20 +143,11 @@ class NotebookContext:
     ) -> Path:
         """Write ``<out>/<name>.md`` (provenance header) and display a rounded view inline.
 
-        Args:
-            frame: The table (its index is not written; reset it first if it matters).
-            name: File name without ``.md``.
-            title: Bold line above the table.
-            note: Text below the table.
-            floatfmt: Format of float cells, e.g. ``".2f"``.
-            pvalue_columns: Columns shown as p-values (``"<0.001"``, never ``"0.000"``).
-            parameters: Extra header entries for this table (e.g. the pin of a loop).
-            show: Display the table inline.
-            shown_columns: The columns displayed inline, the answer first (default: all);
-                the file holds every column, and the line below the table names the others.
-
-        Returns:
-            The path written.
+        The index is not written (reset it first if it matters). ``title`` is a bold line
+        above, ``note`` text below; ``pvalue_columns`` show as ``"<0.001"``, never
+        ``"0.000"``; ``parameters`` are extra header entries (e.g. the pin of a loop);
+        ``shown_columns`` are displayed inline, the answer first (the file holds every
+        column, and the line below the table names the others). Returns the path written.
         """
         check_columns(frame, pvalue_columns)
         if shown_columns is not None:

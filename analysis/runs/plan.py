@@ -141,18 +141,8 @@ def make_plan(
 ) -> Plan:
     """Expand models x tasks into jobs; mark those whose results are complete as done.
 
-    Args:
-        models: Hub ids or local model folders.
-        tasks: Task or benchmark names (benchmarks expand to their tasks).
-        results_dir: The results folder every job writes to.
-        names: Result name per model (local folders only), None for the default.
-        local_tasks_dir: Folder of local task folders (tasks found there run offline).
-        public_only: Leave private tasks out of the plan.
-        tasks_per_job: Group this many tasks of one model into one job.
-        encoder: The encoder every model runs with (``load_model(encoder=...)``).
-
-    Returns:
-        The plan (not yet written; see :func:`write_plan`).
+    ``names`` name local folders' results (None: the default); ``tasks_per_job`` tasks of
+    one model make one job. The plan is not yet written (:func:`write_plan`).
 
     Raises:
         ValueError: If ``tasks_per_job`` is not positive or ``names`` is longer than ``models``.

@@ -28,13 +28,7 @@ STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "det
 
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
-    """The state of every job of ``plan``, in plan order.
-
-    Args:
-        plan: The plan.
-        queue: SLURM's queue (:func:`analysis.runs.executors.slurm_queue`); read when None
-            and some job was submitted to SLURM.
-    """
+    """The state of every job of ``plan``, in plan order (``queue``: SLURM's, read when None)."""
     last: dict[str, dict[str, Any]] = {}
     for entry in read_submissions(plan):
         for job_id in entry.get("jobs", {}):

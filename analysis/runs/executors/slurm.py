@@ -376,14 +376,8 @@ def wait_slurm(
 ) -> bool:
     """Wait until no worker of ``submission`` is pending or running in SLURM.
 
-    Args:
-        submission: The submission.
-        poll: Seconds between ``squeue`` calls.
-        timeout: Give up after this many seconds (None: wait).
-        show_progress: Show a progress bar over the submission's workers.
-
     Returns:
-        True when every worker left the queue, False on timeout.
+        True when every worker left the queue, False after ``timeout`` seconds.
 
     Raises:
         RunInterrupted: On Ctrl-C / SIGTERM: waiting stops, the array keeps running; the
