@@ -1,25 +1,10 @@
 """Analysis of static embedding models on MTEB and RTEB.
 
-Public API:
-
-The package has three rooms:
-
-* :mod:`analysis.results`: results loading (:func:`load_leaderboard`,
-  :func:`load_leaderboards`), benchmark task lists and pins (:func:`resolve_spec`,
-  :func:`available_pins`), the blog's tables, model groups, placement;
-* :mod:`analysis.stats`: :func:`rank_correlation`, :func:`paired_bootstrap`,
-  :func:`pairwise_significance`, :func:`group_contrast`, :func:`public_private_gap`,
-  :func:`rank_intervals`, :func:`rank_correlation`, :func:`benchmark_agreement`,
-  :func:`adjust_pvalues`;
-* :mod:`analysis.runs` (needs the ``runs`` extra: mteb models, torch): :func:`load_model`,
-  :func:`load_local_task`, :func:`run_evaluation`, :func:`per_query_ndcg`, loaded on
-  first use so that the analysis half never imports torch;
-* :mod:`analysis.notebook`, the notebook layer above them: :func:`rank_explorer` (every
-  ranked model's rank interval in one interactive page).
-
-Shared by all three: :mod:`analysis.core.errors` (errors and name lookups),
-:mod:`analysis.core.compat` (every use of mteb's private API), :mod:`analysis.core.io` (atomic
-writes, tables, figures), :mod:`analysis.core.paths`.
+The public names (listed once in ``__init__.pyi``) come from the rooms
+:mod:`analysis.results`, :mod:`analysis.stats`, :mod:`analysis.runs` (the ``runs`` extra,
+loaded on first use so that the analysis half never imports torch) and the notebook layer
+:mod:`analysis.notebook`, over the ground floor :mod:`analysis.core`. What is where:
+``README.md``; the layers: ``docs/development.md``.
 """
 
 import lazy_loader

@@ -2,11 +2,11 @@
 
 Both tables are computed, never typed:
 
-* jobs: :func:`analysis.runs.plan.jobs_for` counts the tasks of each benchmark in the
-  installed mteb (all tasks, and public ones only) times the number of models;
-* time per task: :func:`analysis.runs.plan.measured_task_times` reads the
-  ``evaluation_time`` mteb stored in this repository's own result files (default
-  ``data/runs``, e.g. after ``static-rteb run --plan ...``).
+* jobs: :func:`jobs_for` counts the tasks of each benchmark in the installed mteb (all
+  tasks, and public ones only) times the number of models;
+* time per task: :func:`measured_task_times` reads the ``evaluation_time`` mteb stored in
+  this repository's own result files (default ``data/runs``, e.g. after ``static-rteb run
+  --plan ...``).
 
 Usage (from the repository root):
 
@@ -16,6 +16,7 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shlex
@@ -35,11 +36,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def jobs_for(
+    benchmark: str, n_models: int, *, tasks_per_job: int = 1, public_only: bool = False
+) -> int:
+    """How many jobs ``static-rteb plan`` makes of ``n_models`` models on ``benchmark``."""
+    import mteb
+
+    tasks = mteb.get_benchmark(benchmark).tasks
+    n_tasks = sum(1 for t in tasks if t.metadata.is_public or not public_only)
+    return n_models * -(-n_tasks // tasks_per_job)
+
+
+def measured_task_times(results_dir: Path) -> list[dict[str, object]]:
+    """One row per result file of a results folder: model folder, revision, task, seconds."""
+    rows = []
+    for path in sorted((results_dir / "results").glob("*/*/*.json")):
+        try:
+            seconds = json.loads(path.read_text()).get("evaluation_time")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if path.name != "model_meta.json" and isinstance(seconds, int | float):
+            task = {"model": path.parent.parent.name, "revision": path.parent.name}
+            rows.append({**task, "task": path.stem, "seconds": float(seconds)})
+    return rows
+
+
 def jobs_table(models: list[int], per_job: list[int]) -> str:
     import pandas as pd
 
     from analysis.core.io import markdown_table
-    from analysis.runs.plan import jobs_for
 
     rows = []
     for benchmark in BENCHMARKS:
@@ -59,7 +84,6 @@ def times_table(results: Path) -> str:
     import pandas as pd
 
     from analysis.core.io import markdown_table
-    from analysis.runs.plan import measured_task_times
 
     measured = pd.DataFrame(measured_task_times(results))
     if measured.empty:

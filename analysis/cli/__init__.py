@@ -1,27 +1,10 @@
 """The ``static-rteb`` command line: one argument tree, every command under it.
 
-* ``batch``: run every notebook with papermill (:mod:`analysis.notebook.batch`);
-* ``run``: run models over MTEB tasks, like ``mteb run -m ... -t ...``, or the jobs of a
-  plan with ``--plan plan.jsonl --executor local|slurm`` (:mod:`analysis.runs.cli`);
-* ``plan``: expand models x tasks into independent jobs, written to a plan file;
-* ``status``: report a plan's jobs as done / running / failed / interrupted / pending;
-  ``--retry-failed``;
-* ``distill``: a static model2vec model from a sentence-transformers teacher
-  (:mod:`analysis.runs.distill`);
-* ``estimate``: a model's benchmark mean and rank, with intervals, from the tasks it has
-  run, and which task to run next (:mod:`analysis.cli.estimate`);
-* ``leaderboard``: a benchmark's table with mteb's columns and rank intervals
-  (:mod:`analysis.results.columns`);
-* ``submit``: own runs -> a checked branch of a results-repository checkout
-  (:mod:`analysis.runs.submit`).
-
-The tree is built in :mod:`analysis.cli.build_cli`, the options several commands share in
-:mod:`analysis.cli.options`; every ``--help`` imports neither mteb nor torch. The entry
-points: the ``static-rteb`` console script (:func:`console`) and ``python -m analysis.cli``,
-the same command without the script on the ``PATH``.
-
-Inside a command, messages name options as flags (``--pin as-of-post``)
-(:func:`analysis.core.errors.spell`).
+The tree is built in :mod:`analysis.cli.build_cli` (the commands and what each does:
+``docs/commands.md``), the options several commands share in :mod:`analysis.cli.options`;
+every ``--help`` imports neither mteb nor torch. The entry points: the ``static-rteb``
+console script (:func:`console`) and ``python -m analysis.cli``. Inside a command, messages
+name options as flags (``--pin as-of-post``, :func:`analysis.core.errors.spell`).
 """
 
 from __future__ import annotations
@@ -44,9 +27,6 @@ DESCRIPTION = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` with the one tree and run its command.
-
-    Args:
-        argv: Arguments (default: ``sys.argv[1:]``).
 
     Returns:
         The command's exit status; 0 for ``--help`` alone, 2 without a command or with an
@@ -89,6 +69,3 @@ def console() -> None:
         sys.stderr.flush()
         os._exit(status)
     sys.exit(status)
-
-
-__all__ = ["DESCRIPTION", "console", "main", "unknown_command"]

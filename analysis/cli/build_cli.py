@@ -12,12 +12,12 @@ command name, for the "Resume with:" lines) and returns the exit status.
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 
 from ..core.choices import OVERWRITE_STRATEGIES, PCA_DIMS
+from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 from .options import (
-    DEFAULT_PLAN,
-    DEFAULT_RUNS,
     add_executor_options,
     add_model_options,
     add_on_conflict,
@@ -29,6 +29,15 @@ from .options import (
 
 #: A command's handler: (parsed arguments, the command's own arguments) -> exit status.
 Handler = Callable[[argparse.Namespace, list[str]], int]
+
+
+def _lazy(module: str, name: str) -> Handler:
+    """The handler ``module.name``, imported only when the command runs (``--help`` stays light)."""
+
+    def handler(args: argparse.Namespace, argv: list[str]) -> int:
+        return int(getattr(importlib.import_module(module), name)(args, argv))
+
+    return handler
 
 
 def _add_command(
@@ -50,7 +59,7 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "batch",
-        _batch,
+        _lazy("analysis.notebook.batch", "batch_command"),
         help="run the notebooks with papermill",
         description="Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.",
     )
@@ -75,12 +84,6 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
 
 
-def _batch(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..notebook.batch import batch_command
-
-    return batch_command(args, argv)
-
-
 # --------------------------------------------------------------------------- run, plan, status
 
 
@@ -89,7 +92,7 @@ def add_run_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "run",
-        _run,
+        _lazy("analysis.runs.cli", "run_command"),
         help="run models over MTEB tasks, or the jobs of a plan (--plan, --executor)",
         description="Run models over MTEB tasks (hub or local folders) with mteb.evaluate; "
         "resumable, with one results file per model and task in mteb's layout. Either "
@@ -127,18 +130,12 @@ def add_run_parser(subparsers: argparse._SubParsersAction) -> None:
     )
 
 
-def _run(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..runs.cli import run_command
-
-    return run_command(args, argv)
-
-
 def add_plan_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb plan``: models x tasks -> a plan file of independent jobs."""
     parser = _add_command(
         subparsers,
         "plan",
-        _plan,
+        _lazy("analysis.runs.cli", "plan_command"),
         help="expand models x tasks into independent jobs, written to a plan file",
         description="Expand models x tasks (benchmarks expand to their tasks) into independent "
         "jobs, written as JSON lines; jobs whose results are complete are marked done.",
@@ -166,18 +163,12 @@ def add_plan_parser(subparsers: argparse._SubParsersAction) -> None:
     add_verbose(parser)
 
 
-def _plan(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..runs.cli import plan_command
-
-    return plan_command(args, argv)
-
-
 def add_status_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb status``: a plan's jobs as done / running / failed / pending; retry."""
     parser = _add_command(
         subparsers,
         "status",
-        _status,
+        _lazy("analysis.runs.cli", "status_command"),
         help="report a plan's jobs as done / running / failed / interrupted / pending",
         description="Report each job of a plan as done, running, failed (with its error) or "
         "pending, from the results folder, SLURM's queue and the job logs. Exits 1 while "
@@ -195,12 +186,6 @@ def add_status_parser(subparsers: argparse._SubParsersAction) -> None:
     add_executor_options(parser, defaults=False)
 
 
-def _status(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..runs.cli import status_command
-
-    return status_command(args, argv)
-
-
 # --------------------------------------------------------------------------- distill
 
 
@@ -209,7 +194,7 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "distill",
-        _distill,
+        _lazy("analysis.runs.distill", "distill_command"),
         help="distil a static model2vec model from a sentence-transformers teacher",
         description="Distil a static model2vec model from a sentence-transformers teacher "
         "(offline from a local folder or module:<package>).",
@@ -248,12 +233,6 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
     add_verbose(parser)
 
 
-def _distill(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..runs.distill import distill_command
-
-    return distill_command(args, argv)
-
-
 # --------------------------------------------------------------------------- estimate
 
 
@@ -262,7 +241,7 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "estimate",
-        _estimate,
+        _lazy("analysis.cli.estimate", "estimate_command"),
         help="a model's benchmark mean and rank, with intervals; which task to run next",
         description="Predict a model's benchmark mean and rank, with intervals, from the "
         "tasks it has run; say which task to run next.",
@@ -303,12 +282,6 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
 
 
-def _estimate(args: argparse.Namespace, argv: list[str]) -> int:
-    from .estimate import estimate_command
-
-    return estimate_command(args, argv)
-
-
 # --------------------------------------------------------------------------- leaderboard
 
 
@@ -317,7 +290,7 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "leaderboard",
-        _leaderboard,
+        _lazy("analysis.cli.leaderboard", "leaderboard_command"),
         help="a benchmark's leaderboard table: mteb's columns, zero-shot filter, rank intervals",
         description="Print a benchmark's leaderboard table as mteb's leaderboard computes it "
         "(Borda rank, zero-shot %, parameters, Mean (Task), Mean (TaskType), per-type means; "
@@ -361,12 +334,6 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
 
 
-def _leaderboard(args: argparse.Namespace, argv: list[str]) -> int:
-    from .leaderboard import leaderboard_command
-
-    return leaderboard_command(args, argv)
-
-
 # --------------------------------------------------------------------------- submit
 
 
@@ -375,7 +342,7 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "submit",
-        _submit,
+        _lazy("analysis.runs.submit.cli", "submit_command"),
         help="own runs -> a checked branch of a results-repository checkout",
         description=(
             "Re-file own runs under the model's hub name and commit SHA, check them with the "
@@ -432,12 +399,6 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     )
 
 
-def _submit(args: argparse.Namespace, argv: list[str]) -> int:
-    from ..runs.submit.cli import submit_command
-
-    return submit_command(args, argv)
-
-
 # --------------------------------------------------------------------------- the tree
 
 #: The commands, in the order ``--help`` lists them.
@@ -455,9 +416,6 @@ ADD_PARSERS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
 
 def build_cli(description: str | None = None) -> argparse.ArgumentParser:
     """The ``static-rteb`` parser with every command as a subparser.
-
-    Args:
-        description: Text above the command list in ``static-rteb --help``.
 
     Returns:
         The parser; ``parse_args`` gives ``func`` (the handler) and ``command``.

@@ -5,24 +5,10 @@ Example::
     static-rteb estimate --results ../shared/mteb-cache data/runs \
         --model local/minilm-m2v -b "MTEB(eng, v2)"
 
-The decisions (which scopes, whether a lite list's selection applies, which tasks a user
-can run next) are :func:`analysis.notebook.estimate.estimate`'s, shared with the
-notebooks and the benchmarks; this module prints them. It reads the model's scores from
-the results folders, merged into one leaderboard (the
-leaderboard's folder and your own runs; where two folders hold different results for one
-(model, revision, task), e.g. your rerun of a leaderboard model, the first folder's is
-kept with a note, or ``--on-conflict error`` refuses), every task of the benchmark it
-has. It predicts the benchmark mean with a 95% prediction interval and the rank interval
-that implies among the leaderboard's complete models
-(:func:`analysis.stats.predict_benchmark`), and lists the tasks that would narrow the
-interval most if run next (:func:`analysis.stats.next_tasks`). For a benchmark with
-closed tasks (RTEB) it predicts the public and the private mean from the public scores.
-
-When the model's tasks are exactly a committed lite list (``analysis/results/lite.py``)
-and :func:`analysis.stats.select_tasks` picks the same tasks on this reference, the
-interval is calibrated on the selection's nested errors (``selection=``); otherwise the
-tasks are taken as chosen independently of the reference scores.
-
+This module prints what :func:`analysis.notebook.estimate.estimate` decides (shared with
+the notebooks and the benchmarks): the predicted mean with its interval and rank
+interval, and the tasks that would narrow it most; for RTEB the public and the private
+mean. The method: ``docs/statistics.md``, "Where a model stands after a few tasks".
 Exit status: 0 on success, 2 on a usage error (unknown model or benchmark, no task of
 the benchmark, too few reference models).
 """
@@ -87,12 +73,7 @@ def report(
 
 
 def estimate_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """``static-rteb estimate``, parsed by :mod:`analysis.cli`; returns the exit status.
-
-    Args:
-        args: The parsed arguments (:func:`analysis.cli.build_cli.add_estimate_parser`).
-        argv: The command's own arguments (unused).
-    """
+    """``static-rteb estimate``, parsed by :mod:`analysis.cli`; returns the exit status."""
     from analysis.core.errors import AnalysisError, AnalysisWarning
     from analysis.notebook.estimate import estimate
     from analysis.results.leaderboard import load_leaderboard

@@ -5,13 +5,10 @@ Example::
     static-rteb leaderboard -b "RTEB(beta)" --pin as-of-post --results ../shared/mteb-cache \
         --min-zero-shot 100 --top 20
 
-The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table:
-Borda rank, zero-shot %, sizes, Mean (Task), Mean (TaskType), per-type means, Mean
-(Public) and Mean (Private) for RTEB), scores ×100 as mteb's leaderboard shows them,
-followed by each complete model's rank by Mean (Task) and its 95% simultaneous rank
-interval (:func:`analysis.stats.rank_intervals`) among the complete models shown.
-Markdown (default) or CSV, to the terminal or a file. Exit status 0, or 2 on a usage
-error (an unknown benchmark is named with its close matches).
+The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table,
+scores ×100), then each complete model's 95% simultaneous rank interval
+(:func:`analysis.stats.rank_intervals`) among the complete models shown
+(``docs/leaderboard.md``). Exit status 0, or 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -26,11 +23,7 @@ SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 
 def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
-    """The table the command prints and a one-line caption (what was ranked, how).
-
-    Args:
-        args: The parsed arguments (:func:`analysis.cli.build_cli.add_leaderboard_parser`).
-    """
+    """The table the command prints and a one-line caption (what was ranked, how)."""
     from analysis.results.columns import leaderboard_columns
     from analysis.results.leaderboard import load_leaderboard
     from analysis.stats import rank_intervals
@@ -74,12 +67,7 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
-    """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status.
-
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (unused).
-    """
+    """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status."""
     from analysis.core.errors import AnalysisError, AnalysisWarning
     from analysis.core.io import atomic_write_text, markdown_table
 

@@ -12,7 +12,6 @@ import argparse
 from typing import Any
 
 from ..core.choices import ENCODERS, EXECUTORS, ON_CONFLICT
-from ..core.paths import DEFAULT_PLAN, DEFAULT_RUNS
 
 
 def positive_int(text: str) -> int:
@@ -42,14 +41,7 @@ def positive_float(text: str) -> float:
 def add_results(
     parser: argparse.ArgumentParser, *, help: str, several: bool = True, default: Any = None
 ) -> None:
-    """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout.
-
-    Args:
-        parser: The command's parser.
-        help: What the folders are for this command.
-        several: Take one or more folders (a list), else exactly one.
-        default: The value when the option is not given.
-    """
+    """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout."""
     parser.add_argument(
         "--results",
         nargs="+" if several else None,
@@ -180,19 +172,3 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
     group.add_argument(
         "--max-parallel", type=positive_int, help="slurm: at most this many workers at once"
     )
-
-
-__all__ = [
-    "DEFAULT_PLAN",
-    "DEFAULT_RUNS",
-    "add_executor_options",
-    "add_local_tasks",
-    "add_model_options",
-    "add_on_conflict",
-    "add_quiet",
-    "add_results",
-    "add_verbose",
-    "non_negative_int",
-    "positive_float",
-    "positive_int",
-]

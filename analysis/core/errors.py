@@ -264,11 +264,6 @@ def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
     Matching is case-insensitive (difflib ratio ≥ 0.5), with a substring match as the
     fallback.
 
-    Args:
-        name: The unknown name.
-        candidates: The valid names.
-        n: At most this many suggestions.
-
     Returns:
         ``"'a', 'b'"`` or ``"no close match"``.
     """
@@ -289,15 +284,9 @@ def check_names(
 ) -> list[Any]:
     """Check that every requested name exists; suggest close names otherwise.
 
-    Args:
-        requested: Names asked for; None means "all" (``available`` is returned).
-        available: The valid names.
-        argname: The caller's argument name, used in the message.
-        kind: What the names are ("model", "task"), used in the message.
-        error: The error class to raise.
-
     Returns:
-        The requested names, in the order given, without duplicates.
+        The requested names, in the order given, without duplicates (``available`` when
+        ``requested`` is None); ``argname`` and ``kind`` name them in the message.
 
     Raises:
         ValueError: ``requested`` is a single string instead of a list of names.
@@ -339,9 +328,6 @@ def spelling() -> Spelling:
 @contextlib.contextmanager
 def spoken_as(how: Spelling) -> Iterator[None]:
     """Messages raised or warned inside the block name options as ``how`` spells them.
-
-    Args:
-        how: ``"python"`` or ``"cli"``.
 
     Raises:
         ValueError: another spelling.

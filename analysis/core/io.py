@@ -76,10 +76,6 @@ def format_pvalue(p: float | None, *, digits: int = 3) -> str:
 
     Never prints ``0.000``: a p-value below ``10**-digits`` is shown as ``<0.001``.
 
-    Args:
-        p: The p-value, in [0, 1], or None/NaN for missing.
-        digits: Decimals shown (at least 1).
-
     Raises:
         ValueError: If ``p`` is outside [0, 1] or ``digits`` < 1.
     """

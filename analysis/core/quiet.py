@@ -77,9 +77,6 @@ def quiet_command_line(*, verbose: bool = False) -> None:
 
     Also switches off the Hugging Face libraries' own progress bars (weights loading,
     dataset preparation): a run shows its one bar over evaluations or jobs.
-
-    Args:
-        verbose: Hide nothing (``--verbose``).
     """
     if verbose:
         return
@@ -136,12 +133,3 @@ def widget_progress(*modules: str, disable: bool = False) -> Iterator[None]:
     finally:
         for module, original in zip(loaded, saved, strict=True):
             setattr(module, "tqdm", original)  # noqa: B010
-
-
-__all__ = [
-    "COMMAND_LINE_WARNINGS",
-    "HARMLESS_WARNINGS",
-    "filter_harmless_warnings",
-    "quiet_command_line",
-    "widget_progress",
-]

@@ -59,6 +59,3 @@ def seed_stream(seed: int, *key: str) -> np.random.Generator:
         False
     """
     return np.random.default_rng(seed_sequence(seed, *key))
-
-
-__all__ = ["seed_sequence", "seed_stream", "stream_key"]

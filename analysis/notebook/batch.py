@@ -6,20 +6,13 @@ Usage::
     static-rteb batch --profile smoke --only blog_tables
     static-rteb batch --only significance -p top_n 10 -y "pin: now"
 
-Notebooks are jupytext ``py:percent`` files. Each is converted to ``.ipynb`` in
-``build/notebooks/<profile>/`` and executed there by papermill with the repository
-root as working directory; the executed copy (``<name>.ipynb``) stays in that folder.
-Parameters come from ``params/<profile>.yaml``: a mapping ``notebook name ->
-{parameter: value}``; the key ``_all`` applies to every notebook that declares the
-parameter, and ``_notebooks`` (a list) names the notebooks the profile runs (default: all).
-``--results`` sets ``results_dir`` for every notebook that has it (several folders are
-merged: ``--results ../shared/mteb-cache data/runs``). ``-p NAME VALUE``,
-``-r NAME VALUE``, ``-y YAML`` and ``-f FILE`` are papermill's own flags, with papermill's
-value types; they apply to every selected notebook that declares the parameter and win over
-the profile.
-
-A failing notebook does not stop the others. The command exits 1 with a summary
-naming each failed notebook, its failing cell, line and code, and the error.
+Each jupytext notebook is converted to ``.ipynb`` and executed by papermill in
+``build/notebooks/<profile>/`` (the executed copy stays there), from the repository
+root. Parameters come from ``params/<profile>.yaml`` (notebook name -> parameters; ``_all``
+for every notebook that declares one, ``_notebooks`` the list to run), ``--results``
+(``results_dir``), then papermill's own ``-p``/``-r``/``-y``/``-f``. A failing notebook
+does not stop the others; the summary names its failing cell, line, code and error
+(``docs/notebooks_guide.md``, "Batch runs").
 """
 
 from __future__ import annotations
@@ -320,15 +313,9 @@ def run_batch(
 ) -> list[NotebookRun]:
     """Run every notebook of the profile; returns one :class:`NotebookRun` each.
 
-    Args:
-        profile: ``figures``, ``runs``, ``full``, ``smoke`` or a path to a parameter YAML file.
-        results: results folder(s) passed as ``results_dir`` to notebooks that declare it
-            (several joined by ``os.pathsep``, as ``$STATIC_RTEB_RESULTS`` takes them).
-        only: notebook names to run (default: the profile's ``_notebooks``, else all).
-        parameters: command-line parameters (``-p`` etc.), applied to every notebook that
-            declares them, over the profile's.
-        build_dir: where executed copies go (default ``build/notebooks/<profile>``).
-        root: project root holding ``notebooks/`` and ``params/`` (default: this repo).
+    ``profile`` is a name under ``params/`` or a YAML path; ``results`` (``os.pathsep``
+    between folders) is every declaring notebook's ``results_dir``; ``only`` defaults to the
+    profile's ``_notebooks``, else all; ``parameters`` (``-p`` etc.) win over the profile's.
 
     Raises:
         BatchError: Unknown profile or notebook, or a command-line parameter that no
@@ -405,10 +392,6 @@ def _run_all(
 
 def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb batch``, parsed by :mod:`analysis.cli`.
-
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (they name the rerun after an interrupt).
 
     Returns:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 128 + the signal when stopped.

@@ -9,13 +9,8 @@ Usage (the first code cell after the ``parameters`` cell)::
     nb.table(frame, "significance_claims", pvalue_columns=("p",))   # .md + inline view
     nb.figure(fig, "significance_pairwise_heatmap")                  # PNG + SVG + inline
 
-:func:`setup` reads the notebook's parameters from its parameters cell
-(:mod:`analysis.notebook.params`; every parameter goes into every table header), filters
-the known harmless library warnings (:mod:`analysis.core.quiet`), turns on inline
-figures inside a Jupyter kernel (also under papermill, whose executed copies then keep the
-images), applies the project's style (:mod:`analysis.notebook.style`), and resolves the results
-folder (parameter > ``$STATIC_RTEB_RESULTS`` > mteb's default cache). Offline with none of
-them, it raises :class:`~analysis.core.errors.ResultsNotFoundError` saying exactly what to type.
+Every parameter goes into every table header; the results folder is resolved by
+:meth:`analysis.results.folder.ResultsFolders.resolve` (``docs/notebooks_guide.md``).
 """
 
 from __future__ import annotations
@@ -60,12 +55,6 @@ def _kernel_shell() -> Any | None:
     return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
 
 
-def _inline_figures(shell: Any | None) -> None:
-    """Inside a kernel, use the inline backend even when ``MPLBACKEND=Agg`` (batch runs)."""
-    if shell is not None:
-        shell.run_line_magic("matplotlib", "inline")
-
-
 # --------------------------------------------------------------------------- results folder
 
 
@@ -74,16 +63,9 @@ def resolve_results(
 ) -> ResultsFolders:
     """The results folder(s) a notebook reads: parameter > ``$STATIC_RTEB_RESULTS`` > mteb default.
 
-    See :meth:`analysis.results.folder.ResultsFolders.resolve`, the one owner of this
-    question (mteb's default cache is downloaded there when it is empty and
-    ``HF_HUB_OFFLINE`` is not set; offline, the error says exactly what to type).
-
-    Args:
-        results_dir: The notebook's ``results_dir`` parameter (folders, or empty).
-        runs_dir: The notebook's own runs folder (relative to the repository root), if it
-            has one: left out of the results while it holds none (the notebook runs into
-            it and merges it itself; ``RESULTS=../shared/mteb-cache:data/runs`` before the
-            first run).
+    :meth:`analysis.results.folder.ResultsFolders.resolve` decides; ``runs_dir`` (relative
+    to the repository root) is the notebook's own runs folder, left out while it holds no
+    results (the notebook runs into it and merges it itself).
 
     Raises:
         ResultsNotFoundError: A given folder holds no results, or none was given while
@@ -91,23 +73,6 @@ def resolve_results(
     """
     own = from_root(runs_dir) if runs_dir else None
     return ResultsFolders.resolve(results_dir or None, own_runs=own)
-
-
-def _results_source(
-    results_dir: str | Sequence[str] | None, runs_dir: str | None = None
-) -> tuple[ResultsFolders, Callable[[], dict[str, Any]]]:
-    """THE one place the notebook context asks where its results come from.
-
-    Returns:
-        What the loaders take as ``results=``, and a function giving the table headers'
-        results entries (folders, fingerprint, file count), computed once on first use.
-    """
-    folders = resolve_results(results_dir, runs_dir)
-    return folders, functools.cache(folders.provenance)
-
-
-def _no_results() -> dict[str, Any]:
-    return {}
 
 
 # --------------------------------------------------------------------------- the context
@@ -132,7 +97,7 @@ class NotebookContext:
     results: ResultsFolders | None
     in_kernel: bool = False
     _written: list[Path] = field(default_factory=list, repr=False)
-    _results_provenance: Callable[[], dict[str, Any]] = field(default=_no_results, repr=False)
+    _results_provenance: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
 
     def provenance(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """A table header's entries: the parameters, then ``extra``, then the results folder.
@@ -178,20 +143,11 @@ class NotebookContext:
     ) -> Path:
         """Write ``<out>/<name>.md`` (provenance header) and display a rounded view inline.
 
-        Args:
-            frame: The table (its index is not written; reset it first if it matters).
-            name: File name without ``.md``.
-            title: Bold line above the table.
-            note: Text below the table.
-            floatfmt: Format of float cells, e.g. ``".2f"``.
-            pvalue_columns: Columns shown as p-values (``"<0.001"``, never ``"0.000"``).
-            parameters: Extra header entries for this table (e.g. the pin of a loop).
-            show: Display the table inline.
-            shown_columns: The columns displayed inline, the answer first (default: all);
-                the file holds every column, and the line below the table names the others.
-
-        Returns:
-            The path written.
+        The index is not written (reset it first if it matters). ``title`` is a bold line
+        above, ``note`` text below; ``pvalue_columns`` show as ``"<0.001"``, never
+        ``"0.000"``; ``parameters`` are extra header entries (e.g. the pin of a loop);
+        ``shown_columns`` are displayed inline, the answer first (the file holds every
+        column, and the line below the table names the others). Returns the path written.
         """
         check_columns(frame, pvalue_columns)
         if shown_columns is not None:
@@ -224,14 +180,8 @@ class NotebookContext:
     def figure(self, fig: Any, name: str, *, show: bool = True, close: bool = True) -> list[Path]:
         """Save ``fig`` as ``<out>/<name>.png`` and ``.svg``, show it inline, say what was written.
 
-        Args:
-            fig: A matplotlib figure.
-            name: File stem (may contain dots, e.g. ``plot.as-of-post``).
-            show: Display the figure inline (inside a kernel).
-            close: Close the figure afterwards, so the inline backend does not show it twice.
-
-        Returns:
-            The PNG and SVG paths.
+        ``name`` may contain dots (``plot.as-of-post``); ``close`` closes the figure afterwards,
+        so the inline backend does not show it twice. Returns the PNG and SVG paths.
         """
         paths: list[Path] = QuietList(QuietPath(p) for p in save_figure(fig, self.out / name))
         self._written.extend(paths)
@@ -247,19 +197,11 @@ class NotebookContext:
         return paths
 
     def interactive(self, page: Any, name: str, *, show: bool = True) -> Path:
-        """Write ``<out>/<name>.html``, a self-contained page, and show it inline.
+        """Write ``<out>/<name>.html``, a self-contained page, and show it inline; return its path.
 
-        The page's first line after its doctype names the notebook, its parameters and
+        ``page`` is what :func:`analysis.notebook.explorer.rank_explorer` returns (``write(path,
+        comment=...)`` and an HTML repr); the comment names the notebook, its parameters and
         the results, as a table's header does.
-
-        Args:
-            page: What :func:`analysis.notebook.explorer.rank_explorer` returns (an object
-                with ``write(path, comment=...)`` and an HTML repr).
-            name: File stem.
-            show: Display it inline (inside a kernel).
-
-        Returns:
-            The path written.
         """
         header = provenance_line(self.notebook, self.provenance())
         path = QuietPath(page.write(self.out / f"{name}.html", comment=header))
@@ -306,16 +248,6 @@ class NotebookContext:
         return list(self._written)
 
 
-def _results_line(results: ResultsFolders | None, provenance: Callable[[], dict[str, Any]]) -> str:
-    if results is None:
-        return "mteb's default cache (downloaded by the first load)"
-    info = provenance()
-    return (
-        f"{info['results']} (fingerprint {info['results_fingerprint']}, "
-        f"{info['result_files']} files)"
-    )
-
-
 def _caller_globals(depth: int) -> dict[str, Any]:
     """The globals of the frame ``depth`` levels above the caller: the kernel's, in a notebook."""
     frame = inspect.currentframe()
@@ -340,16 +272,12 @@ def setup(
         notebook: The notebook's file name, e.g. ``"significance.py"`` (its source in
             ``notebooks/`` is read for the names of its parameters).
         parameters: The parameters to record, instead of reading them (scripts and tests
-            without a notebook file). Its ``results_dir`` entry, if any, chooses the
-            results folder.
+            without a notebook file); its ``results_dir`` chooses the results folder.
         output_dir: Output folder, relative to the repository root (default: the
             ``output_dir`` parameter, else ``figures``).
         resolve: Resolve the results folder now (False for notebooks that read none).
         namespace: Where the parameters cell ran (default: the caller's globals, i.e.
             the kernel's).
-
-    Returns:
-        A :class:`NotebookContext`.
 
     Raises:
         NotebookError: The notebook's source cannot be found, or its parameters cell has
@@ -363,15 +291,16 @@ def setup(
         name, params = Path(notebook).name, dict(parameters)
     filter_harmless_warnings()
     shell = _kernel_shell()
-    _inline_figures(shell)
+    if shell is not None:  # the inline backend even when MPLBACKEND=Agg (batch runs)
+        shell.run_line_magic("matplotlib", "inline")
     apply_style()
     pd.set_option("display.precision", 3)
     pd.set_option("display.max_columns", 30)
-    results, provenance = (
-        _results_source(params.get("results_dir") or None, params.get("runs_dir") or None)
-        if resolve
-        else (None, _no_results)
+    results = (
+        resolve_results(params.get("results_dir"), params.get("runs_dir")) if resolve else None
     )
+    # the table headers' results entries, computed once on first use
+    provenance = functools.cache(results.provenance) if results is not None else dict
     out = from_root(output_dir or params.get("output_dir") or "figures")
     out.mkdir(parents=True, exist_ok=True)
     context = NotebookContext(
@@ -384,8 +313,10 @@ def setup(
     )
     if shell is not None:
         show_package_warnings_as_notes()
-    if shell is not None and resolve:
+    if shell is not None and results is not None:
+        info = provenance()
+        shown = f"{info['results']} (fingerprint {info['results_fingerprint']}, "
         context.md(
-            f"Results: `{_results_line(results, provenance)}` · outputs: `{display_path(out)}/`"
+            f"Results: `{shown}{info['result_files']} files)` · outputs: `{display_path(out)}/`"
         )
     return context

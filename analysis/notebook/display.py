@@ -1,16 +1,13 @@
 """How tables and written files show in a notebook: rounded views, p-values as text, quiet paths.
 
 A table is shown as a pandas Styler (floats rounded, p-values as ``"<0.001"``, missing as
-"—", markdown links ``[name](https://...)`` as HTML links); the file it was written to as a
-path relative to the repository. Paths returned by
-the notebook helpers do not echo when they end a cell (the helper already said what it
-wrote).
+"—", markdown links as HTML links); a written file as :func:`analysis.core.paths.display_path`
+names it. Paths the notebook helpers return do not echo when they end a cell.
 """
 
 from __future__ import annotations
 
 import html
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.io import format_pvalue
-from ..core.paths import repo_root
+from ..core.paths import display_path as display_path  # as notebooks import it
 
 #: A markdown link with an http(s) target, as the markdown tables write a model's name.
 MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
@@ -128,27 +125,6 @@ def styled(
         ]
     )
     return styler if index else styler.hide(axis="index")
-
-
-def display_path(path: Path) -> str:
-    """A written file as the reader knows it: relative to the repository, symlinks kept."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(repo_root()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-__all__ = [
-    "QuietList",
-    "QuietPath",
-    "check_columns",
-    "display_path",
-    "link_columns",
-    "links_as_html",
-    "pvalues_as_text",
-    "styled",
-]
 
 
 def show_package_warnings_as_notes() -> None:

@@ -83,13 +83,11 @@ def _reference(board: Leaderboard, rows: list[str], model: str) -> pd.DataFrame:
 
 
 def lite_selection(board: Leaderboard, scope: str, ref: pd.DataFrame, tasks: list[str]) -> Any:
-    """The selection of the committed lite list the model's ``tasks`` are, and a note.
+    """``(selection, note)`` for a model whose ``tasks`` may be a committed lite list.
 
-    Returns:
-        ``(selection, note)``: the :func:`analysis.stats.select_tasks` result to pass as
-        ``selection=`` when ``tasks`` are a lite list of this benchmark and scope and
-        ``select_tasks`` picks the same tasks on ``ref`` (else None), and a sentence for
-        the user (None when the tasks are no lite list).
+    The :func:`analysis.stats.select_tasks` result to pass as ``selection=`` when ``tasks``
+    are a lite list of this benchmark and scope and ``select_tasks`` picks the same tasks on
+    ``ref`` (else None), and a sentence for the user (None when the tasks are no lite list).
     """
     from analysis.results.lite import matching_lite_list
     from analysis.stats import select_tasks
@@ -118,11 +116,10 @@ def estimate(
 ) -> list[Estimate]:
     """A model's estimate on every scope of ``target``, from the tasks it has run.
 
-    What ``static-rteb estimate`` prints, for the notebooks and the benchmarks too: each
-    scope's :func:`analysis.stats.predict_benchmark` (with the registry's release dates,
-    and a lite list's selection when the model's tasks are one), the tasks to run next
-    (:func:`analysis.stats.next_tasks` among :func:`runnable_tasks`), and the warnings
-    as notes.
+    What ``static-rteb estimate`` prints: each scope's
+    :func:`analysis.stats.predict_benchmark` (with the registry's release dates, and a lite
+    list's selection when the model's tasks are one), the tasks to run next
+    (:func:`analysis.stats.next_tasks` among :func:`runnable_tasks`), the warnings as notes.
 
     Args:
         board: the leaderboard (the model's own runs merged in).
@@ -132,9 +129,6 @@ def estimate(
         n_next: how many next tasks to list.
         released: the model's release date (default: mteb's date of a registered model,
             else just after the newest reference).
-
-    Returns:
-        One :class:`Estimate` per scope.
     """
     from analysis.core.errors import LeakageWarning
     from analysis.results.groups import release_dates

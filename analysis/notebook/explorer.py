@@ -1,27 +1,11 @@
 """The rank-interval explorer: every ranked model of a leaderboard, searchable, in one page.
 
-The static figure of ``leaderboard_uncertainty`` shows the top of each leaderboard; this
-explorer shows **every** ranked model of each board with its rank interval and score, in
-a page that works offline: a board switch (tabs), a search box (type part of a model's
-name: the matches are highlighted and the first is scrolled into view; Enter goes to
-the next), group filters (:func:`analysis.results.groups.model_groups`: transformer,
-static models by kind, mteb's baselines, models mteb does not register),
-the score, interval and group on hover, and the user's own runs marked; with
-``zero_shot=``, each model's zero-shot % on the board's tasks (mteb's, unknown kept
-unknown) on hover and a filter on it (at least N %, unknown shown or not).
-
-The drawing is plotly's (the Python package builds one figure per board, see
-:meth:`RankExplorer.figure`); a small script (``explorer.js`` beside this module) adds
-the controls: it filters the rows, highlights and scrolls, and calls ``Plotly.react``.
-plotly.js comes from the pinned plotly package and is embedded once per explorer, inline,
-with the boards' data: no CDN, no request, so the same HTML works in JupyterLab (a
-``text/html`` output, whose scripts a trusted output runs), on the documentation site
-(MyST-NB writes the output into the page) and as a file (:meth:`RankExplorer.write`).
-
-The HTML is byte-identical from the same inputs: numbers are rounded before they are
-written (own runs' float noise stays out, as in :func:`analysis.notebook.style.for_figure`),
-no id is random (the script finds its elements from its own position in the page) and the
-JSON keys are written in a fixed order.
+What the page offers (board tabs, search, group and zero-shot filters, own runs marked):
+``docs/notebooks_guide.md``, "The rank explorer". plotly draws one figure per board
+(:meth:`RankExplorer.figure`); ``explorer.js`` beside this module adds the controls.
+plotly.js is embedded inline (no request), so the same HTML works in JupyterLab, on the
+documentation site and as a file. The HTML is byte-identical from the same inputs
+(numbers rounded, no random id, JSON keys in a fixed order).
 """
 
 from __future__ import annotations
@@ -343,12 +327,8 @@ class RankExplorer:
     def html(self, *, page: bool = False, comment: str = "") -> str:
         """The explorer as HTML, plotly.js and the data embedded (nothing is fetched).
 
-        Args:
-            page: A whole HTML document (for a file) instead of a fragment (for a
-                notebook output or a page that holds it).
-            comment: An HTML comment put on the line after the doctype (e.g.
-                :func:`analysis.core.io.provenance_line`: which notebook made the file);
-                ``page`` only.
+        ``page``: a whole document (for a file) instead of a fragment; ``comment``: an HTML
+        comment on the line after its doctype (which notebook made the file).
         """
         from plotly.utils import PlotlyJSONEncoder
 
@@ -381,15 +361,7 @@ class RankExplorer:
         )
 
     def write(self, path: str | Path, *, comment: str = "") -> Path:
-        """Write the whole page to ``path`` (self-contained: open it in any browser, offline).
-
-        Args:
-            path: The file (``.html``).
-            comment: See :meth:`html`.
-
-        Returns:
-            The path written.
-        """
+        """Write the whole page to ``path`` and return it (self-contained, works offline)."""
         return atomic_write_text(path, self.html(page=True, comment=comment))
 
     def _repr_html_(self) -> str:
@@ -552,10 +524,6 @@ def rank_explorer(
 def unranked_models(summary: pd.DataFrame, scope: str = "all") -> dict[str, str]:
     """Why each model of a leaderboard without every task of ``scope`` is not ranked.
 
-    Args:
-        summary: A :class:`~analysis.results.leaderboard.Leaderboard`'s ``summary``.
-        scope: ``"all"``, ``"public"`` or ``"private"`` tasks.
-
     Returns:
         ``{model: "has 12 of the 41 tasks"}`` for the models not complete on ``scope``.
 
@@ -578,14 +546,3 @@ def unranked_models(summary: pd.DataFrame, scope: str = "all") -> dict[str, str]
         str(m): f"has {int(d)} of the {int(e)}{kind} tasks"
         for m, d, e in zip(rows.index, rows[done], rows[expected], strict=True)
     }
-
-
-__all__ = [
-    "GROUPS",
-    "GROUP_COLORS",
-    "RankExplorer",
-    "group_label",
-    "plotly_js",
-    "rank_explorer",
-    "unranked_models",
-]

@@ -104,11 +104,3 @@ def parameters_from_flags(args: argparse.Namespace) -> dict[str, Any]:
         typed=args.parameters,
         raw=args.parameters_raw,
     )
-
-
-__all__ = [
-    "add_parameter_flags",
-    "command_line_parameters",
-    "parameter_value",
-    "parameters_from_flags",
-]

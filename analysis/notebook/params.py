@@ -79,10 +79,6 @@ def declared_parameters(source: str | Path) -> list[str]:
 def read_parameters(notebook: str | Path, namespace: Mapping[str, Any]) -> dict[str, Any]:
     """Every parameter of ``notebook`` with its current value in ``namespace``.
 
-    Args:
-        notebook: The notebook's name (see :func:`find_source`).
-        namespace: Where the parameters cell ran: the kernel's globals.
-
     Returns:
         ``{name: value}`` in the order of the parameters cell.
 
@@ -104,12 +100,3 @@ def read_parameters(notebook: str | Path, namespace: Mapping[str, Any]) -> dict[
 def header_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters a table header shows: all but ``results_dir`` and :data:`NOT_IN_HEADERS`."""
     return {k: v for k, v in parameters.items() if k != "results_dir" and k not in NOT_IN_HEADERS}
-
-
-__all__ = [
-    "NOT_IN_HEADERS",
-    "declared_parameters",
-    "find_source",
-    "header_parameters",
-    "read_parameters",
-]

@@ -1,16 +1,9 @@
 """One look for every figure: the plotting style, the post's models' colours, short labels.
 
-Figures are byte-identical from the same inputs: :func:`analysis.core.io.save_figure` fixes
-the SVG hash salt and leaves the date out, and a notebook plots numbers from its own
-model runs through :func:`for_figure`, which rounds them below what a figure can show.
-The own scores are themselves the same on another machine (the student is distilled in
-float64, :mod:`analysis.runs.distill`, and the run's scores and rankings were the same with
-other CPU kernels, ``tests/project/test_reproducible.py``); the rounding keeps float noise from
-any other source (another model, another library build) out of the SVG.
-
-Nothing here reads a file at import. The post's four models (the highlighted colours) are
-read from the post the first time a palette needs them, once per process
-(:func:`post_highlight`).
+Figures are byte-identical from the same inputs: :func:`analysis.core.io.save_figure`
+fixes the SVG hash salt and leaves the date out, and numbers that carry float noise
+(own runs, BLAS-dependent fits) are plotted through :func:`for_figure`. The post's four
+models are read from the post the first time a palette needs them (:func:`post_highlight`).
 """
 
 from __future__ import annotations
@@ -26,22 +19,16 @@ OTHER_COLOR = "#b0b0b0"
 #: Colors of the post's models, in the order of the post's RTEB table (colorblind-safe).
 POST_COLORS = ("#0173b2", "#de8f05", "#029e73", "#cc78bc")
 #: Decimals :func:`for_figure` keeps of a score ×100: 0.001 points, a hundredth of a pixel
-#: on a 100-point axis. Float noise of 1e-7 in a score stays inside a step unless it sits
-#: on a boundary; a rank statistic can move by more (a float32 student distilled on
-#: other CPU kernels moved STSBenchmark's Spearman by up to 1e-5, a whole step),
-#: which is why the student is made the same everywhere rather than rounded more.
+#: on a 100-point axis.
 FIGURE_DECIMALS = 3
 
 
 def for_figure(values: _Values, decimals: int = FIGURE_DECIMALS) -> _Values:
     """``values`` rounded to ``decimals`` for plotting (a DataFrame, Series, array or number).
 
-    Numbers that come from running a model on this machine (an own model's scores), or
-    from a fit whose last bits depend on the BLAS kernels (the few-task estimates' ridge
-    fits: about 4e-7 of their value with OpenBLAS's Sandy Bridge kernels), carry float
-    noise that another machine would draw differently; matplotlib writes SVG coordinates
-    to six decimals, so that noise would change the file. Rounded first, the figure's
-    bytes depend only on what it shows.
+    An own model's scores or a ridge fit's last bits depend on the machine's kernels, and
+    matplotlib writes SVG coordinates to six decimals: rounded first, a figure's bytes
+    depend only on what it shows.
     """
     import numpy as np
 
@@ -81,18 +68,10 @@ def post_highlight() -> tuple[str, ...]:
 
 
 def model_palette(models: Iterable[str], *, post: Sequence[str] | None = None) -> dict[str, str]:
-    """Colors for models: the post's four always get the same color, every other model grey.
+    """``{model: hex color}``: the post's four always get the same color, every other model grey.
 
-    Args:
-        models: Model ids (``org/name``).
-        post: The highlighted models (default: :func:`post_highlight`, read from the
-            post); at most ``len(POST_COLORS)``.
-
-    Returns:
-        ``{model: hex color}`` for every model in ``models``.
-
-    Raises:
-        ValueError: If ``post`` names more models than there are highlight colors.
+    ``post`` are the highlighted models (default: :func:`post_highlight`); a ValueError when
+    there are more than ``len(POST_COLORS)``.
     """
     highlighted = tuple(post) if post is not None else post_highlight()
     if len(highlighted) > len(POST_COLORS):
@@ -114,14 +93,3 @@ def short_name(model: str) -> str:
     Results-folder names (``org__name``) are shortened the same way.
     """
     return model.split("/")[-1].split("__")[-1]
-
-
-__all__ = [
-    "OTHER_COLOR",
-    "POST_COLORS",
-    "apply_style",
-    "is_post_model",
-    "model_palette",
-    "post_highlight",
-    "short_name",
-]

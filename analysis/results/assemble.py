@@ -1,13 +1,9 @@
 """From parsed result files to a benchmark's frames: which files, merged folders, gaps.
 
-* :func:`select_files`: the files of the benchmarks' tasks (and models), folder by folder;
-* :func:`parse_frames`: parse them once (:mod:`analysis.results.parsing`) and build each
-  benchmark's ``scores`` and ``missing`` frames, with a row for every expected (model,
-  task) that has no score ("no result file", or "unreadable: <error>");
-* :func:`check_conflicts`: the same (model, revision, task) with different results in
-  two folders is an error naming both files and the remedy (``on_conflict="first"``),
-  or, with that, a note naming the file kept (:func:`kept_first_message`);
-* :func:`labelled`: each row's ``source`` as its folder was given (``../shared/mteb-cache``).
+Files are selected folder by folder (:func:`select_files`), parsed once into each
+benchmark's ``scores`` and ``missing`` frames (:func:`parse_frames`), checked for the same
+(model, revision, task) with different results in two folders (:func:`check_conflicts`),
+and labelled with their folder as it was given (:func:`labelled`).
 """
 
 from __future__ import annotations
@@ -153,12 +149,7 @@ def check_conflicts(
 
 
 def kept_first_message(clashes: Sequence[str], folders: ResultsFolders) -> str:
-    """The note for clashes settled by ``on_conflict="first"``: which result was kept.
-
-    Args:
-        clashes: ``"kept <file>, not <file> (why)"`` texts from :func:`check_conflicts`.
-        folders: the merged folders, in order.
-    """
+    """The note for clashes settled by ``on_conflict="first"``: which result was kept."""
     shown = sorted(set(clashes))
     listed = "; ".join(shown[:3])
     more = f" (and {len(shown) - 3} more)" if len(shown) > 3 else ""

@@ -163,9 +163,6 @@ REPORT_NAME = "model2vec-mteb-partial-results-report.md"
 def report_scores(path: str | Path | None = None) -> pd.DataFrame:
     """The "Completed Tasks" table of the model2vec partial-results report.
 
-    Args:
-        path: The report's markdown; None: ``reference/`` beside :func:`default_post`.
-
     Returns:
         Columns ``task``, ``category``, ``score`` (0-1 scale, as the report prints it).
 
@@ -199,11 +196,6 @@ def golden_tables(post: BlogTables, boards: Mapping[str, Leaderboard], pin: str)
 
     ``tools/regen_goldens.py`` writes them to ``tests/golden/``; ``tests/results/test_blog.py``
     compares against those files and never writes them.
-
-    Args:
-        post: The post's tables (:func:`parse_blog_tables`).
-        boards: Leaderboards of :data:`MTEB_BENCHMARKS` and :data:`RTEB_BENCHMARKS`.
-        pin: The task-list pin the boards were loaded with (names the files).
     """
     mteb_table, rteb_table = regenerate(
         post, boards, mteb_benchmarks=MTEB_BENCHMARKS, rteb_benchmarks=RTEB_BENCHMARKS

@@ -1,26 +1,10 @@
 """Where results come from: one object that resolves, downloads, scans and names results folders.
 
-In the spirit of mteb's ``ResultCache``, :class:`ResultsFolders` is the one owner of
-"which results does this analysis read":
-
-* **resolution**: the argument; else ``$STATIC_RTEB_RESULTS`` (several folders separated
-  by ``os.pathsep``); else mteb's default cache (``$MTEB_CACHE`` or ``~/.cache/mteb``),
-  downloaded by mteb's ``ResultCache.download_from_remote`` when it is empty. The download
-  is announced in the log before it starts; offline (``HF_HUB_OFFLINE=1``) it is not tried
-  and the error says what to type. Nothing here probes the network to find out.
-* **pinning**: ``revision=`` checks out one commit of the results repository (clone, pin,
-  update all through mteb's ``download_from_remote``; a shallow clone first fetches the
-  commit). The commit is part of the provenance.
-* **the one scan**: every result file's relative path, size and mtime, once per process and
-  folder (:func:`inventory`); a later call only re-stats the folders (about 1,500 on the
-  full results repository instead of 43,000 files) to notice added or replaced files.
-* **fingerprints**: a stable one (relative paths and sizes, equal on every machine holding
-  the same files) for provenance headers, and one with mtimes for the parse cache's key.
-* **names**: folders are shown as the user gave them (``../shared/mteb-cache``), never
-  through a resolved symlink.
-
-Several folders (e.g. the results repository and your own runs in ``data/runs``) are one
-:class:`ResultsFolders`; the loader merges them and records each row's folder.
+:class:`ResultsFolders` (in the spirit of mteb's ``ResultCache``) owns "which results does
+this analysis read": resolution (argument > ``$STATIC_RTEB_RESULTS`` > mteb's default
+cache, downloaded by mteb when empty, never offline), pinning to a commit, the one scan
+per process and folder (:func:`inventory`), the fingerprints, and names as the user typed
+them. ``docs/leaderboard.md``, "Results folders, revision, cache and bad input".
 """
 
 from __future__ import annotations
@@ -44,17 +28,6 @@ DEFAULT_REMOTE = "https://github.com/embeddings-benchmark/results"
 FileEntry = tuple[str, int, int]
 
 logger = logging.getLogger(__name__)
-
-__all__ = [
-    "DEFAULT_REMOTE",
-    "RESULTS_ENV",
-    "Inventory",
-    "ResultsFolders",
-    "default_cache_folder",
-    "inventory",
-    "results_provenance",
-    "suggested_results",
-]
 
 
 # --------------------------------------------------------------------------- the one scan
@@ -439,24 +412,15 @@ class ResultsFolders:
         """The results folders to read.
 
         Args:
-            results: a folder, several (a list, or one string with ``os.pathsep``), or a
-                ready :class:`ResultsFolders`. None or ``""``: ``$STATIC_RTEB_RESULTS``,
-                else mteb's default cache. A relative path is taken from the current
-                folder, else from the repository root (notebooks run from ``notebooks/``).
-                A folder named twice is read once, in its first place.
-            download: True: clone, pin or update the first folder's ``remote/`` (network
-                unless ``remote`` is a file:// URL). None: only mteb's default cache, and
-                only when it is empty or not at ``revision``. False: never.
-            revision: a commit (full SHA), tag or branch of the results repository that
-                the first folder must be at; fetched and checked out when allowed.
-            remote: the results repository URL (default mteb's, :data:`DEFAULT_REMOTE`).
-            own_runs: a folder that may not hold results yet: a notebook's own runs folder
-                (``runs_dir``), which it runs into and merges itself. Named among
-                ``results`` (``RESULTS=../shared/mteb-cache:data/runs`` before the first
-                run), it is left out while it holds no results.
-
-        Returns:
-            The checked folders.
+            results: a folder, several (a list, or one ``os.pathsep`` string), or a
+                :class:`ResultsFolders`; None or ``""``: ``$STATIC_RTEB_RESULTS``, else
+                mteb's default cache. Relative: from the current folder, else the
+                repository root. A folder named twice is read once.
+            download: True: clone, pin or update the first folder's ``remote/``. None:
+                only mteb's default cache, when empty or not at ``revision``. False: never.
+            revision: a commit, tag or branch the first folder must be at.
+            remote: the results repository URL (default :data:`DEFAULT_REMOTE`).
+            own_runs: a notebook's own runs folder, left out while it holds no results.
 
         Raises:
             ResultsNotFoundError: a folder is missing or holds no results; offline with
@@ -515,11 +479,7 @@ class ResultsFolders:
         return _combined(self.inventory())
 
     def cache_identity(self, inventories: Sequence[Inventory] | None = None) -> dict[str, Any]:
-        """What the parse cache keys on: real paths and the mtime fingerprints.
-
-        Args:
-            inventories: :meth:`inventory`'s result, when the caller has it already.
-        """
+        """What the parse cache keys on: real paths and the mtime fingerprints."""
         inventories = inventories if inventories is not None else self.inventory()
         return {
             "folders": [os.path.realpath(f) for f in self.folders],
@@ -548,9 +508,6 @@ class ResultsFolders:
 
         ``results`` (display form), ``results_fingerprint``, ``result_files``, and
         ``results_commit`` when a folder is a git clone.
-
-        Args:
-            inventories: :meth:`inventory`'s result, when the caller has it already.
         """
         inventories = inventories if inventories is not None else self.inventory()
         info: dict[str, Any] = {

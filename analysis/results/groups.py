@@ -158,9 +158,6 @@ def release_dates(models: Iterable[str]) -> pd.Series:
     in time (``reference_dates=``). Models that mteb does not register, or registers
     without a date (its baselines), get NaT: the estimate leaves them out of that
     calibration and counts them.
-
-    Returns:
-        A datetime Series indexed by model name.
     """
     dates = {}
     for name in models:

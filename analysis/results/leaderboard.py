@@ -1,31 +1,11 @@
 """Leaderboard results as a tidy table, through ``mteb.ResultCache``'s rules.
 
-:func:`load_leaderboard` turns one or more results folders (the MTEB results repository,
-plus your own runs) into a :class:`Leaderboard`:
-
-* ``scores``: one row per (model, task) with a complete score: model, revision, task,
-  task_type, is_public, main_score (mteb's 0-1 scale), source (the folder it came from);
-* ``missing``: one row per (model, task) that the benchmark expects but that has no
-  complete score, with the reason ("no result file", "missing test/en", "unreadable: ...")
-  and, for a file with some entries missing, the mean of the others (``partial_score``,
-  what mteb's Borda count ranks the task by);
-* ``summary``: per model, Mean (Task), Mean (Public), Mean (Private), mteb's Borda rank,
-  the rank among complete models and explicit completeness flags
-  (:mod:`analysis.results.summary`);
-* ``provenance``: results folders, their git commit and content fingerprint, mteb
-  version, task-list source.
-
-Aggregation is mteb's own (:mod:`analysis.results.parsing`): a task's score is the mean
-main score over the benchmark's (split, subset) entries, revisions merged by mteb's
-``join_revisions``; a task with any missing entry has no score.
-
-**Partial means are never reported as complete.** A mean over the public (private, all)
-tasks is NaN unless the model has a score for every such task of the benchmark. Pass
-``allow_partial_means=True`` to average whatever is there; the completeness columns
-stay False so the result can't pass for a complete one.
-
-**The results folders are only read** (:mod:`analysis.results.folder` resolves them);
-parsed frames are cached as parquet in ``cache_dir`` (:mod:`analysis.results.parse_cache`).
+:func:`load_leaderboard` turns results folders (the MTEB results repository, plus your own
+runs) into a :class:`Leaderboard` (``scores``, ``missing``, ``summary``, ``provenance``).
+Aggregation is mteb's own (:mod:`analysis.results.parsing`); a mean over a partial set of
+tasks is NaN unless ``allow_partial_means=True``, and the completeness flags stay False.
+The folders are only read (:mod:`analysis.results.folder`). What each table holds:
+``docs/leaderboard.md``.
 """
 
 from __future__ import annotations
@@ -42,9 +22,7 @@ from ..core.choices import OnConflict
 from ..core.errors import (
     IncompleteBenchmarkWarning,
     ResultFileWarning,
-    ResultsConflictError,
     ResultsConflictWarning,
-    ResultsNotFoundError,
     UnknownNameError,
     UnknownTaskError,
     check_names,
@@ -54,13 +32,12 @@ from . import assemble
 from .folder import ResultsFolders
 from .parse_cache import (
     KEPT_FIRST,
-    LOADER_VERSION,
     Entry,
     cache_key,
     read_cache,
     write_cache,
 )
-from .parsing import ENGINES, MISSING_COLUMNS, SCORE_COLUMNS, Engine
+from .parsing import ENGINES, Engine
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
 from .summary import (
     blocking_message,
@@ -72,22 +49,6 @@ from .summary import (
 
 #: What ``results=`` accepts: a folder, several, or a ready :class:`ResultsFolders`.
 Results = str | Path | Sequence[str | Path] | ResultsFolders | None
-__all__ = [
-    "ENGINES",
-    "LOADER_VERSION",
-    "MISSING_COLUMNS",
-    "SCORE_COLUMNS",
-    "Engine",
-    "Leaderboard",
-    "ResultFileWarning",
-    "ResultsConflictError",
-    "ResultsFolders",
-    "ResultsNotFoundError",
-    "default_cache_dir",
-    "load_leaderboard",
-    "load_leaderboards",
-    "summarize",
-]
 
 
 @dataclass(frozen=True)
@@ -114,13 +75,10 @@ class Leaderboard:
     ) -> pd.DataFrame:
         """Scores as a tasks x models matrix (the unit of a paired test is the task).
 
-        Args:
-            is_public: keep only public (True) or private (False) tasks; None keeps both.
-            complete_only: drop models that miss any task of the selection (so no
-                column has a gap). With False, gaps are NaN.
-            tasks: keep only these tasks of the benchmark (in this order): a model that
-                has them all is compared with every other model that has them, even
-                when it misses the benchmark's other tasks.
+        ``is_public`` keeps public (True) or private (False) tasks; ``complete_only`` drops
+        models that miss a task of the selection (else gaps are NaN); ``tasks`` keeps only
+        these tasks (in this order), so a model that has them all is compared even when
+        it misses the benchmark's others.
 
         Raises:
             UnknownTaskError: a task of ``tasks`` is not in the benchmark.
@@ -147,17 +105,10 @@ class Leaderboard:
         return wide
 
     def complete_models(self, *scopes: str) -> list[str]:
-        """Models with a score on every task of each scope, in summary order.
+        """Models with a score on every task of each scope (default ``"all"``), in summary order.
 
-        Args:
-            *scopes: ``"all"``, ``"public"``, ``"private"``; none means ``"all"``.
-                ``complete_models("public", "private")`` is "complete on both sides".
-
-        Returns:
-            Model names.
-
-        Raises:
-            ValueError: an unknown scope.
+        ``complete_models("public", "private")`` is "complete on both sides"; an unknown
+        scope is a ValueError.
         """
         columns = {"all": "complete", "public": "complete_public", "private": "complete_private"}
         unknown = [s for s in scopes if s not in columns]

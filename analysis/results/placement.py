@@ -11,10 +11,6 @@ from .leaderboard import Leaderboard
 def compare_with_leaderboard(own: pd.DataFrame, board: Leaderboard) -> pd.DataFrame:
     """Own scores beside the leaderboard's for the same model and task.
 
-    Args:
-        own: rows with ``model``, ``task``, ``main_score`` (e.g. the runner's summary).
-        board: the leaderboard loaded for the same tasks.
-
     Returns:
         ``model, task, own, leaderboard, difference`` (own − leaderboard; NaN where the
         leaderboard has no complete score for that model and task).
@@ -42,11 +38,6 @@ def place(own: pd.DataFrame, board: Leaderboard, *, neighbours: int = 2) -> pd.D
     ``board`` (no partial means); own models must have every task too. Own models are
     ranked by mean main score among those leaderboard models (1 = best, ties "min"),
     with the nearest leaderboard models above and below.
-
-    Args:
-        own: rows ``model``, ``task``, ``main_score`` for the own runs.
-        board: the leaderboard on the same tasks.
-        neighbours: how many models above and below to list.
 
     Returns:
         One row per own model: ``model, mean, rank, of, above, below``.
@@ -81,9 +72,6 @@ def own_models(board: Leaderboard, leaderboard: str) -> list[str]:
             "data/runs"]``, or ``RESULTS=../shared/mteb-cache:data/runs``).
         leaderboard: The leaderboard's folder as ``board.scores["source"]`` names it
             (``ResultsFolders.label(0)``, e.g. ``"../shared/mteb-cache"``).
-
-    Returns:
-        Their names, sorted.
     """
     scores = board.scores
     elsewhere = scores["source"].fillna(leaderboard) != leaderboard

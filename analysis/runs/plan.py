@@ -1,15 +1,11 @@
 """A run plan: models x tasks expanded into independent jobs, written as JSON lines.
 
-``static-rteb plan -m ... -t ... -o plan.jsonl`` writes one header line and one line per
-job. A job evaluates one model on one or more tasks (``tasks_per_job`` groups small tasks,
-since a static model loads in a second) and knows where its results land. Its id is a hash
-of the model name, revision and tasks, so planning again gives the same ids. Jobs whose
-results are already complete are written with ``"done": true`` and never queued.
-
-The header pins the results folder and every job pins its model's revision; for a local
-model folder that is the content hash of :func:`analysis.runs.models.content_revision`.
-:func:`check_plan` refuses a plan used with another results folder or a local model whose
-files changed since planning (:class:`PlanMismatchError` names the mismatch).
+``static-rteb plan`` writes one header line and one line per job (one model on one or
+more tasks, ``tasks_per_job``). A job's id hashes the model name, revision and tasks, so
+planning again gives the same ids; jobs whose results are complete are written
+``"done": true``. The header pins the results folder and each job its model's revision
+(a local folder's content hash): :func:`check_plan` refuses a plan used with another
+results folder or a local model whose files changed.
 """
 
 from __future__ import annotations
@@ -26,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.choices import Encoder
 from ..core.errors import PlanError, PlanMismatchError
 from ..core.io import atomic_write_text
-from ..core.layout import RESULTS, ModelFolder
+from ..core.layout import ModelFolder
 
 if TYPE_CHECKING:
     from mteb.abstasks import AbsTask
@@ -112,11 +108,7 @@ class Plan:
         return Path(self.results_dir) / "logs"
 
     def job(self, job_id: str) -> Job:
-        """The job with id ``job_id``.
-
-        Raises:
-            KeyError: If no job has that id.
-        """
+        """The job with id ``job_id`` (a KeyError when none has it)."""
         for job in self.jobs:
             if job.job_id == job_id:
                 return job
@@ -149,18 +141,8 @@ def make_plan(
 ) -> Plan:
     """Expand models x tasks into jobs; mark those whose results are complete as done.
 
-    Args:
-        models: Hub ids or local model folders.
-        tasks: Task or benchmark names (benchmarks expand to their tasks).
-        results_dir: The results folder every job writes to.
-        names: Result name per model (local folders only), None for the default.
-        local_tasks_dir: Folder of local task folders (tasks found there run offline).
-        public_only: Leave private tasks out of the plan.
-        tasks_per_job: Group this many tasks of one model into one job.
-        encoder: The encoder every model runs with (``load_model(encoder=...)``).
-
-    Returns:
-        The plan (not yet written; see :func:`write_plan`).
+    ``names`` name local folders' results (None: the default); ``tasks_per_job`` tasks of
+    one model make one job. The plan is not yet written (:func:`write_plan`).
 
     Raises:
         ValueError: If ``tasks_per_job`` is not positive or ``names`` is longer than ``models``.
@@ -213,12 +195,7 @@ def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
 def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
     """Whether every task of ``job`` has a complete result file (all splits and subsets).
 
-    Args:
-        job: The job.
-        tasks: Its task objects (resolved from ``job.tasks`` when None).
-
-    Returns:
-        True when nothing is left to run.
+    ``tasks`` are its task objects (resolved from ``job.tasks`` when None).
     """
     from .runner import read_valid_result, resolve_tasks
 
@@ -237,15 +214,7 @@ def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
 
 
 def write_plan(plan: Plan, path: str | Path) -> Plan:
-    """Write ``plan`` as JSON lines (a header line, then one line per job), atomically.
-
-    Args:
-        plan: The plan.
-        path: The file to write (e.g. ``plan.jsonl``).
-
-    Returns:
-        The plan, with ``path`` set.
-    """
+    """Write ``plan`` atomically as JSON lines (a header, then a line per job); set its path."""
     path = Path(path)
     header = {"plan": PLAN_VERSION, "results_dir": plan.results_dir, "created": plan.created}
     lines = [json.dumps(header)]
@@ -256,12 +225,6 @@ def write_plan(plan: Plan, path: str | Path) -> Plan:
 
 def read_plan(path: str | Path) -> Plan:
     """Read a plan written by :func:`write_plan`.
-
-    Args:
-        path: The plan file.
-
-    Returns:
-        The plan.
 
     Raises:
         PlanError: If the file is missing or not a plan.
@@ -299,13 +262,8 @@ def _job(data: dict[str, Any]) -> Job:
 def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
     """Refuse a plan that does not fit: another results folder, or changed local models.
 
-    Args:
-        plan: The plan.
-        results_dir: The results folder the caller means to use (None: the plan's own).
-
     Raises:
-        PlanMismatchError: Naming the mismatch (folder, or model with planned and current
-            revision) and how to fix it.
+        PlanMismatchError: Naming the mismatch and how to fix it.
     """
     if results_dir is not None:
         wanted = Path(results_dir).expanduser().resolve()
@@ -335,57 +293,3 @@ def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
                 "`static-rteb plan` (a changed static model files its results under a new "
                 "revision)."
             )
-
-
-# --------------------------------------------------------------------------- planning
-
-
-def measured_task_times(results_dir: str | Path) -> list[dict[str, Any]]:
-    """The evaluation times mteb recorded in a results folder's result files.
-
-    Args:
-        results_dir: A results folder (mteb layout), e.g. ``data/runs``.
-
-    Returns:
-        One dict per result file: model (folder name), revision, task, seconds
-        (``evaluation_time``); files without that field are left out.
-    """
-    rows = []
-    for path in sorted((Path(results_dir) / RESULTS).glob("*/*/*.json")):
-        if path.name == "model_meta.json":
-            continue
-        try:
-            seconds = json.loads(path.read_text()).get("evaluation_time")
-        except (OSError, ValueError):
-            continue
-        if isinstance(seconds, int | float):
-            rows.append(
-                {
-                    "model": path.parent.parent.name,
-                    "revision": path.parent.name,
-                    "task": path.stem,
-                    "seconds": float(seconds),
-                }
-            )
-    return rows
-
-
-def jobs_for(
-    benchmark: str, n_models: int, *, tasks_per_job: int = 1, public_only: bool = False
-) -> int:
-    """How many jobs a plan of ``n_models`` models on ``benchmark`` makes.
-
-    Args:
-        benchmark: An mteb benchmark name, e.g. ``"MTEB(eng, v2)"``.
-        n_models: Number of models.
-        tasks_per_job: Tasks grouped per job.
-        public_only: Leave private tasks out (as ``--public-only``).
-
-    Returns:
-        ``n_models * ceil(n_tasks / tasks_per_job)``.
-    """
-    import mteb
-
-    tasks = mteb.get_benchmark(benchmark).tasks
-    n_tasks = sum(1 for t in tasks if t.metadata.is_public or not public_only)
-    return n_models * -(-n_tasks // tasks_per_job)

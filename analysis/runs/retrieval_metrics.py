@@ -75,11 +75,6 @@ def per_query_ndcg(predictions: Predictions, qrels: Qrels, k: int = 10) -> pd.Se
 def load_predictions(path: str | Path, *, subset: str = "default", split: str = "test") -> dict:
     """Read one subset and split of an mteb retrieval predictions file.
 
-    Args:
-        path: ``<Task>_predictions.json`` written by mteb.
-        subset: HF subset (``default`` for monolingual tasks).
-        split: Evaluation split.
-
     Returns:
         ``{query id: {document id: score}}``.
 
@@ -96,9 +91,6 @@ def load_predictions(path: str | Path, *, subset: str = "default", split: str = 
 
 def read_qrels_tsv(path: str | Path) -> dict[str, dict[str, int]]:
     """Read a BEIR qrels file (``query-id<TAB>corpus-id<TAB>score`` with a header line).
-
-    Args:
-        path: The TSV file.
 
     Returns:
         ``{query id: {document id: relevance}}``.
@@ -142,14 +134,6 @@ def checked_per_query_ndcg(
     mteb stores nDCG@k rounded to 5 decimals (``mteb/_evaluators/retrieval_metrics.py``),
     so the check is ``|round(mean, 5) - reported| < 1e-6``: the per-query values are
     exactly what mteb averaged, or this raises.
-
-    Args:
-        predictions_file: ``<Task>_predictions.json`` written by mteb.
-        qrels: ``{query id: {document id: relevance}}`` of the same task and split.
-        result_file: The task's mteb result JSON for the same model.
-        k: The rank cut-off.
-        subset: HF subset.
-        split: Evaluation split.
 
     Raises:
         KeyError: If the result file has no such split/subset or no ``ndcg_at_<k>``.

@@ -1,26 +1,12 @@
 """Run models over MTEB tasks with ``mteb.evaluate``: resumable, atomic, failure-tolerant.
 
-:func:`run_evaluation` evaluates every model on every task and files the results in
-mteb's layout, ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json``, readable
-with ``mteb.ResultCache(results_dir)``. Retrieval predictions go to
-``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``.
-
-Why a staging folder: mteb writes result JSON in place (``TaskResult.to_disk`` opens the
-final file with ``"w"`` and streams ``json.dump`` into it; predictions and
-``run_settings.jsonl`` likewise). A run killed while writing leaves a truncated file, and
-the next run dies on it (``ResultCache.load_task_result`` -> ``json.JSONDecodeError``) or,
-for predictions, keeps a broken file. Here each (model, task) is evaluated into a private
-staging cache under ``<results_dir>/.staging/``; only when mteb returns are its files
-fsynced and moved into place with ``os.replace`` (atomic on one file system), predictions
-before the result, so a result file exists only when everything of that task is complete.
-On resume, a result file that does not parse (written by another tool) is moved aside to
-``<Task>.json.corrupt`` and the task is run again.
-
-Many writers: several processes or SLURM jobs may share one results folder. Each
-(model, revision, task) is evaluated under its lock (:mod:`analysis.runs.locks`): a second
-worker waits, then finds the result and reports it ``cached``. Staging folders are named
-``<pid>-<random>-<host>``, so a worker only cleans up staging folders of dead processes of
-its own host (and those of other hosts after :data:`FOREIGN_STAGING_AGE` seconds).
+Results are filed in mteb's layout (``mteb.ResultCache(results_dir)`` reads them). mteb
+writes its JSON in place, so each (model, task) is evaluated into a private staging folder
+under ``<results_dir>/.staging/`` and moved into place with ``os.replace`` when mteb
+returns (predictions first): a result file exists only when its task is complete, and a
+corrupt one is set aside as ``<Task>.json.corrupt`` and run again. Workers sharing a folder
+evaluate each (model, revision, task) under its lock (:mod:`analysis.runs.locks`) and clean
+only dead processes' staging folders. Why and how: ``docs/running.md``.
 """
 
 from __future__ import annotations
@@ -105,14 +91,8 @@ def resolve_tasks(
 
     A name that a folder under ``local_tasks_dir`` holds (by ``task.json``'s ``mteb_task``)
     becomes that local task; a benchmark name expands to its tasks (each local when
-    available); any other name is looked up in mteb's registry.
-
-    Args:
-        names: Task names, benchmark names (``mteb.get_benchmark``) or task objects.
-        local_tasks_dir: Folder of local task folders, or None.
-
-    Returns:
-        The tasks, without duplicates, in the given order.
+    available); any other name is looked up in mteb's registry. Returns the tasks without
+    duplicates, in the given order.
 
     Raises:
         UnknownTaskError: If a name is neither a task nor a benchmark; lists close names.
@@ -161,33 +141,12 @@ def _unknown_task_message(name: str, local: dict[str, Path]) -> str:
 
 
 def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
-    """Where the result of ``task_name`` for the model ``meta`` is filed.
-
-    Args:
-        results_dir: The results folder (an ``mteb.ResultCache`` path).
-        meta: The model's metadata (name, revision and experiment).
-        task_name: The mteb task name.
-
-    Returns:
-        ``<results_dir>/results/<org>__<model>/<revision>/<Task>.json`` (with
-        ``experiments/<experiment>/`` before the file for an experiment;
-        :mod:`analysis.core.layout`).
-    """
+    """``<results_dir>/results/<org>__<model>/<revision>/[experiments/<e>/]<Task>.json``."""
     return ModelFolder.of(meta).result_file(results_dir, task_name)
 
 
 def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
-    """Where the predictions of ``task_name`` for ``meta`` are filed.
-
-    Args:
-        results_dir: The results folder.
-        meta: The model's metadata.
-        task_name: The mteb task name.
-
-    Returns:
-        ``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``
-        (:mod:`analysis.core.layout`).
-    """
+    """``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``."""
     return ModelFolder.of(meta).predictions_file(results_dir, task_name)
 
 
@@ -197,14 +156,9 @@ def corrupt_path(path: Path) -> Path:
 
 
 def set_aside_note(paths: Sequence[str | Path], *, ran_again: bool = True) -> str | None:
-    """The one-line note for result files set aside as corrupt (None when there are none).
+    """The one-line note for ``*.json.corrupt`` files (None when there are none).
 
-    Args:
-        paths: The ``*.json.corrupt`` files.
-        ran_again: Whether their tasks were run again (a run), or are still to run (status).
-
-    Returns:
-        e.g. ``1 corrupt result set aside (its task ran again): data/runs/.../X.json.corrupt``.
+    ``ran_again``: their tasks were run again (a run), or are still to run (status).
     """
     if not paths:
         return None
@@ -215,14 +169,7 @@ def set_aside_note(paths: Sequence[str | Path], *, ran_again: bool = True) -> st
 
 
 def read_valid_result(path: Path) -> TaskResult | None:
-    """Read a result file; a file that does not parse is moved aside to ``*.corrupt``.
-
-    Args:
-        path: A ``<Task>.json`` result file.
-
-    Returns:
-        The result, or None when the file is missing or was corrupt.
-    """
+    """Read a result file (None when missing); one that does not parse goes to ``*.corrupt``."""
     if not path.is_file():
         return None
     try:

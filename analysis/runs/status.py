@@ -1,32 +1,9 @@
 """What became of a plan's jobs: done, running, failed (with the error) or pending.
 
-:func:`plan_status` reads, for every job of a plan,
-
-* the results folder: a job is **done** when all its result files are complete;
-* the submission log (``<results>/logs/submissions.jsonl``): a job never submitted is
-  **pending**; a job whose submission SLURM rejected is **failed** with SLURM's message;
-* the job's record (``<results>/logs/jobs/<id>.json``), which names the SLURM worker
-  (array element) that took it, and SLURM's queue (``squeue``): a job no worker has
-  taken is **pending** while a worker of its submission is queued or running (with
-  SLURM's reason); a taken job is **running** while its worker runs;
-* submitit's logs (the worker's stderr log and result pickle, named by submitit's
-  ``JobPaths`` through :func:`analysis.core.compat.submitit_job_paths`): a
-  job whose worker left the queue without finishing it is **failed**, with its error
-  and traceback, or SLURM's own message (cancelled, time limit, out of memory) from the
-  worker's log; so is a job that no worker took when a worker died with an error;
-* for the local executor, the worker's pid: a record ``running`` whose process is gone
-  is **failed**;
-* the task locks (``<results>/.locks/...``): a job that the last submission has not
-  started but whose task lock a live process holds (a second ``run --plan`` on the same
-  plan, or ``run -m -t``) is **running elsewhere**, with that process's pid and host;
-* a record ``interrupted`` (Ctrl-C, SIGTERM, a kernel interrupt: the job stopped
-  cleanly, with no partial file) is **interrupted**, never failed; running the plan
-  again runs it.
-
-What is common to every executor (results, submissions, records, locks) is read here;
-the rest is the executor's own (:meth:`~analysis.runs.executors.base.Executor.job_status`:
-SLURM's queue and submitit's logs in :mod:`analysis.runs.executors.slurm`, the worker's
-pid in :mod:`analysis.runs.executors.local`).
+:func:`plan_status` reads what every executor leaves (result files, the submission log, the
+job's record, the task locks), then asks the executor
+(:meth:`~analysis.runs.executors.base.Executor.job_status`: SLURM's queue and submitit's
+logs, or the local worker's pid). The states and what to do about each: ``docs/cluster.md``.
 """
 
 from __future__ import annotations
@@ -51,16 +28,7 @@ STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "det
 
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
-    """The state of every job of ``plan``.
-
-    Args:
-        plan: The plan.
-        queue: SLURM's queue (:func:`analysis.runs.executors.slurm_queue`); read when None
-            and some job was submitted to SLURM.
-
-    Returns:
-        One :class:`JobStatus` per job, in plan order.
-    """
+    """The state of every job of ``plan``, in plan order (``queue``: SLURM's, read when None)."""
     last: dict[str, dict[str, Any]] = {}
     for entry in read_submissions(plan):
         for job_id in entry.get("jobs", {}):
@@ -162,14 +130,9 @@ def _running_elsewhere(
 ) -> JobStatus | None:
     """The job as another process runs it, when one holds a task's lock.
 
-    Args:
-        job: The job.
-        base: The status fields every state has.
-        executor: The last submission's executor, if any.
-        here: What this plan's own runs do with the job: None when nothing of them runs
-            any more (the job is then ``running``, elsewhere); else ``pending``, saying
-            this (``queued here behind it``: a worker waits behind the lock, then finds
-            the result; ``not submitted here``).
+    ``here`` says what this plan's own runs do with the job: None when nothing of them runs
+    any more (the job is then ``running``, elsewhere); else the job is ``pending``, saying
+    this (``queued here behind it``, ``not submitted here``).
     """
     held = lock_holder(job)
     if held is None:
@@ -197,14 +160,7 @@ def jobs_to_run(plan: Plan, statuses: Sequence[JobStatus]) -> list[Job]:
 
 
 def status_table(statuses: Sequence[JobStatus]) -> pd.DataFrame:
-    """A table of job states: job, model, tasks, state, executor, slurm_id, detail.
-
-    Args:
-        statuses: From :func:`plan_status`.
-
-    Returns:
-        One row per job.
-    """
+    """One row per job: job, model, tasks, state, executor, slurm_id, detail."""
     rows = [
         [
             s.job_id,
@@ -229,14 +185,7 @@ def state_counts(statuses: Sequence[JobStatus]) -> dict[str, int]:
 
 
 def result_rows(plan: Plan) -> pd.DataFrame:
-    """Every (model, task) of the plan with its main score from the results folder.
-
-    Args:
-        plan: The plan.
-
-    Returns:
-        Columns model, revision, task, status (``done`` or ``missing``), main_score.
-    """
+    """Every (model, task) of the plan: model, revision, task, status (done/missing), main_score."""
     from .runner import _main_score, read_valid_result, resolve_tasks
 
     rows = []

@@ -1,22 +1,12 @@
 """The teachers' token embeddings, kept so that a teacher is encoded once.
 
-Distilling (:func:`analysis.runs.distill.distill_model`) spends nearly all its time
-encoding every token of the teacher's vocabulary (model2vec's ``create_embeddings``);
-the PCA to ``pca_dims`` dimensions and the weighting that follow take seconds. The
-encoding does not depend on ``pca_dims``, so a second student of the same teacher (other
-dimensions, another output folder, another test) reuses it from
-``<cache>/token-embeddings/<key>.npy`` (``<cache>``: :func:`analysis.core.paths.default_cache_dir`).
-
-The key is a hash of everything the encoding depends on: the teacher's weights (every
-tensor of its state, bytes and dtype), its class and configuration (less the folder it was
-read from), the token ids in order, the padding id, the pooling, the device, whether the
-float64 encoding was in place (:func:`analysis.core.compat.float64_token_encoding`), and
-the versions of model2vec, torch and transformers. The stored array is the one
-``create_embeddings`` returned, so a student made from it is byte-identical to one made
-without it (``tests/runs/test_distill.py``). Writes are atomic and one process encodes a
-key at a time (a lock beside the entry); an entry that cannot be read or does not fit the
-tokens is encoded again and replaced, and a cache folder that cannot be written is
-warned about and left out (the student is made all the same).
+Encoding every token of the teacher's vocabulary (model2vec's ``create_embeddings``) does
+not depend on ``pca_dims``: a second student of the same teacher reuses it from
+``<cache>/token-embeddings/<key>.npy``. The key hashes everything the encoding depends on
+(weights, class, configuration, token ids, pooling, device, float64, library versions), so
+the student is byte-identical either way (``tests/runs/test_distill.py``). Writes are
+atomic, one process encodes a key at a time, a damaged entry is encoded again, and a cache
+that cannot be written is warned about and left out.
 """
 
 from __future__ import annotations

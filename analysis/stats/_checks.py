@@ -1,11 +1,9 @@
 """Argument checks shared by the statistics functions (errors name the argument).
 
-Labelled inputs: a :class:`pandas.Series` or :class:`pandas.DataFrame` is paired with
-another one *by label*, never by position. Two labelled inputs must hold the same set
-of labels (in any order); otherwise :class:`~analysis.core.errors.LabelMismatchError` names
-the labels one lacks and the ones it has in excess. Labelled rows (tasks) are put in
-one canonical order (sorted labels) before anything is resampled, so reordering the
-rows of an input never changes a result. Plain arrays and lists are paired by position.
+Two labelled inputs (Series, DataFrames) pair by label, never by position, and must hold
+the same labels (else :class:`~analysis.core.errors.LabelMismatchError` names the missing
+and extra ones); labelled rows are put in sorted-label order before anything is
+resampled. Plain arrays pair by position.
 """
 
 from __future__ import annotations
@@ -128,6 +126,16 @@ def canonical_order(index: pd.Index) -> np.ndarray:
         return np.argsort(np.array([str(x) for x in index], dtype=object), kind="stable")
 
 
+def _by_label(x: pd.Series, y: pd.Series, names: tuple[str, str]) -> tuple[pd.Series, pd.Series]:
+    """Two Series over the same unique labels, both in sorted-label order."""
+    _check_unique(x.index, names[0])
+    _check_unique(y.index, names[1])
+    if set(x.index) != set(y.index):
+        raise label_mismatch(names[0], x.index, names[1], y.index)
+    order = x.index[canonical_order(x.index)]
+    return x.loc[order], y.loc[order]
+
+
 def align_vectors(
     x: Any, y: Any, names: tuple[str, str]
 ) -> tuple[np.ndarray, np.ndarray, list[Any] | None]:
@@ -138,13 +146,8 @@ def align_vectors(
     position. Returns the two vectors and the labels (None when positional).
     """
     if isinstance(x, pd.Series) and isinstance(y, pd.Series):
-        _check_unique(x.index, names[0])
-        _check_unique(y.index, names[1])
-        if set(x.index) != set(y.index):
-            raise label_mismatch(names[0], x.index, names[1], y.index)
-        order = x.index[canonical_order(x.index)]
-        x, y = x.loc[order], y.loc[order]
-        labels: list[Any] | None = list(order)
+        x, y = _by_label(x, y, names)
+        labels: list[Any] | None = list(x.index)
     else:
         labels = list(x.index) if isinstance(x, pd.Series) else None
     xv, yv = _as_vector(x, names[0]), _as_vector(y, names[1])
@@ -162,12 +165,7 @@ def align_labels(values: Any, labels: Any, names: tuple[str, str]) -> tuple[np.n
     Series, else in the given (positional) order.
     """
     if isinstance(values, pd.Series) and isinstance(labels, pd.Series):
-        _check_unique(values.index, names[0])
-        _check_unique(labels.index, names[1])
-        if set(values.index) != set(labels.index):
-            raise label_mismatch(names[0], values.index, names[1], labels.index)
-        order = values.index[canonical_order(values.index)]
-        values, labels = values.loc[order], labels.loc[order]
+        values, labels = _by_label(values, labels, names)
     vals = _as_vector(values, names[0])
     labs = np.asarray(list(labels), dtype=object)
     if labs.shape != vals.shape:

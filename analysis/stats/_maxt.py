@@ -6,28 +6,18 @@ is the *sum* over its tasks and ``sizes`` holds its number of tasks). The statis
 
     r = (sum d)**2 / (G * sum d**2)   in [0, 1],
 
-a monotone function of the paired |t| over the G units (``t**2 = (G - 1) r / (1 - r)``).
-Under a sign pattern s (one sign per unit) it is ``(s . d)**2 / (G * sum d**2)``, so one
-product of the patterns with the model columns serves every pair. Two nulls:
+a monotone function of the paired |t| (``t**2 = (G - 1) r / (1 - r)``). Under a sign
+pattern s it is ``(s . d)**2 / (G * sum d**2)``, so one product of the patterns with the
+model columns serves every pair. Two nulls: uncentred (the exact permutation null of
+"no pair differs") and centred at each pair's task mean (what simultaneous intervals
+need, since pairs that truly differ would shrink the first null's tail). Per pattern and
+family the kernel keeps the largest statistic (single step) and, for the step-down, the
+running maxima over the pairs in decreasing order of their observed statistic.
 
-* uncentred: the differences themselves under every pattern: the exact permutation null
-  of "no pair differs" (each unit's vector of pairwise differences symmetric about 0);
-* centred: the differences centred at their task mean m (``d - sizes * m``), with their
-  own norm: what the null looks like at the estimated shifts, which simultaneous
-  intervals need (pairs that truly differ would otherwise shrink the first null's tail).
-
-Per sign pattern and family of pairs the kernel keeps the largest statistic (single-step
-max-T: ``null_max``) and, for the Westfall-Young step-down, the running maxima over the
-pairs in decreasing order of their observed statistic. The patterns come from
-:func:`analysis.stats._resampling.sign_patterns`: the same seed gives the same patterns
-to every function.
-
-**Tolerance.** A pair whose differences are constant within float rounding (``x`` and
-``x - 0.001``) has a centred norm of rounding noise; its centred statistic would be noise
-divided by noise. A pair counts as constant (centred) or as zero (uncentred) when the
-root-mean-square deviation over its tasks is at most 1e-9 of its scale (the mean absolute
-value of the two models' task values); its statistic is then 0 under every pattern. "At
-least as extreme" is ``r_s >= r * (1 - 1e-9) - 1e-9``.
+**Tolerance.** A pair whose root-mean-square deviation over its tasks is at most 1e-9 of
+its scale (the two models' mean absolute task value) counts as constant (centred) or
+zero (uncentred): its statistic is 0 under every pattern. "At least as extreme" is
+``r_s >= r * (1 - 1e-9) - 1e-9``.
 """
 
 from __future__ import annotations
@@ -89,9 +79,6 @@ def maxt(
         step_down: compute the Westfall-Young step-down adjusted p-values.
         keep_null: keep the per-pattern maxima (single-step null distribution).
         centred: also keep the centred null's per-pattern maxima.
-
-    Returns:
-        MaxT.
     """
     reps, g, _ = U.shape
     w = np.ones(g) if sizes is None else np.asarray(sizes, dtype=float)

@@ -1,17 +1,10 @@
 """Result types shared by the statistics functions.
 
-Every public function of :mod:`analysis.stats` returns a frozen dataclass that derives
-from :class:`StatsResult`, as scipy.stats returns result objects:
-
-* a short ``repr`` (at most :data:`MAX_REPR_LINES` lines: the headline numbers, not the
-  tables), so printing a result never floods a terminal;
-* ``to_frame()``: the result as one :class:`pandas.DataFrame` (one row per unit of the
-  result: a pair, a model, a group ...);
-* a notebook rendering (``_repr_html_``): the short summary above the frame.
-
-Subclasses are declared ``@dataclass(frozen=True, repr=False)`` (so the dataclass
-machinery keeps this ``__repr__``) and implement :meth:`StatsResult.to_frame` and,
-where the default is not telling, :meth:`StatsResult._summary_lines`.
+Every public function of :mod:`analysis.stats` returns a frozen dataclass deriving from
+:class:`StatsResult`: a short ``repr`` (at most :data:`MAX_REPR_LINES` lines),
+``to_frame()`` and a notebook rendering. Subclasses are declared
+``@dataclass(frozen=True, repr=False)`` (so this ``__repr__`` is kept) and implement
+:meth:`StatsResult.to_frame` and, where the default is not telling, ``_summary_lines``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Benchmark agreement where it matters: among the top models and over model subsets.
 
-A rank correlation computed over every model on a leaderboard mixes strong and weak
-models; the easy part of the ranking (a large model beats a tiny one on any
-benchmark) inflates it. Benchmark Agreement Testing (Perlitz et al. 2024,
-arXiv:2407.13696) shows that agreement depends on which models are compared and
-recommends reporting it over subsets of models. :func:`benchmark_agreement` does so:
-
-* **top k**: the rank correlation among the k best models by the reference benchmark
-  ``x`` (with :func:`analysis.stats.rank_correlation`'s permutation p-value and
-  interval, over those k models). Selecting on ``x`` restricts the range of ``x``,
-  which is exactly the question "do the benchmarks agree among the models people
-  choose between?";
-* **random subsets of k models** (drawn uniformly without replacement): the
-  distribution of the correlation over subsets, i.e. how much the agreement a user
-  sees depends on which k models happen to be compared. This is a descriptive
-  distribution over subsets (not a confidence interval); with k = all it is the one
-  overall value.
-
-Unit = model; the models are taken as given (the distribution over subsets is a
-property of this leaderboard, not of a population of models).
+:func:`benchmark_agreement` (Benchmark Agreement Testing, Perlitz et al. 2024,
+arXiv:2407.13696) reports the rank correlation among the k best models by the reference
+benchmark ``x`` (with :func:`analysis.stats.rank_correlation`'s p-value and interval) and its
+descriptive distribution over random subsets of k models (not a confidence interval). Unit
+= model, taken as given. Why and how to read it: ``docs/statistics.md``, "Do two benchmarks
+rank models alike?".
 """
 
 from __future__ import annotations
@@ -42,8 +29,6 @@ from ._checks import (
 from ._ranks import _rank_statistic
 from ._results import StatsResult
 from .correlation import RankCorrelationResult, rank_correlation
-
-__all__ = ["BenchmarkAgreementResult", "benchmark_agreement"]
 
 _METHODS = ("spearman", "kendall")
 _SUBSET_QUANTILES = (0.025, 0.5, 0.975)
@@ -164,9 +149,6 @@ def benchmark_agreement(
         confidence_level: confidence level of the intervals, in (0, 1).
         rng: seed or Generator. Draws: the overall correlation, each top k (in
             order), then per subset size ``rng.permuted`` orderings of the models.
-
-    Returns:
-        BenchmarkAgreementResult.
 
     Raises:
         ValueError: x and y differ in length, a size is out of range, or an option is

@@ -1,13 +1,9 @@
 """One comparison report for many models over many tasks, and its critical-difference diagram.
 
-:func:`compare` runs :func:`pairwise_significance` (max-T, simultaneous intervals) and
-:func:`rank_intervals` on the same sign patterns and returns one
-:class:`ComparisonReport`, in the spirit of ranx's ``Report``: a per-model table (score,
-rank interval, which models it beats, wins/ties/losses), the pairwise table with the
-simultaneous intervals, ``to_markdown()``, ``to_latex()`` and a critical-difference
-diagram drawn from the max-T decisions (not from Nemenyi's mean-rank test; see
-:mod:`analysis.stats.friedman` for why) with scikit-posthocs'
-``critical_difference_diagram``.
+:func:`compare` runs :func:`pairwise_significance` (max-T) and :func:`rank_intervals` on
+the same sign patterns and returns a :class:`ComparisonReport` (in the spirit of ranx's
+``Report``), with a critical-difference diagram of the max-T decisions drawn by
+scikit-posthocs (not Nemenyi's mean-rank test: :mod:`analysis.stats.friedman` says why).
 """
 
 from __future__ import annotations
@@ -35,6 +31,8 @@ from .pairwise import PairwiseResult, _pairwise, draw_patterns
 from .ranks import _MIN_TASKS, RankIntervalsResult, _rank_intervals
 
 _AGGREGATES = ("mean", "borda")
+#: LaTeX escapes of a table cell or caption.
+_LATEX = str.maketrans({"\\": r"\textbackslash{}", **{c: "\\" + c for c in "_&%#${}"}})
 
 
 def _letters(k: int) -> list[str]:
@@ -175,24 +173,9 @@ class ComparisonReport(StatsResult):
 
     def to_latex(self, *, digits: int = 3, caption: str | None = None, label: str = "") -> str:
         """A booktabs LaTeX table of the models (superscripts: models significantly beaten)."""
-
-        def esc(text: str) -> str:
-            for a, b in (
-                ("\\", r"\textbackslash{}"),
-                ("_", r"\_"),
-                ("&", r"\&"),
-                ("%", r"\%"),
-                ("#", r"\#"),
-                ("$", r"\$"),
-                ("{", r"\{"),
-                ("}", r"\}"),
-            ):
-                text = text.replace(a, b)
-            return text
-
         rows = self._model_rows(digits, "$^{{\\mathrm{{{}}}}}$")
-        body = [" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows]
-        cap = esc(caption if caption is not None else self.caption())
+        body = [" & ".join([r[0], r[1].translate(_LATEX), *r[2:]]) + r" \\" for r in rows]
+        cap = (caption if caption is not None else self.caption()).translate(_LATEX)
         return (
             "\n".join(
                 [
@@ -214,14 +197,11 @@ class ComparisonReport(StatsResult):
         )
 
     def plot_cd(self, ax: Any = None, **kwargs: Any) -> Any:
-        """Critical-difference diagram from this report's max-T decisions.
+        """Critical-difference diagram of this report's step-down max-T decisions.
 
-        Drawn with ``scikit_posthocs.critical_difference_diagram``: models on the axis at
-        their score (mean score; for ``aggregate="borda"`` their mean rank per task),
-        crossbars joining models whose pair is *not* significant under this package's
-        step-down max-T at ``alpha`` (the decisions behind ``better_than`` and the rank
-        intervals; not Nemenyi's mean-rank test). Extra keyword arguments go to
-        scikit-posthocs. Returns the Axes.
+        scikit-posthocs' ``critical_difference_diagram``: models at their score (for
+        ``aggregate="borda"``, their mean rank per task), crossbars joining the pairs *not*
+        significant at ``alpha``. Keyword arguments go to scikit-posthocs. Returns the Axes.
         """
         import matplotlib.pyplot as plt
         import scikit_posthocs as sp
@@ -270,17 +250,12 @@ def compare(
 ) -> ComparisonReport:
     """Compare many models over the same tasks: one report (tables, intervals, CD diagram).
 
-    Runs :func:`pairwise_significance` (``adjustment="maxT"``: every pair's paired
-    sign-flip test, single-step max-T p-values and simultaneous intervals) and
-    :func:`rank_intervals` (step-down max-T; simultaneous rank intervals) on one set of
-    sign patterns, and collects wins/ties/losses. Their nulls, assumptions and measured
-    behaviour are documented there; in short: tasks (or, with ``clusters``, clusters of
-    tasks) are independent units, and a pair's null is that its task-wise differences
-    are symmetric about 0. The per-model ``better_than`` keys, the rank intervals and the
-    critical-difference diagram use the step-down max-T decisions of ``rank_intervals``
-    (each pair judged on its own task-wise differences); every pair the single-step
-    pairs table calls significant is among them (``aggregate="mean"``). Not Nemenyi's
-    mean ranks (:func:`friedman_nemenyi` is the labelled reference).
+    Runs :func:`pairwise_significance` (``adjustment="maxT"``: single-step p-values and
+    simultaneous intervals) and :func:`rank_intervals` (step-down max-T) on one set of sign
+    patterns, and collects wins/ties/losses; their nulls, assumptions and measured
+    behaviour are theirs. ``better_than``, the rank intervals and the diagram use the
+    step-down decisions, which include every pair the single-step table calls significant
+    (``aggregate="mean"``). :func:`friedman_nemenyi` is the labelled mean-rank reference.
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better.
@@ -290,11 +265,7 @@ def compare(
         alpha: level of the decisions; intervals are simultaneous at ``1 - alpha``.
         n_resamples: Monte-Carlo sign patterns when not exact.
         top: groups kept in ``ranks.groups``.
-        rng: seed or Generator (the Monte-Carlo patterns; the same as
-            :func:`pairwise_significance` and :func:`rank_intervals` draw from it).
-
-    Returns:
-        ComparisonReport.
+        rng: seed or Generator (the Monte-Carlo patterns).
 
     Raises:
         ValueError: as :func:`pairwise_significance`, or fewer than 3 units.

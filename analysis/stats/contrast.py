@@ -23,22 +23,17 @@ class GroupContrastResult(StatsResult):
     Attributes:
         statistic: mean of group a minus mean of group b.
         pvalue: two-sided Welch t-test p-value; NaN when a group has fewer than 3 models.
-        confidence_interval: Welch interval for the difference of the group means (the
-            inversion of the same test: it excludes 0 exactly when ``pvalue < 1 -
-            confidence_level``); (NaN, NaN) when a group has fewer than 3 models.
-        n_a: members of group a.
-        n_b: members of group b.
-        mean_a: mean of group a.
-        mean_b: mean of group b.
-        sd_a: standard deviation of group a (ddof=1; NaN for one member).
-        sd_b: standard deviation of group b.
+        confidence_interval: Welch interval of the difference; (NaN, NaN) when a group has
+            fewer than 3 models.
+        n_a, n_b: members of each group.
+        mean_a, mean_b: each group's mean.
+        sd_a, sd_b: each group's standard deviation (ddof=1; NaN for one member).
         t_statistic: Welch's t, ``statistic / standard_error``.
         df: Welch-Satterthwaite degrees of freedom.
         standard_error: ``sqrt(sd_a**2 / n_a + sd_b**2 / n_b)``.
         confidence_level: level of the interval.
         method: what was done.
-        caveat: why there is no test and no interval (a group under 3 models), else
-            ``""``.
+        caveat: why there is no test and no interval, else ``""``.
     """
 
     statistic: float
@@ -123,31 +118,20 @@ def group_contrast(
 
     ``values[i]`` is a number per model (e.g. its relative public-private gap) and
     ``groups[i]`` its group label; models in other groups are ignored. Two Series are
-    paired by label (any order; different labels raise
-    :class:`~analysis.core.errors.LabelMismatchError`), anything else by position.
+    paired by label, anything else by position.
 
     * **Null hypothesis**: the two groups' population means are equal; the spreads may
-      differ. Statistic: Welch's t (the difference over ``sqrt(s_a^2/n_a +
-      s_b^2/n_b)``), referred to Student's t with Welch-Satterthwaite degrees of freedom
-      (as ``scipy.stats.ttest_ind(equal_var=False)``).
-    * **Why not a permutation test.** Permuting labels tests "the two groups have the
-      same distribution"; it rejects true equal-mean nulls when the spreads differ (the
-      raw difference of means, at 4 vs 150 models with SD 8 vs 3, far more often than
-      alpha). Permuting the studentized statistic (Welch's t) instead was measured
-      beside the Welch reference distribution at the acceptance designs
-      (``benchmarks/README_stats.md``, section "Issue 18"): it stays above 0.06 at 5
-      vs 5 (SD 1 vs 4) and 3 vs 20 (SD 4 vs 1) models, where Welch's reference holds,
-      so Welch's reference distribution is used.
-    * **Interval**: the inversion of the same test, i.e. Welch's interval ``difference
-      +- t_{df, 1 - alpha/2} * se``; it excludes 0 exactly when ``pvalue < 1 -
-      confidence_level``.
-    * **Assumptions**: models independent; each group's mean roughly normal (Welch is
-      approximate; with strongly skewed values and a small group it rejects more often
-      than alpha, measured in the benchmark file). Models from one family are not
-      independent: read the result as descriptive then.
-    * **Groups under 3 models get neither a test nor an interval** (NaN, with ``caveat``
-      saying why): a group of 1 or 2 models carries no usable information about its
-      spread, and any test of it rests on an assumption the data cannot check.
+      differ. Welch's t with Welch-Satterthwaite degrees of freedom (as
+      ``scipy.stats.ttest_ind(equal_var=False)``); the interval inverts the same test, so
+      it excludes 0 exactly when ``pvalue < 1 - confidence_level``.
+    * **Assumptions**: models independent (one family's variants are not: read the result
+      as descriptive then); each group's mean roughly normal. Welch rejects more often than
+      alpha with strongly skewed values and a small group; a permutation of the labels, or
+      of Welch's t, does worse with unequal spreads (both measured:
+      ``benchmarks/README_stats.md``, section "Issue 18"; the statistics guide, "Do two
+      groups of models differ?").
+    * **A group under 3 models gets neither a test nor an interval** (NaN, ``caveat`` says
+      why): its spread cannot be estimated.
 
     Args:
         values: one number per model (1-D, finite in the two groups).
@@ -155,9 +139,6 @@ def group_contrast(
         group_a: label of the first group.
         group_b: label of the second group (different from ``group_a``).
         confidence_level: level of the interval, in (0, 1).
-
-    Returns:
-        GroupContrastResult.
 
     Raises:
         ValueError: lengths differ, a value in the two groups is NaN or inf, a group

@@ -1,15 +1,11 @@
 """Friedman's test and Nemenyi's post-hoc test: the usual CD-diagram statistics, as a reference.
 
-**Read this first (Benavoli, Corani and Mangili 2016, "Should we really use post-hoc
-tests based on mean-ranks?", JMLR 17(5)).** Nemenyi's test compares two models through
-their *mean ranks* over the tasks, and a model's rank on a task depends on every other
-model in the pool. So whether A and B "differ significantly" can change when an
-unrelated model C is added or removed, and a mean-rank difference is not a statement
-about A versus B alone. This package's own decisions (:func:`pairwise_significance`,
-:func:`rank_intervals`, :func:`compare` and its critical-difference diagram) compare
-each pair by its own task-wise differences with a max-T adjustment, which does not have
-this problem. :func:`friedman_nemenyi` is provided so results can be compared with the
-literature (Demšar 2006; autorank; scikit-posthocs), labelled as such.
+Nemenyi's test compares two models through their *mean ranks*, and a model's rank on a
+task depends on every other model in the pool: whether A and B "differ" can change when
+an unrelated model is added (Benavoli, Corani and Mangili 2016, JMLR 17(5)). This
+package's decisions (:func:`pairwise_significance`, :func:`rank_intervals`,
+:func:`compare`) judge each pair on its own task-wise differences; this module is kept
+so results can be compared with the literature (Demšar 2006; scikit-posthocs).
 """
 
 from __future__ import annotations
@@ -37,13 +33,13 @@ class FriedmanNemenyiResult(StatsResult):
     """Result of :func:`friedman_nemenyi` (a labelled reference; see the module notes).
 
     Attributes:
-        statistic: Friedman's chi-square (tie-corrected, as ``scipy.stats.friedmanchisquare``).
+        statistic: Friedman's chi-square (tie-corrected, as scipy).
         pvalue: its p-value (chi-square with K - 1 degrees of freedom).
         df: K - 1.
         iman_davenport: Iman-Davenport's F, ``(N - 1) chi2 / (N (K - 1) - chi2)``.
         iman_davenport_pvalue: its p-value (F with K - 1 and (K - 1)(N - 1) df).
         mean_ranks: each model's mean rank over the tasks (1 = best; ties averaged).
-        pvalues: Nemenyi's K x K p-values (as ``scikit_posthocs.posthoc_nemenyi_friedman``).
+        pvalues: Nemenyi's K x K p-values.
         critical_difference: the mean-rank difference Nemenyi's test needs at ``alpha``.
         alpha: level of ``critical_difference``.
         n_tasks: tasks (blocks).
@@ -84,27 +80,17 @@ class FriedmanNemenyiResult(StatsResult):
 def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNemenyiResult:
     """Friedman's test and Nemenyi's post-hoc p-values over tasks: a labelled *reference*.
 
-    The statistics of the usual critical-difference diagram (Demšar 2006): per task the
-    models are ranked (1 = best, ties averaged); Friedman's chi-square tests "all models
-    have the same expected rank", Nemenyi's test compares two mean ranks with the
-    studentized range. **Caveat (Benavoli, Corani & Mangili 2016):** mean ranks depend
-    on which other models are in the pool, so Nemenyi's decision about A vs B can flip
-    when an unrelated model is added; use :func:`pairwise_significance` /
-    :func:`compare` for decisions, and this only to compare with published diagrams.
-
-    Assumptions: tasks independent (blocks); within a task the models' scores
-    exchangeable under the null. Friedman's chi-square is ``scipy.stats.friedmanchisquare``
-    and Nemenyi's p-values ``scikit_posthocs.posthoc_nemenyi_friedman``; this adds the
-    mean ranks, Iman-Davenport's F and the critical difference (checked by hand in
-    ``tests/stats/test_compare.py``).
+    Per task the models are ranked (1 = best, ties averaged); Friedman's chi-square
+    (``scipy.stats.friedmanchisquare``) tests equal expected ranks, Nemenyi's p-values are
+    ``scikit_posthocs.posthoc_nemenyi_friedman``'s; this adds the mean ranks,
+    Iman-Davenport's F and the critical difference. Tasks are independent blocks. **Caveat
+    (Benavoli, Corani & Mangili 2016):** mean ranks depend on the pool (module notes); use
+    :func:`pairwise_significance` or :func:`compare` for decisions.
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better. Models with a
             missing task are dropped with a warning.
         alpha: level of ``critical_difference``.
-
-    Returns:
-        FriedmanNemenyiResult.
 
     Raises:
         ValueError: fewer than 2 tasks or 3 complete models, or a bad option.

@@ -42,26 +42,19 @@ class PairedTestResult(StatsResult):
     Attributes:
         statistic: mean of ``a - b`` over the tasks (units).
         pvalue: sign-flip permutation p-value for ``alternative``.
-        confidence_interval: by default the inversion of the sign-flip test (it
-            excludes 0 exactly when ``pvalue < 1 - confidence_level``); with
-            ``method="percentile"`` the percentile bootstrap interval. One-sided for
-            a one-sided ``alternative``.
+        confidence_interval: the interval of ``interval_method``; one-sided for a
+            one-sided ``alternative``.
         n: number of paired tasks (units).
         n_units: independent units the signs flip: ``n``, or the number of clusters.
         confidence_level: level of ``confidence_interval``.
-        method: what was done, e.g. ``"exact sign-flip test (2^7=128 sign patterns);
-            interval by inverting it"``.
+        method: what was done, in a sentence.
         min_pvalue: smallest p-value this n, test and alternative can return.
         n_resamples: Monte-Carlo sign patterns (and bootstrap resamples) requested.
         alternative: the alternative hypothesis tested.
         interval_method: ``"inversion"`` or ``"percentile"``.
         exact: whether the sign-flip test enumerated all ``2**n`` patterns.
-        ttest_pvalue: paired t-test p-value (``scipy.stats.ttest_rel``; with clusters,
-            over the cluster means), for reference; NaN when the differences are
-            constant (within float rounding).
-        effect_size: Cohen's d_z, mean difference / standard deviation of the
-            differences (ddof=1; with clusters, of the cluster means); NaN when the
-            differences are constant (within float rounding).
+        ttest_pvalue: paired t-test p-value (over cluster means with clusters).
+        effect_size: Cohen's d_z (ddof=1; over cluster means with clusters).
     """
 
     statistic: float
@@ -229,91 +222,45 @@ def paired_bootstrap(
 ) -> PairedTestResult:
     """Paired comparison of two models: mean difference, sign-flip test, matching interval.
 
-    ``a[i]`` and ``b[i]`` are the scores of two models on the same unit i.
+    ``a[i]`` and ``b[i]`` are the scores of two models on the same unit i (a task, or a
+    query). Method, assumptions and validity: the statistics guide (``docs/statistics.md``,
+    "Is model a better than b?").
 
-    **Null hypothesis.** The test is of *exchangeability*: within each unit the two
-    scores could have been swapped, i.e. every difference ``a[i] - b[i]`` is
-    symmetric about 0. That is stronger than "the mean difference is 0": a skewed
-    distribution of differences with mean 0 is *not* the null, and the test rejects
-    it more often than alpha: for mean-zero centred exponential (skewness 2) and
-    centred lognormal(0, 1) (skewness 6.2) differences the type-I error at alpha =
-    0.05 is above alpha at n = 6, 7, 13 and 30 (the measured values are the
-    "skewed null" rows of ``benchmarks/README_stats.md``, written by
-    ``benchmarks/bench_stats_validation.py``). With symmetric differences (normal,
-    t3) it is at most alpha at every n (the exact sizes are 2/64 at n=6, 6/128 at
-    n=7, 408/8192 at n=13; measured: the "symmetric null" rows of the same file),
-    and the interval covers the centre of symmetry
-    with probability at least ``confidence_level``. Read a rejection as "the
-    differences are not symmetric about 0", which with roughly symmetric task
-    differences means a shift.
+    **Null hypothesis.** Exchangeability: every difference ``a[i] - b[i]`` is symmetric
+    about 0. That is stronger than "the mean difference is 0": skewed differences with mean
+    0 are rejected more often than alpha, symmetric ones at most alpha at every n (measured:
+    the "skewed null" and "symmetric null" rows of ``benchmarks/README_stats.md``). Read a
+    rejection as "the differences are not symmetric about 0".
 
-    Assumptions and conventions:
+    * **Units** are independent; two Series pair by label, arrays by position. NaN or inf
+      raise: drop incomplete units from both models first.
+    * **Clusters** (``clusters=``, one label per unit): every sign flip flips a whole cluster,
+      so near-duplicate tasks do not inflate the type-I error (guide, "Near-duplicate
+      tasks"); the smallest p-value is then ``2/2**G`` for G clusters.
+    * **p-value**: exact over all ``2**n`` sign patterns for n <= 20, else ``n_resamples``
+      random patterns with ``(b+1)/(n_resamples+1)``. Exact two-sided ``min_pvalue`` is
+      ``2/2**n``: with 5 units or fewer nothing is significant at 0.05.
+    * **Interval** ``method="inversion"`` (default): the shifts d the same test does not
+      reject on ``a - b - d``; exact, and it excludes 0 exactly when ``pvalue < 1 -
+      confidence_level``. ``method="percentile"``: the percentile bootstrap of
+      ``scipy.stats.bootstrap(..., paired=True)`` (same draws), too narrow at small n; use
+      it only with many units (hundreds of queries).
+    * ``ttest_pvalue`` (``scipy.stats.ttest_rel``) and ``effect_size`` (Cohen's d_z) are for
+      reference; NaN for differences constant within float rounding.
 
-    * **Unit**: whatever a and b are aligned on (the tasks of a benchmark, the
-      queries of a task). Two Series are paired by label (the same labels, in any
-      order; otherwise :class:`~analysis.core.errors.LabelMismatchError` names the missing
-      and extra ones), arrays by position. Units are assumed independent; nothing is
-      assumed about the joint distribution of a[i] and b[i] beyond the null above.
-    * **Clusters** (``clusters=``, one label per task): near-duplicate tasks are not
-      independent. Without clusters, 13 tasks in clusters of 3 + 2 + 2 whose
-      differences correlate at 0.9 give a type-I error well above alpha = 0.05. With
-      ``clusters`` every sign flip flips a whole cluster, so the units are the
-      clusters (independent across clusters, any dependence within), and the type-I
-      error is back at alpha (both measured: the "clusters 3+2+2" rows of
-      ``benchmarks/README_stats.md``, section "Issue 18"). The
-      statistic and the interval stay the mean over tasks; the smallest p-value is
-      then 2/2**G for G clusters.
-    * **Missing values**: none allowed (NaN or inf raise); drop incomplete units
-      first, for both models alike.
-    * **Statistic**: the mean of ``a - b``.
-    * **p-value**: the fraction of the ``2**n`` sign patterns whose signed mean is at
-      least as extreme as the observed one (within float rounding). All patterns are
-      enumerated when n <= 20 (exact; the counts come from subset means, see below),
-      otherwise ``n_resamples`` random patterns with the ``(b+1)/(n_resamples+1)``
-      convention. Zero differences are harmless; all-zero differences give p = 1.
-      Rejecting means ``pvalue < 1 - confidence_level``.
-    * **Smallest attainable p-value** (``min_pvalue``): exact two-sided ``2/2**n``
-      (one-sided ``1/2**n``): with 5 units or fewer no two-sided p-value is below
-      0.05 and the 95% interval is the whole line; 6 units give 0.03125.
-    * **Interval, ``method="inversion"`` (default)**: the set of shifts d for which
-      the same test applied to ``a - b - d`` does not reject at
-      ``1 - confidence_level``. It is exact (coverage at least the nominal level
-      whenever the differences are symmetric about their mean, at any n) and it
-      excludes 0 exactly when ``pvalue < 1 - confidence_level``. Its ends are order
-      statistics of the means of subsets of the differences (the k-th smallest
-      and largest of the ``2**n - 1`` subset means, ``k = ceil(alpha * 2**(n-1)) -
-      1``); beyond n = 20, of the subset means the random patterns flip. Constant
-      differences c give the point interval [c, c].
-    * **Interval, ``method="percentile"``**: percentile bootstrap of the mean, units
-      resampled with replacement (``scipy.stats.bootstrap(..., paired=True,
-      method="percentile")``, same draws from the same Generator). It does not match
-      the test and is too narrow at small n (the coverage of its 95% interval with
-      normal differences is below 0.95 at n = 6 to 30, measured in
-      ``benchmarks/README_stats.md``, "Details"); use it only with many units
-      (hundreds of queries), where it is cheap and fine.
-    * **Paired t and d_z**: ``ttest_pvalue`` is the paired t-test
-      (``scipy.stats.ttest_rel``) for reference; ``effect_size`` is Cohen's d_z.
-
-    Draws from ``rng``: with ``method="percentile"`` the bootstrap indices
-    ``rng.integers(0, n, (rows, n))`` (in row blocks of 2**22 elements); then, only
-    when the test is Monte-Carlo (n > 20), the sign patterns as random bytes
-    ``rng.integers(0, 256, (n_resamples, ceil(n/8)), dtype=uint8)`` unpacked to bits.
-    An exact test draws nothing.
+    Draws from ``rng``: the bootstrap indices (``method="percentile"`` only), then the
+    Monte-Carlo sign patterns (n > 20 only); an exact test draws nothing.
 
     Args:
         a: scores of the first model, one per unit (a Series is paired by label).
         b: scores of the second model on the same units.
         clusters: one cluster label per unit (a Series indexed like ``a``, a mapping
             unit -> cluster, or a sequence in unit order); None: independent units.
-        n_resamples: Monte-Carlo sign patterns (n > 20) and bootstrap resamples
-            (percentile interval).
+        n_resamples: Monte-Carlo sign patterns (n > 20) and bootstrap resamples.
         confidence_level: confidence level of the interval, in (0, 1).
         method: ``"inversion"`` (default) or ``"percentile"``.
         alternative: ``"two-sided"``, ``"greater"`` (mean of a - b > 0) or ``"less"``.
         rng: seed or Generator for the resampling.
-
-    Returns:
-        PairedTestResult.
 
     Raises:
         ValueError: a and b differ in length, hold NaN or inf or have fewer than 2

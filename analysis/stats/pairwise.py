@@ -43,20 +43,11 @@ def adjust_pvalues(
 ) -> Any:
     """Adjust p-values for multiple comparisons.
 
-    * ``"holm"``: Holm's step-down (family-wise error rate, any dependence): sort
-      ascending, multiply the i-th smallest (i = 1..m) by ``m - i + 1``, running
-      maximum, cap at 1. Uniformly more powerful than Bonferroni.
-    * ``"bonferroni"``: ``min(1, m * p)``.
-    * ``"bh"``: Benjamini-Hochberg step-up (false discovery rate, for screening;
-      valid under independence or positive dependence): ``m * p_(i) / i``, running
-      minimum from the largest, cap at 1 (as ``statsmodels`` ``fdr_bh``).
-    * ``"none"``: unchanged.
-
-    Like :func:`scipy.stats.false_discovery_control` this returns the adjusted values
-    themselves, not a result object (the one public function of :mod:`analysis.stats`
-    that does not return a :class:`StatsResult`): a Series comes back as a Series with
-    the same index, anything else as an array in the input order. The keyword is
-    ``adjustment``, as in :func:`pairwise_significance`.
+    ``"holm"``: Holm's step-down (family-wise error, any dependence); ``"bonferroni"``:
+    ``min(1, m * p)``; ``"bh"``: Benjamini-Hochberg (false discovery rate, under
+    independence or positive dependence; as statsmodels' ``fdr_bh``); ``"none"``: unchanged.
+    Like :func:`scipy.stats.false_discovery_control` it returns the adjusted values
+    themselves: a Series for a Series (same index), else an array in the input order.
 
     Args:
         pvalues: p-values (1-D, in [0, 1]).
@@ -104,18 +95,15 @@ class PairwiseResult(StatsResult):
     Attributes:
         table: one row per pair (a before b in column order): ``model_a``, ``model_b``,
             ``n`` (tasks), ``difference`` (mean of a - b), ``d_z``, ``wins``, ``ties``,
-            ``losses`` (tasks where a > b, a == b, a < b), ``pvalue`` (unadjusted),
-            ``ttest_pvalue``, ``pvalue_maxT``, ``pvalue_holm``, ``pvalue_bh``,
-            ``pvalue_adjusted`` (by ``adjustment``), ``significant``
-            (``pvalue_adjusted < alpha``), ``ci_low``, ``ci_high``.
+            ``losses``, ``pvalue`` (unadjusted), ``ttest_pvalue``, ``pvalue_maxT``,
+            ``pvalue_holm``, ``pvalue_bh``, ``pvalue_adjusted`` (by ``adjustment``),
+            ``significant`` (``pvalue_adjusted < alpha``), ``ci_low``, ``ci_high``.
         adjustment: the adjustment behind ``pvalue_adjusted``, the decision, the interval.
         alpha: level of the decisions.
-        confidence_level: ``1 - alpha``: the level of the intervals as a family (joint for
-            "maxT" and "bonferroni"; see :func:`pairwise_significance` for the others).
-        pair_confidence_level: the level each pair's interval was inverted at (1 - alpha
-            for "maxT" and "none", 1 - alpha/m for "bonferroni", ...).
-        critical_value: the max-T critical rho (``|mean| / sqrt(mean square)`` of a pair's
-            unit differences) behind the simultaneous intervals; NaN for other adjustments.
+        confidence_level: ``1 - alpha``, the level of the intervals as a family.
+        pair_confidence_level: the level each pair's interval was inverted at.
+        critical_value: the max-T critical rho behind the simultaneous intervals; NaN for
+            other adjustments.
         method: the tests, in a sentence.
         interval: what the intervals are, in a sentence.
         min_pvalue: smallest attainable unadjusted p-value.
@@ -231,70 +219,35 @@ def pairwise_significance(
 ) -> PairwiseResult:
     """Paired sign-flip tests for every pair of models, with intervals matching the adjustment.
 
-    For each unordered pair (a, b) of columns (a before b in column order) the unit
-    differences ``d = a - b`` are tested as in :func:`paired_bootstrap` (null: every
-    difference symmetric about 0; p-value exact over the 2**n sign patterns when
-    ``n_pairs * 2**n <= 2**27`` and n <= 20, else Monte-Carlo over ``n_resamples``
-    patterns shared by all pairs). Every column of the table tells the same story:
-    ``significant`` is ``pvalue_adjusted < alpha`` and the interval ``[ci_low,
-    ci_high]`` excludes 0 exactly when ``significant`` (tested on simulated data).
+    Each pair (a, b) (a before b in column order) is tested on its unit differences as in
+    :func:`paired_bootstrap` (exact while ``n_pairs * 2**n <= 2**27`` and n <= 20, else
+    over ``n_resamples`` random patterns shared by all pairs). ``significant`` is
+    ``pvalue_adjusted < alpha``, and ``[ci_low, ci_high]`` excludes 0 exactly then. Method,
+    assumptions and validity: the statistics guide (``docs/statistics.md``, "Which pairs of
+    models differ?").
 
-    Adjustments (all reported; ``adjustment`` picks ``pvalue_adjusted``, the
-    decision and the interval):
+    Adjustments (all reported; ``adjustment`` picks ``pvalue_adjusted``, the decision and
+    the interval):
 
-    * ``"maxT"`` (default): single-step Westfall-Young max-T. The statistic of a pair
-      is its paired |t| (through the equivalent ``rho = |sum d| / (sqrt(n) ||d||)``);
-      the null distribution is the largest statistic over *all* pairs under one sign
-      pattern applied to every pair at once, so it uses the correlation between pairs
-      (no Bonferroni-type loss). Joint null: each unit's vector of pairwise
-      differences is symmetric about 0 (e.g. model scores in a unit = unit effect +
-      symmetric noise); under it the test is exact (13 tasks: size 204/4096 =
-      0.0498). The intervals ``mean +- c * sqrt(v / (1 - c^2))`` (v the mean squared
-      deviation, c the critical rho) invert the critical value. So that they also
-      cover when pairs truly differ, c is the larger of two quantiles: of that exact
-      null and of the same null for the differences centred at their means (the
-      adjusted p-value is likewise the larger of the two; never less conservative
-      than the exact test). Measured with 10 models x 13 tasks
-      (``benchmarks/README_stats.md``): family-wise error under the global null and
-      the share of data sets with any interval excluding 0 at most alpha within
-      Monte-Carlo error; the joint coverage of all 45 intervals when the models
-      differ is measured there too (not guaranteed). The kernel and the sign patterns are
-      those of :func:`rank_intervals` (the same seed gives the same patterns). The
-      patterns are enumerated when all 2**(n-1) fit in ``n_resamples``.
-    * ``"holm"``: Holm's step-down on the per-pair p-values (any dependence). Interval:
-      each pair's test inverted at ``alpha / (m - R)`` (R = Holm rejections), which
-      agrees with Holm's decisions; for guaranteed joint coverage use "maxT" or
-      "bonferroni" (inverted at ``alpha / m``).
-    * ``"bh"``: Benjamini-Hochberg false discovery rate, for screening. Interval:
-      false-coverage-rate adjusted (inverted at ``R * alpha / m``), agreeing with BH.
+    * ``"maxT"`` (default): single-step Westfall-Young max-T over all pairs under one sign
+      pattern (the kernel and patterns of :func:`rank_intervals`). Joint null: each unit's
+      vector of pairwise differences is symmetric about 0 (e.g. unit effect + symmetric
+      noise); the test is then exact. The simultaneous intervals invert the critical value,
+      the larger of that null's and of the null centred at the observed differences, so
+      that they also cover when pairs differ. Family-wise error and joint coverage are
+      measured in ``benchmarks/README_stats.md``.
+    * ``"holm"``: Holm on the per-pair p-values; intervals inverted at ``alpha / (m - R)``
+      (R rejections), agreeing with Holm's decisions. ``"bonferroni"``: at ``alpha / m``.
+    * ``"bh"``: Benjamini-Hochberg, for screening; false-coverage-rate intervals at
+      ``R * alpha / m``.
     * ``"none"``: no adjustment; intervals at ``alpha``.
 
-    **Independence and clusters.** Tasks are assumed independent. Near-duplicate tasks
-    are not: with 13 tasks in clusters of 3 + 2 + 2 whose differences correlate at 0.9,
-    the max-T family-wise error over 10 models is far above alpha = 0.05.
-    ``clusters=`` (one label per task) flips the signs of a whole cluster at once, so
-    the units are the clusters; the family-wise error is then back at alpha (both
-    measured: the "clusters 3+2+2" rows of ``benchmarks/README_stats.md``).
-    Differences and intervals stay means over tasks; ``d_z`` and ``ttest_pvalue`` are
-    then computed over the cluster means.
-
-    **Float rounding.** A pair whose differences are constant within rounding (e.g.
-    ``x`` and ``x - 0.001``) counts as constant: its interval is the point at its mean,
-    d_z and the t p-value are NaN, and it does not enter the centred null (where its
-    noise-over-noise statistic would inflate every interval).
-
-    Other columns: ``d_z`` (Cohen's d_z), ``ttest_pvalue`` (paired t, reference),
-    ``wins``/``ties``/``losses`` (tasks where a > b, a == b, a < b).
-
-    The smallest attainable p-value (``min_pvalue``) is ``2/2**n`` exact or
-    ``1/(n_resamples+1)``; Holm/Bonferroni multiply it by the number of pairs m, so
-    with 13 tasks and 80 models (3,160 pairs) nothing can pass Holm (a warning says
-    so), whereas max-T is not multiplied. Cost: 80 models x 13 tasks (exact, 4,096
-    patterns) is timed in ``benchmarks/results/pairwise.md`` (written by
-    ``benchmarks/bench_pairwise.py``).
-
-    Rows are put in sorted-label order first, so the order of the rows never changes
-    the result; the column order only orients the pairs.
+    Units are independent; ``clusters=`` flips each cluster of near-duplicate tasks at once
+    (``d_z`` and ``ttest_pvalue`` are then over cluster means). A pair constant within
+    float rounding gets the point interval at its mean and NaN ``d_z`` and t p-value. Holm
+    and Bonferroni multiply the smallest p-value (``min_pvalue``) by the number of pairs, so
+    with many models and few tasks nothing can pass them (a warning says so); max-T does
+    not. Speed: ``benchmarks/results/pairwise.md``.
 
     Args:
         scores: one row per unit (task or query), one column per model (the wide table

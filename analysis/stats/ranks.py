@@ -1,79 +1,14 @@
 """Rank intervals for a leaderboard: which ranks are real.
 
-:func:`rank_intervals` takes a tasks x models table and answers, per model: its rank,
-an interval for that rank, and which models it cannot be told apart from.
-
-**Method: ranks from pairwise comparisons.** For every pair of models (i, j) the
-hypothesis "i and j are equally good" is tested with a paired sign-flip permutation
-test over the tasks (the test of :func:`analysis.stats.paired_bootstrap`,
-studentized), and all pairs are adjusted together with the Westfall-Young step-down
-max-T procedure, using the same sign patterns for every pair. A model's rank interval
-is then
-
-    [1 + number of models significantly better, K - number of models significantly worse]
-
-If the pairwise decisions make no false (or wrongly signed) claim, which the max-T
-adjustment guarantees with probability at least ``confidence_level``, *every* model's
-interval contains its true rank at the same time (simultaneous coverage; Klein, Wright
-and Wieczorek 2020; Mogstad, Romano, Shaikh and Wilhelm 2024). With
-``simultaneous=False`` each model's comparisons form their own family (K - 1
-hypotheses): each interval then covers its model's true rank with probability at
-least ``confidence_level`` (marginal coverage), and is narrower.
-
-Why not a percentile bootstrap of ranks (``interval="bootstrap"``, kept for
-comparison)? It is a marginal interval with no guarantee: when models are tied or
-nearly tied, the bootstrap distribution of a rank is centred on the observed rank,
-not on the true one, and it under-covers (measured: see below and
-``benchmarks/results/rank_validation.md``).
-
-**The null and the assumptions.**
-
-* Unit = task. Tasks are independent draws from a population of tasks, exchangeable;
-  the population quantity is a model's expected aggregate per task (its mean score,
-  or its expected Borda points).
-* The test of pair (i, j): under H0 the task-wise difference ``u_i - u_j`` is
-  symmetric about 0 (i and j exchangeable on every task). For the max-T adjustment
-  the differences of all truly tied pairs must be symmetric jointly, e.g. task
-  effect plus symmetric noise; under the global null with the Borda aggregate,
-  exchangeable models suffice (a uniformly random ranking is reversal-invariant).
-  With skewed noise the test is of symmetry, not of a zero mean (see
-  :func:`analysis.stats.paired_bootstrap`).
-* Decisions are directional: a rejected pair is ordered by the sign of its observed
-  difference.
-* Ties: tied scores within a task get average ranks (Borda); tied aggregates share
-  the best rank (pandas/mteb ``"min"``). A model whose true rank is shared (a tie in
-  the population) is "covered" when its interval contains every rank of its tie
-  group, i.e. when no tied model is declared better or worse.
-* Exact enumeration of all sign patterns when the 2**(n-1) distinct ones fit in
-  ``n_resamples`` and n <= 20 (n <= 14 at the default), otherwise Monte-Carlo with the
-  ``(b + 1)/(B + 1)`` convention. The kernel and the patterns are those of
-  :func:`analysis.stats.pairwise_significance` (``analysis/stats/_maxt.py``): the same
-  seed gives the same patterns.
-* Tasks are independent units; near-duplicate tasks are not, and ``clusters=`` makes each
-  cluster of tasks one unit (one sign per cluster). Without it the family-wise error
-  for 10 models over 13 tasks in clusters of 3 + 2 + 2 correlated at 0.9 is far above
-  alpha (measured: the "clusters 3+2+2" rows of ``benchmarks/README_stats.md``). The
-  smallest attainable adjusted p-value is
-  ``2 / 2**n`` (exact): 0.031 at n = 6, so with 5 tasks or fewer nothing is ever
-  separated at 0.05. Fewer than 3 tasks give no interval at all (``caveat`` says why).
-
-**Measured behaviour** (``benchmarks/results/rank_validation.md``, written by
-``benchmarks/bench_rank_validation.py``; ``tests/stats/test_ranks.py``; data = task
-effect + model effect + normal noise, K = 10 and 20 models):
-
-* global null (all models tied): the share of data sets in which every interval is
-  [1, K], at n = 6, 7, 13, 30 tasks and K = 10 or 20, is within 2 Monte-Carlo SE of one
-  minus the attained level of the exact max-T test (1 - 2/64 at n = 6, 1 - 3/64 at
-  n = 7), for per-model families too and with skewed (exponential) noise i.i.d. across
-  models;
-* a known order (distinct, well separated, or tied pairs of models; mean or Borda):
-  all true ranks are covered at once in nearly every data set: conservative by
-  design, as the guarantee implies (the guarantee binds only where models are tied);
-* the percentile bootstrap of ranks covers each model's true rank in clearly fewer
-  than 95% of data sets at n = 6 and 7, most of all for tied pairs;
-* cost: the time for 80 models x 13 tasks (exact) and 183 models x 41 tasks (10,000
-  sign patterns), against a loop of paired tests + Holm, is in the "Speed of
-  rank_intervals" table of ``benchmarks/README_stats.md``.
+Every pair of models is compared by the paired sign-flip test over tasks (studentized),
+all pairs adjusted together by the Westfall-Young step-down max-T on shared sign
+patterns (:mod:`._maxt`). A model's interval is ``[1 + #significantly better, K -
+#significantly worse]``; when no pairwise decision is wrong, which max-T guarantees with
+probability at least ``confidence_level``, every interval holds at once (Klein, Wright
+and Wieczorek 2020; Mogstad, Romano, Shaikh and Wilhelm 2024). The null, the
+assumptions and why not a bootstrap of ranks: the statistics guide
+(``docs/statistics.md``, "Which leaderboard ranks are real"); measured in
+``benchmarks/results/rank_validation.md`` (``benchmarks/bench_rank_validation.py``).
 """
 
 from __future__ import annotations
@@ -99,8 +34,6 @@ from ._maxt import maxt
 from ._resampling import SignPatterns, _bootstrap_index_blocks, sign_patterns, unit_sums
 from ._results import StatsResult
 
-__all__ = ["RankIntervalsResult", "rank_intervals"]
-
 _AGGREGATES = ("mean", "borda")
 _INTERVALS = ("pairwise", "bootstrap")
 _MIN_TASKS = 3
@@ -111,18 +44,15 @@ class RankIntervalsResult(StatsResult):
     """Result of :func:`rank_intervals`.
 
     Attributes:
-        table: one row per kept model (index ``model``), sorted by ``rank`` then by
-            column order, with columns ``score`` (mean score, or Borda points = the
-            sum over tasks of ``n_models - rank in task``), ``rank`` (1 = best, ties
-            share the best rank), ``rank_low`` / ``rank_high`` (the interval; NaN when
-            there is none), ``n_better`` / ``n_worse`` (models significantly better /
-            worse at ``1 - confidence_level``) and ``tied_with_leader`` (the pair with
-            the rank-1 model is not rejected at ``alpha = 1 - confidence_level``; the
-            leader itself is True).
+        table: one row per kept model (index ``model``), in rank order: ``score`` (mean
+            score, or Borda points), ``rank`` (1 = best, ties share the best),
+            ``rank_low`` / ``rank_high`` (the interval; NaN when there is none),
+            ``n_better`` / ``n_worse`` (models significantly better / worse) and
+            ``tied_with_leader`` (the pair with the rank-1 model is not rejected).
         pvalues: K x K adjusted p-values (row model vs column model, within the row
-            model's family; symmetric when simultaneous; NaN on the diagonal).
-        groups: for each of the ``top`` best models (in rank order), the models it
-            cannot be told apart from at ``alpha`` (itself included), in rank order.
+            model's family; NaN on the diagonal).
+        groups: for each of the ``top`` best models, the models it cannot be told apart
+            from at ``alpha`` (itself included), in rank order.
         aggregate: ``"mean"`` or ``"borda"``.
         interval: ``"pairwise"`` or ``"bootstrap"``.
         simultaneous: whether all pairs form one family (else one family per model).
@@ -130,9 +60,7 @@ class RankIntervalsResult(StatsResult):
         n_units: independent units the signs flip: tasks, or clusters of tasks.
         n_models: models kept.
         confidence_level: confidence level of the rank intervals.
-        alpha: family-wise level of ``groups`` and ``tied_with_leader``: always
-            ``1 - confidence_level`` (the groups come from the same simultaneous
-            decisions as the intervals).
+        alpha: ``1 - confidence_level``, the level of ``groups`` and ``tied_with_leader``.
         n_resamples: sign patterns (Monte-Carlo) or bootstrap resamples requested.
         exact: whether all 2**n sign patterns were enumerated.
         n_patterns: sign patterns used (2**n when exact).
@@ -226,15 +154,7 @@ def _maxt_pvalues(
     """Step-down max-T adjusted p-values of all pairs, for a batch of data sets.
 
     ``U`` is (reps, units, models) of per-unit values (with clusters, sums over each
-    cluster's tasks, ``sizes`` tasks each). The kernel is the one of
-    :func:`analysis.stats.pairwise_significance` (:func:`analysis.stats._maxt.maxt`):
-    for pair (i, j) with unit differences d the statistic is ``r = (sum s*d)**2 / (G *
-    sum d**2)``, a monotone function of the paired |t|, so max-T over pairs is max-|t|.
-    Westfall-Young free step-down: order a family's pairs by observed r (largest
-    first); the p-value of the k-th is the share of patterns whose maximum over pairs
-    k, k+1, ... reaches its observed r; then running maxima keep the order. Patterns
-    from :func:`analysis.stats._resampling.sign_patterns` unless given.
-
+    cluster's tasks, ``sizes`` tasks each); the kernel is :func:`analysis.stats._maxt.maxt`.
     Returns (P of shape (reps, models, models) with NaN diagonal, exact, patterns).
     """
     reps, g, k = U.shape
@@ -282,9 +202,8 @@ def _bootstrap_rank_intervals(
     """Percentile bootstrap intervals of ranks (tasks resampled), for a batch of data sets.
 
     Every data set shares the resamples. Returns (low, high), each (reps, models): the
-    lower / upper ``(1 - confidence_level)/2`` quantiles of the resampled ranks, as
-    ``np.quantile(..., method="lower")`` / ``"higher"`` (so the ends are ranks), read
-    off a histogram of the ranks 1..K.
+    ``np.quantile(..., method="lower")`` / ``"higher"`` quantiles of the resampled ranks at
+    ``(1 - confidence_level)/2`` and its complement, read off a histogram of the ranks 1..K.
     """
     reps, n, k = U.shape
     tail = (1.0 - confidence_level) / 2.0
@@ -321,30 +240,23 @@ def rank_intervals(
 ) -> RankIntervalsResult:
     """Rank of every model on a leaderboard, with a confidence interval for the rank.
 
-    See the module docstring for the method, the null hypothesis, the assumptions and
-    the measured behaviour. In short: pairwise sign-flip tests over tasks, adjusted
-    together (Westfall-Young step-down max-T); a model's interval runs from 1 + the
-    number of models significantly better to K - the number significantly worse, and
-    covers the true ranks of all models at once with probability at least
-    ``confidence_level`` (``simultaneous=True``) or each model's separately
-    (``simultaneous=False``).
+    Pairwise sign-flip tests over tasks, adjusted together (Westfall-Young step-down
+    max-T); a model's interval runs from 1 + the number of models significantly better to
+    K - the number significantly worse. It covers the true ranks of all models at once with
+    probability at least ``confidence_level`` (``simultaneous=True``), or each model's
+    separately (``simultaneous=False``: one family of K - 1 pairs per model, narrower).
 
-    Missing values: a model (column) with any NaN is left out with a
-    :class:`~analysis.core.errors.DroppedModelsWarning` naming the first few (``dropped``
-    lists all, with their missing tasks); a mean over a partial task set is never used.
-    With fewer than 3 units (tasks, or clusters) the ranks are reported without
-    intervals (``caveat`` says why).
+    **Null and assumptions** (the module notes and the statistics guide): tasks are
+    independent units (``clusters=`` makes each cluster of near-duplicate tasks one unit);
+    a pair's task-wise differences are symmetric about 0 under its null, jointly for the
+    tied pairs. A model with any missing task is left out with a
+    :class:`~analysis.core.errors.DroppedModelsWarning` (``dropped`` lists all); never a
+    mean over a partial task set. With fewer than 3 units the ranks come without intervals
+    (``caveat`` says why); with n tasks the smallest adjusted p-value is ``2/2**n``.
 
-    **Clusters.** Tasks are assumed independent; near-duplicate tasks are not, and
-    counting them as independent inflates the family-wise error (10 models over 13
-    tasks in clusters of 3 + 2 + 2 correlated at 0.9, measured in
-    ``benchmarks/README_stats.md``). ``clusters=`` (one label per task) flips each
-    cluster's tasks together: the units are then the clusters.
-
-    Draws from ``rng``: the Monte-Carlo sign patterns (none when exact; the generator of
-    :func:`pairwise_significance`, so the same seed gives the same patterns), then, for
-    ``interval="bootstrap"``, bootstrap indices. Rows are put in sorted-label order
-    first, so their order never changes the result.
+    Draws from ``rng``: the Monte-Carlo sign patterns (none when exact; the same as
+    :func:`pairwise_significance` draws from the same seed), then, for
+    ``interval="bootstrap"``, bootstrap indices.
 
     Args:
         scores: rows = tasks (the unit), columns = models, higher is better (the wide
@@ -353,19 +265,18 @@ def rank_intervals(
             task -> cluster, or a sequence in row order); None: independent tasks.
         aggregate: ``"mean"`` (Mean (Task)) or ``"borda"`` (mteb's Borda count, the
             ranks computed among the kept models).
-        interval: ``"pairwise"`` (default, valid; see above) or ``"bootstrap"`` (the
-            percentile bootstrap of ranks over resampled units; marginal, no
-            guarantee, under-covers for close models; kept for comparison).
+        interval: ``"pairwise"`` (default, valid) or ``"bootstrap"`` (the percentile
+            bootstrap of ranks; no guarantee, under-covers for close models; kept for
+            comparison).
         simultaneous: one family of all pairs (True) or one per model (False).
         n_resamples: Monte-Carlo sign patterns (when not exact) and bootstrap resamples.
         confidence_level: coverage of the rank intervals, in (0, 1); ``groups`` and
-            ``tied_with_leader`` are decided at the family-wise level
-            ``1 - confidence_level`` of the same tests (one level drives both).
+            ``tied_with_leader`` are decided at ``1 - confidence_level`` by the same tests.
         top: how many of the best models get a group in ``groups``.
         rng: seed or Generator.
 
     Returns:
-        RankIntervalsResult (see there).
+        RankIntervalsResult.
 
     Raises:
         ValueError: ``scores`` is not a DataFrame, has duplicate, non-numeric or

@@ -16,16 +16,13 @@ import pytest
 
 from analysis.core.errors import (
     IncompleteBenchmarkWarning,
+    ResultFileWarning,
     ResultsConflictError,
     ResultsConflictWarning,
+    ResultsNotFoundError,
 )
 from analysis.core.paths import RESULTS_ENV, display_path
-from analysis.results.leaderboard import (
-    ResultFileWarning,
-    ResultsNotFoundError,
-    load_leaderboard,
-    load_leaderboards,
-)
+from analysis.results.leaderboard import load_leaderboard, load_leaderboards
 from analysis.results.specs import resolve_spec
 from tests.conftest import write_result
 

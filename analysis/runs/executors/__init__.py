@@ -1,22 +1,12 @@
 """Run a plan's jobs: on this machine (worker processes) or on SLURM (submitit job arrays).
 
-Laid out as submitit lays out its own code (``core/``, ``local/``, ``slurm/``), one job
-per module, behind one small interface (:mod:`.base`: ``Executor.submit`` returns a
-``Submitted`` handle to ``wait`` on; :mod:`.factory`: ``make_executor`` by name):
-
-* the core, shared by every executor: :mod:`.records` (a job's record,
-  ``<results>/logs/jobs/<job_id>.json``: running / done / failed / interrupted),
-  :mod:`.job` (the job function: load the model, check it against the plan, evaluate
-  its tasks), :mod:`.worker` (claims and the worker loop: run a submission's jobs until
-  none is left), :mod:`.submissions` (``<results>/logs/submissions.jsonl``);
-* :mod:`.local`: worker processes on this machine (default: one per core), stopped
-  cleanly by Ctrl-C or SIGTERM;
-* :mod:`.slurm`: one submitit job array of workers per submission, the queue, waiting.
-
-:mod:`analysis.runs.status` reads the records and submissions, with SLURM's queue and
-submitit's logs, to tell what is done, running, failed, interrupted or pending. The
-names below are the public API; ``from analysis.runs.executors import run_local`` keeps
-working as before the split.
+Behind one small interface (:mod:`.base`: ``Executor.submit`` returns a ``Submitted``
+handle to ``wait`` on; :mod:`.factory`: ``make_executor`` by name): the core shared by every
+executor (:mod:`.records`, a job's record; :mod:`.job`, the job function; :mod:`.worker`,
+claims and the worker loop; :mod:`.submissions`), :mod:`.local` (worker processes on this
+machine) and :mod:`.slurm` (one submitit job array per submission).
+:mod:`analysis.runs.status` reads the records to tell what is done, running, failed,
+interrupted or pending.
 """
 
 from ...core.errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError

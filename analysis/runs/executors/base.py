@@ -86,12 +86,6 @@ class Executor(abc.ABC):
 def check_executor(name: str) -> str:
     """Check that executor ``name`` exists and can run here.
 
-    Args:
-        name: ``local`` or ``slurm``.
-
-    Returns:
-        The name.
-
     Raises:
         ExecutorError: Unknown name, or ``slurm`` without ``sbatch`` on PATH; the message
             names ``--executor local``.

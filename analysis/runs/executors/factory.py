@@ -33,9 +33,6 @@ def make_executor(name: str, options: Mapping[str, Any] | None = None) -> Execut
         options: ``workers`` and ``verbose`` for local; the fields of
             :class:`~.slurm.SlurmOptions` for slurm.
 
-    Returns:
-        The executor.
-
     Raises:
         ExecutorError: As :func:`~.base.check_executor`.
     """

@@ -22,11 +22,6 @@ def run_job(job: Job, *, batch_size: int = 32, threads: int | None = None) -> li
     ``failed`` (with error and traceback) or ``interrupted`` (Ctrl-C, SIGTERM: the
     interrupted task left no partial file, and the next run of the plan runs the job).
 
-    Args:
-        job: The job.
-        batch_size: Encoding batch size.
-        threads: Torch threads (default: ``$SLURM_CPUS_PER_TASK``, else torch's default).
-
     Returns:
         One summary row per task (model, revision, task, status, main_score, error).
 

@@ -1,23 +1,12 @@
 """The local executor: worker processes on this machine, each running jobs until none is left.
 
-``N`` workers (default: the number of cores), each with ``cores // N`` torch threads,
-run the same worker loop as a SLURM array's elements (:func:`~.worker.run_worker`):
-they claim the submission's jobs one at a time. This process draws one progress bar
-from the job records.
-
-Workers are started by a fork server (``multiprocessing``'s ``forkserver``), not forked
-from this process: a process that has run scikit-learn's or torch's OpenMP code, or holds
-polars' and pyarrow's threads, cannot be forked safely. A notebook kernel or a test that
-had run one evaluation itself forked workers that hung in their first OpenMP call. The
-server is a fresh process that imports mteb and this package once (``PRELOAD``) and forks
-every worker from there, so workers still start without paying the imports.
-
-Stopping (the rules: :mod:`analysis.core.interrupt`): on ``KeyboardInterrupt`` (Ctrl-C,
-SIGINT or SIGTERM under :func:`~analysis.core.interrupt.stop_on_signals`, a notebook
-kernel interrupt) the workers get SIGTERM; each records its job as interrupted, removes
-its staging folder and exits. A worker still alive after
-:data:`~analysis.core.interrupt.GRACE` seconds is killed and its job recorded as
-interrupted here. A worker whose main process dies stops itself the same way.
+``N`` workers (default: the number of cores), each with ``cores // N`` torch threads, run a
+SLURM array element's loop (:func:`~.worker.run_worker`); this process draws one progress
+bar from the job records. Workers are forked by a fork server that imported mteb once
+(``PRELOAD``), never from this process (one that has run OpenMP code cannot be forked
+safely: ``docs/running.md``). On ``KeyboardInterrupt`` the workers get SIGTERM and record
+their jobs as interrupted; one still alive after :data:`~analysis.core.interrupt.GRACE`
+seconds is killed and recorded here (the rules: :mod:`analysis.core.interrupt`).
 """
 
 from __future__ import annotations
@@ -59,14 +48,7 @@ def coordinator_alive(entry: dict[str, Any]) -> bool:
 
 
 def local_job_status(traces: JobTraces) -> JobStatus:
-    """A local job's state from its record: a running record whose worker is gone failed.
-
-    Args:
-        traces: What was found of the job (:meth:`.base.Executor.job_status`).
-
-    Returns:
-        The job's state.
-    """
+    """A local job's state from its record: a running record whose worker is gone failed."""
     base, entry, record = traces.base, traces.entry, traces.record
     here = socket.gethostname()
     if record is None:
@@ -306,13 +288,6 @@ def run_local(
     As with any ``multiprocessing`` start method but fork, a script that calls this must
     keep its top-level code under ``if __name__ == "__main__":`` (workers import the
     script's module); notebooks and ``static-rteb run`` need nothing.
-
-    Args:
-        plan: The plan the jobs come from.
-        jobs: The jobs to run.
-        workers: Worker processes (default: the number of cores).
-        batch_size: Encoding batch size.
-        show_progress: Show one progress bar over jobs.
 
     Returns:
         One outcome per job that ended, in completion order.

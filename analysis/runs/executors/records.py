@@ -41,11 +41,7 @@ def read_record(plan: Plan | str | Path, job_id: str) -> dict[str, Any] | None:
 
 
 def write_record(job: Job, **fields: Any) -> dict[str, Any]:
-    """Write the record of ``job`` (atomically): ``{"job_id": ..., **fields}``.
-
-    Returns:
-        ``fields``.
-    """
+    """Write the record of ``job`` (atomically): ``{"job_id": ..., **fields}``."""
     path = record_path(job.results_dir, job.job_id)
     atomic_write_text(path, json.dumps({"job_id": job.job_id, **fields}, default=str))
     return fields
@@ -70,12 +66,6 @@ def this_process() -> dict[str, Any]:
 def mark_interrupted(plan: Plan, job: Job, pids: set[int], reason: str) -> bool:
     """Record a ``running`` job of one of ``pids`` (killed workers) as interrupted.
 
-    Args:
-        plan: The plan.
-        job: The job.
-        pids: Process ids of workers that were killed before they could record it.
-        reason: The error text to record.
-
     Returns:
         True if the record was rewritten.
     """
@@ -98,10 +88,6 @@ def stop_counts(
     last result file but before the record leaves the record ``interrupted`` (or
     ``running``, if the worker was killed), and :mod:`analysis.runs.status` reads the job
     as done. So the run's last line and ``static-rteb status`` give the same counts.
-
-    Args:
-        jobs: The run's jobs.
-        ended: The records of the jobs that ended, by job id.
 
     Returns:
         ``(finished, interrupted, not_started)``, summing to ``len(jobs)``.

@@ -143,14 +143,7 @@ class Submission(Submitted):
 
 
 def slurm_job_status(traces: JobTraces) -> JobStatus:
-    """A SLURM job's state from its record, SLURM's queue and submitit's logs.
-
-    Args:
-        traces: What was found of the job (:meth:`.base.Executor.job_status`).
-
-    Returns:
-        The job's state.
-    """
+    """A SLURM job's state from its record, SLURM's queue and submitit's logs."""
     plan, base, entry, record, queue = (
         traces.plan, traces.base, traces.entry, traces.record, traces.queue
     )  # fmt: skip
@@ -248,11 +241,7 @@ def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
 
 
 class SlurmExecutor(Executor):
-    """One submitit job array of workers per submission.
-
-    Args:
-        options: sbatch options.
-    """
+    """One submitit job array of workers per submission."""
 
     name: ClassVar[str] = "slurm"
 
@@ -308,12 +297,6 @@ def submit_slurm(
 
     The array has ``options.n_workers(len(jobs))`` elements; logs go to
     ``<results>/logs/``. Each job's record names the element that ran it.
-
-    Args:
-        plan: The plan.
-        jobs: The jobs to submit.
-        options: sbatch options.
-        batch_size: Encoding batch size.
 
     Returns:
         The submission (its workers' SLURM ids).
@@ -393,14 +376,8 @@ def wait_slurm(
 ) -> bool:
     """Wait until no worker of ``submission`` is pending or running in SLURM.
 
-    Args:
-        submission: The submission.
-        poll: Seconds between ``squeue`` calls.
-        timeout: Give up after this many seconds (None: wait).
-        show_progress: Show a progress bar over the submission's workers.
-
     Returns:
-        True when every worker left the queue, False on timeout.
+        True when every worker left the queue, False after ``timeout`` seconds.
 
     Raises:
         RunInterrupted: On Ctrl-C / SIGTERM: waiting stops, the array keeps running; the

@@ -1,14 +1,10 @@
 """The model card with the submitted results: mteb's ``create-model-results`` card.
 
-``mteb create_meta``, which the leaderboard's submission guide still names, is gone in
-mteb 2.x; ``mteb create-model-results`` replaced it. In mteb 2.26.24 that command (i)
-raises a ``TypeError`` without ``--model-name`` (it looks up the name ``None``), (ii)
-raises a ``KeyError`` for a model mteb's registry does not know, and (iii) ignores
-``--tasks`` and writes no scores: it saves the hub's card template tagged ``mteb``,
-because the results table is only added with ``add_table_to_model_card=True``, which the
-command does not expose. :func:`write_card` calls the same mteb method the command calls
-(``ModelMeta.push_model_card_to_hub``, never pushing) on the submission's metadata, with
-the table switched on for a benchmark made of the submitted tasks.
+mteb 2.26's ``mteb create-model-results`` command needs a registered ``--model-name``
+and writes no scores (the results table needs ``add_table_to_model_card=True``, which it
+does not expose), so :func:`write_card` calls the method it calls,
+``ModelMeta.push_model_card_to_hub`` (never pushing), with the table switched on for a
+benchmark of the submitted tasks.
 """
 
 from __future__ import annotations
@@ -27,17 +23,10 @@ if TYPE_CHECKING:
 def write_card(
     meta: ModelMeta, cache_dir: str | Path, tasks: Sequence[str], output: str | Path
 ) -> Path:
-    """Write mteb's model card for ``meta`` with a results table of ``tasks``.
+    """Write mteb's model card for ``meta`` with a results table of ``tasks``; returns its path.
 
-    Args:
-        meta: The submission's metadata (name and revision the results are filed under).
-        cache_dir: An ``mteb.ResultCache`` folder holding those results.
-        tasks: The submitted task names.
-        output: The card's path (written atomically).
-
-    Returns:
-        The card's path. Paste its content at the top of the model's README.md on the hub
-        (``--from-existing`` of ``mteb create-model-results`` merges into an existing card).
+    ``cache_dir`` is an ``mteb.ResultCache`` folder holding the results; the card is written
+    atomically to ``output``, to paste at the top of the model's README.md on the hub.
     """
     import mteb
 

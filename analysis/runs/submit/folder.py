@@ -25,7 +25,7 @@ from typing import Any
 from ...core import compat
 from ...core.compat import registered_meta
 from ...core.errors import ModelLoadError
-from ..models import MODULE_PREFIX, detect_model_kind, model_source
+from ..models import HUB_ID, MODULE_PREFIX, detect_model_kind, model_source
 from . import gitrepo
 
 _MB = 1024**2
@@ -34,9 +34,7 @@ _DTYPE_BYTES = {
     "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
 }  # fmt: skip
 _FLOAT_DTYPES = frozenset({"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"})
-_SHA1 = re.compile(r"^[0-9a-f]{40}$")
 _WEIGHT_OR_CONFIG = frozenset({".safetensors", ".bin", ".json", ".npy", ".onnx"})
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -113,13 +111,7 @@ def safetensors_tensors(folder: Path) -> Iterator[tuple[str, str, list[int]]]:
 
 
 def derive(folder: str | Path) -> FolderFacts:
-    """Derive every ModelMeta field the folder, its configs and tokenizer determine.
-
-    Args:
-        folder: A model2vec or sentence-transformers model folder.
-
-    Returns:
-        The :class:`FolderFacts`.
+    """Every ModelMeta field the folder, its configs and tokenizer determine.
 
     Raises:
         ModelLoadError: The folder is not a model folder.
@@ -280,7 +272,7 @@ def _base_model(config: dict[str, Any], card: dict[str, Any]) -> Derived | None:
     ):
         if isinstance(value, list):
             value = value[0] if value else None
-        if isinstance(value, str) and _HUB_ID.match(value) and not Path(value).exists():
+        if isinstance(value, str) and HUB_ID.match(value) and not Path(value).exists():
             return Derived(value, source)
     return None
 
@@ -289,7 +281,7 @@ def _revision_and_date(folder: Path, put: Any) -> None:
     commit = gitrepo.folder_commit(folder)
     if commit:
         put("revision", Derived(commit, "the folder's git HEAD"))
-    elif folder.parent.name == "snapshots" and _SHA1.match(folder.name):
+    elif folder.parent.name == "snapshots" and re.fullmatch("[0-9a-f]{40}", folder.name):
         put("revision", Derived(folder.name, "the Hugging Face cache snapshot folder's name"))
     date = gitrepo.first_commit_date(folder)
     if date:

@@ -18,16 +18,7 @@ MAIN_REFS = ("origin/main", "main")
 
 
 def git(repo: str | Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run ``git args`` in ``repo`` and return the finished process (text output).
-
-    Args:
-        repo: The working folder.
-        *args: git's arguments.
-        check: Raise :class:`LeaderboardSubmitError` (with git's message) on a non-zero exit.
-
-    Returns:
-        The completed process.
-    """
+    """Run ``git args`` in ``repo``; with ``check``, a non-zero exit raises with git's message."""
     done = subprocess.run(
         ["git", *args], cwd=repo, capture_output=True, text=True, check=False, errors="replace"
     )
@@ -40,12 +31,6 @@ def git(repo: str | Path, *args: str, check: bool = True) -> subprocess.Complete
 
 def require_checkout(checkout: str | Path) -> Path:
     """The top folder of a git checkout of the results repository, or a clear error.
-
-    Args:
-        checkout: The folder given as ``--checkout``.
-
-    Returns:
-        The resolved folder.
 
     Raises:
         LeaderboardSubmitError: It does not exist, is not a git checkout's top folder, or
@@ -76,12 +61,6 @@ def base_ref(checkout: str | Path) -> str:
 
     Falls back to ``$PR_BASE_SHA`` like the results repository's CI.
 
-    Args:
-        checkout: The checkout.
-
-    Returns:
-        The base commit (full SHA).
-
     Raises:
         LeaderboardSubmitError: Neither ``origin/main`` nor ``main`` exists.
     """
@@ -99,16 +78,7 @@ def base_ref(checkout: str | Path) -> str:
 
 
 def changed_files(checkout: str | Path, base: str, *, include_deleted: bool = False) -> list[str]:
-    """Paths (relative, posix) that differ between ``base`` and HEAD.
-
-    Args:
-        checkout: The checkout.
-        base: The base commit.
-        include_deleted: Also list files HEAD deleted.
-
-    Returns:
-        Sorted relative paths.
-    """
+    """Sorted relative paths that differ between ``base`` and HEAD (deleted ones on request)."""
     args = ["diff", "--name-only", "--no-renames"]
     if not include_deleted:
         args.append("--diff-filter=d")
@@ -144,8 +114,7 @@ def folder_commit(folder: str | Path) -> str | None:
 def first_commit_date(folder: str | Path) -> str | None:
     """Date (YYYY-MM-DD) of the first commit of the git repository at ``folder``, else None.
 
-    mteb's ``ModelMeta.from_hub`` takes a model's release date from its hub repository's
-    first commit; a cloned hub repository gives the same date.
+    mteb's ``ModelMeta.from_hub`` dates a model by its hub repository's first commit.
     """
     folder = Path(folder)
     if not (folder / ".git").exists():

@@ -37,16 +37,8 @@ FILLABLE = (
 def submission_meta(name: str, revision: str, facts: FolderFacts | None = None) -> ModelMeta:
     """The metadata mteb registers for ``name``, at ``revision``, completed from the folder.
 
-    Args:
-        name: The model's hub id (registered in mteb).
-        revision: The 40-character commit SHA the results are filed under.
-        facts: What the model folder determines (fills fields mteb leaves empty).
-
-    Returns:
-        The :class:`mteb.models.ModelMeta` to write as ``model_meta.json``.
-
-    Raises:
-        KeyError: mteb does not know ``name`` (callers refuse such models first).
+    Fields mteb leaves empty are filled from ``facts`` (:data:`FILLABLE`). A KeyError when
+    mteb does not know ``name`` (callers refuse such models first).
     """
     registered = registered_meta(name)
     if registered is None:

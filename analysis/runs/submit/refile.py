@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import filecmp
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,11 +24,10 @@ from ...core.errors import LeaderboardSubmitError
 from ...core.io import atomic_write_text
 from ...core.layout import RESULTS, ModelFolder
 from ...core.paths import display_path
-from ..models import LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
+from ..models import HUB_ID, LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
 
 META = "model_meta.json"
 RUN_SETTINGS = "run_settings.jsonl"
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 @dataclass(frozen=True)
@@ -141,7 +139,7 @@ def is_sha1(value: str) -> bool:
 
 def check_model_name(name: str) -> str:
     """``name`` if it is a hub id ``org/name``; else an error saying what to pass."""
-    if not _HUB_ID.match(name) or name.startswith(f"{LOCAL_ORG}/"):
+    if not HUB_ID.match(name) or name.startswith(f"{LOCAL_ORG}/"):
         raise LeaderboardSubmitError(
             f"--model {name!r} is not a Hugging Face hub id 'org/name' (the results repository "
             "requires an organisation, e.g. 'my-org/my-static-model')."
@@ -169,16 +167,8 @@ def read_runs(folders: Sequence[str | Path]) -> list[RunFolder]:
 def select_runs(runs: Sequence[RunFolder], model: str) -> tuple[list[RunFolder], list[str]]:
     """The runs of one model revision from folders that may hold several (``data/runs``).
 
-    Taken, in this order: the runs filed under ``model`` itself (a rerun of a hub model),
-    else the runs of the one local model (``local/<folder>``, re-filed under ``model``).
-
-    Args:
-        runs: The runs (:func:`read_runs` of ``--results``).
-        model: The hub id to file under (``--model``).
-
-    Returns:
-        The runs of one (name, revision), and a note naming what was taken and left when
-        ``runs`` held several.
+    Taken: the runs filed under ``model`` itself (a rerun of a hub model), else those of the
+    one local model; with a note naming what was taken and left when there were several.
 
     Raises:
         LeaderboardSubmitError: No run; or several models or revisions and none of them
@@ -232,21 +222,14 @@ def plan_runs(
 ) -> Submission:
     """Gather the runs of one model and decide the name and revision they are filed under.
 
-    Args:
-        runs: The runs (:func:`read_runs` of ``--results``).
-        model: The hub id to file under (``--model``).
-        revision: The commit SHA given (``--revision``), if any.
-        registered_revision: mteb's registered revision of ``model``, if mteb knows it.
-        folder_revision: The commit SHA the model folder itself records (git clone or hub
-            cache snapshot), if any.
-
-    Returns:
-        The :class:`Submission` (``revision`` is None when nothing determines it).
+    The revision: ``revision`` (``--revision``), else the runs' own commit SHA, the model
+    folder's commit (``folder_revision``) or mteb's registered one; None when nothing
+    determines it.
 
     Raises:
-        LeaderboardSubmitError: Runs of several models of which none is ``model`` or the
-            one local model (:func:`select_runs`), a run filed under another hub name or
-            revision, two different results for one task, a bad name or revision.
+        LeaderboardSubmitError: Runs of several models (:func:`select_runs`), a run filed
+            under another hub name or revision, two different results for one task, a bad
+            name or revision.
     """
     name = check_model_name(model)
     chosen_runs, picked = select_runs(runs, name)
@@ -290,16 +273,7 @@ def _revision(
 
 
 def check_model_dir(runs: Sequence[RunFolder], given: Path | None = None) -> None:
-    """Refuse when a local run's model folder no longer hashes to the run's revision.
-
-    Args:
-        runs: The runs.
-        given: The model folder passed explicitly (default: each run's own folder).
-
-    Raises:
-        LeaderboardSubmitError: The folder's content hash differs from the revision the
-            run was filed under (the folder changed, or it is another model).
-    """
+    """Refuse a local run whose model folder (``given``, else its own) changed since the run."""
     for run in runs:
         folder = given or run.model_dir
         if folder is None or not run.revision.startswith(LOCAL_REVISION_PREFIX):
@@ -327,16 +301,7 @@ def _tasks(runs: Sequence[RunFolder]) -> dict[str, Path]:
 
 
 def stage(submission: Submission, meta_json: str, cache_dir: str | Path) -> Path:
-    """Write the submission into an mteb ``ResultCache`` folder ``cache_dir/results/...``.
-
-    Args:
-        submission: The files and identity (its revision must be set).
-        meta_json: The ``model_meta.json`` text.
-        cache_dir: The cache folder (created).
-
-    Returns:
-        The staged revision folder.
-    """
+    """Write the submission into an mteb ``ResultCache`` folder; return the revision folder."""
     if submission.revision is None:
         raise LeaderboardSubmitError(f"no revision for {submission.name}: pass --revision SHA.")
     target = Path(cache_dir) / submission.folder

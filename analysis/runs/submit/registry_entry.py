@@ -55,17 +55,7 @@ def _line(field: str, value: Any, comment: str = "") -> str:
 
 
 def render_entry(name: str, revision: str | None, facts: FolderFacts, *, mteb_version: str) -> str:
-    """The Python source of the registry entry.
-
-    Args:
-        name: The model's hub id.
-        revision: Its commit SHA (None: marked TODO).
-        facts: What the model folder determines.
-        mteb_version: The mteb version the entry was generated for.
-
-    Returns:
-        The file's text.
-    """
+    """The Python source of the registry entry (``revision`` None: marked TODO)."""
     get = facts.fields.get
     lines: list[str] = []
 

@@ -1,25 +1,14 @@
 """Submit own runs to the MTEB results repository: refuse, re-file, check, card, commit.
 
-:func:`submit` is what ``static-rteb submit`` runs:
-
-1. read the run folders and the model folder they were made from;
-2. a model mteb does not know is refused before anything touches the checkout, with its
-   ``ModelMeta`` registry entry written for the pull request to mteb (:mod:`.registry_entry`);
-3. re-file the results under the hub name and a 40-character commit SHA, with a complete
-   ``model_meta.json`` (:mod:`.refile`, :mod:`.model_meta`), in a temporary mteb cache;
-4. pre-flight: the results repository's CI checks on the checkout plus exactly the files
-   mteb is about to commit (:mod:`.preflight`); any failure stops here;
-5. the model card (:mod:`.card`);
-6. commit on a new branch through mteb's own ``ResultCache.submit_results`` (or open the
-   pull request with ``create_pr=True``), then check that the commit holds exactly the
-   files the pre-flight checked.
-
-**How mteb's ``submit_results`` is used.** It expects an mteb cache folder whose
-``results/`` holds the new results and whose ``remote/`` is a clone of the results
-repository. The temporary cache of step 3 is that folder, with ``remote`` a symbolic link
-to the user's checkout; ``compat.checkout_result_cache`` stops mteb from fetching and
-hard-resetting that checkout (which ``download_from_remote`` would do). Branch creation,
-copying (merging into existing result files), commit and pull request are mteb's.
+:func:`submit` (``static-rteb submit``) refuses a model mteb does not know (writing its
+registry entry, :mod:`.registry_entry`), re-files the results under the hub name and
+commit SHA with a complete ``model_meta.json`` (:mod:`.refile`, :mod:`.model_meta`) in a
+temporary mteb cache, runs the results repository's CI checks on the checkout plus the
+files about to be committed (:mod:`.preflight`), writes the model card (:mod:`.card`),
+and commits through mteb's own ``ResultCache.submit_results``. That cache's ``remote``
+is a symbolic link to the user's checkout, and ``compat.checkout_result_cache`` keeps
+mteb from fetching and hard-resetting it; branch, merge into existing files, commit and
+pull request are mteb's. The steps and their messages: ``docs/submission.md``.
 """
 
 from __future__ import annotations
@@ -114,9 +103,6 @@ def submit(
             network, PyGithub and a GitHub token).
         message: Title of the commit and pull request (default: mteb's).
         check_only: Stop after the pre-flight and the card; commit nothing.
-
-    Returns:
-        A :class:`SubmitOutcome`.
 
     Raises:
         UnregisteredModelError: mteb does not know the model (nothing is committed; the

@@ -1,19 +1,12 @@
 """Conformal prediction intervals from leave-one-model-out errors, scaled by leverage.
 
-Scores are normalized absolute errors ``R_i = |e_i| / sigma_i`` with
-``sigma_i**2 = 1 + gamma * lev_i``, where ``lev_i`` is model i's leverage against the
-models it was predicted from. This is the variance of a prediction error when the
-regression coefficients vary between models around a common value (a random-coefficient
-model), so models far from the reference models in the observed tasks (high leverage)
-get wider intervals. ``gamma`` is estimated by the method of moments, robustly: a
-Theil-Sen line of ``e_i**2`` on ``lev_i`` (``e**2 = s**2 (1 + gamma lev)``), clipped at
-0 (no scaling).
-
-* :func:`split_interval`: ``yhat(x) +- sigma(x) q(R)``, the split-conformal interval,
-  used when the errors come from a procedure (selection + fit) rerun without each
-  model, so that the centre and the calibration errors come from different fits;
-* :func:`leave_one_out_widths`: for held-out reporting, each model's interval from the
-  other models' scores, and whether it covered.
+Scores are ``R_i = |e_i| / sigma_i`` with ``sigma_i**2 = 1 + gamma * lev_i`` (a
+random-coefficient model's error variance, so models far from the references on the
+observed tasks get wider intervals); ``gamma`` from a Theil-Sen line of ``e**2`` on
+``lev`` (:func:`variance_slope`). :func:`split_interval` is the split-conformal interval
+of the procedure rerun without each model; :func:`leave_one_out_widths` each model's
+interval from the others' scores (held-out reporting); :class:`TimeDrift` the same
+scaling in the distance in time, for a model newer than the references.
 """
 
 from __future__ import annotations
@@ -26,26 +19,19 @@ from scipy import stats
 from ._select import conformal_rank
 
 #: Leverages closer than this fraction of their range count as tied in :func:`variance_slope`:
-#: a pair's slope over such a gap is rounding noise. Equal leverages (a model and its
-#: near-duplicate) come out of the fits a few 1e-17 apart, differently on another CPU's
-#: BLAS kernels; counted as pairs, their arbitrary slopes moved the median and the
-#: half-widths of ``select_tasks`` by up to 3e-4 points between OpenBLAS's Haswell and Sandy
-#: Bridge kernels. Left out (as exact ties are, and as ``scipy.stats.theilslopes`` leaves
-#: out ties), the results agree to 1e-14.
+#: a model and its near-duplicate come out of the fits a few 1e-17 apart, differently on
+#: another CPU's BLAS kernels, and their arbitrary slopes moved the results by up to 3e-4
+#: points between machines; left out (as exact ties are), they agree to 1e-14.
 LEVERAGE_TIE = 1e-9
 
 
 def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
     """Robust method-of-moments ``gamma`` in ``E[e**2] = s**2 (1 + gamma lev)``; 0 if none.
 
-    The line ``e**2 = a + b lev`` is fitted by Theil-Sen (slope: median of the pairwise
-    slopes; intercept: ``median(e**2) - b median(lev)``, as ``scipy.stats.theilslopes``),
-    because squared errors are heavy-tailed and one model would swing least squares.
-    gamma = b / a, 0 when b or a is not positive or the leverages do not vary. Pairs whose
-    leverages differ by less than :data:`LEVERAGE_TIE` of their range count as ties. The line
-    follows the conditional median of ``e**2``, so with skewed squared errors gamma is
-    under-stated (about 2.2 for a true 4 with normal errors, tested); the intervals stay
-    valid for any gamma (a fixed function of leverage), only their adaptivity changes.
+    Theil-Sen line ``e**2 = a + b lev`` (as ``scipy.stats.theilslopes``; squared errors are
+    heavy-tailed), pairs tied within :data:`LEVERAGE_TIE` left out; ``gamma = b / a``, 0
+    when either is not positive. It follows the conditional median, so gamma is
+    under-stated for skewed squared errors (tested); the intervals stay valid for any gamma.
     """
     e2 = np.asarray(errors, dtype=float) ** 2
     lev = np.asarray(leverage, dtype=float)
@@ -118,23 +104,17 @@ YEAR = 365.25
 class TimeDrift:
     """How forward-in-time errors move with the distance in time from the references.
 
-    Fitted on held-out predictions of reference models from models released ``gap``
-    days before them (:meth:`._procedure.Procedure.forward` with several lags), as
-    ``error = drift * gap + sqrt(1 + growth * gap) * noise`` (gap in years): a trend,
-    and a variance growing linearly with the distance in time, as a random walk's does
-    (the same form as the leverage scaling of :func:`sigma`).
+    ``error = drift * gap + sqrt(1 + growth * gap) * noise`` (gap in years): a trend and a
+    variance growing linearly with the distance, as a random walk's.
 
     Attributes:
-        drift: Theil-Sen slope of the signed errors (predicted - actual) on the gap, per
-            year, clipped at 0 from above: newer models scoring higher than the older
-            models' fit predicts (the frontier moving up) is corrected; a downward trend
-            is never extrapolated.
+        drift: Theil-Sen slope of the signed errors on the gap, per year, clipped at 0
+            from above (only a rising frontier is extrapolated).
         growth: :func:`variance_slope` of the detrended errors on the gap (per year).
         quantile: the conformal quantile of the detrended errors scaled to gap 0.
         n: held-out predictions it is fitted on.
-        level: the coverage level ``quantile`` is calibrated for: the level asked for,
-            or, when ``n`` is too small for it (fewer than 19 at 95%), ``n / (n + 1)``,
-            the level of the largest error (split conformal's guarantee for it).
+        level: the level ``quantile`` is calibrated for: the one asked for, or ``n / (n +
+            1)`` (the largest error's) when ``n`` is too small for it.
     """
 
     drift: float
@@ -155,13 +135,9 @@ class TimeDrift:
 def time_drift(errors: np.ndarray, gaps_days: np.ndarray, level: float) -> TimeDrift:
     """Fit :class:`TimeDrift` on forward-in-time errors and their gaps (days).
 
-    The residuals ``r = e - drift * gap`` are scaled by ``sqrt(1 + growth * gap)`` and
-    their split-conformal quantile taken (the largest of them, at the level it reaches,
-    when there are too few for ``level``), so that the interval of a model ``g`` years
-    newer than the references is ``yhat - drift g +- sqrt(1 + growth g) q``: the
-    held-out predictions are taken as exchangeable *after* removing the trend and
-    scaling by the distance in time. The slope is ``scipy.stats.theilslopes``'
-    (robust: one model far off moves it little).
+    A model ``g`` years newer than the references then gets ``yhat - drift g +- sqrt(1 +
+    growth g) q``: the held-out errors are taken as exchangeable after removing the trend
+    and scaling by the distance in time.
     """
     e = np.asarray(errors, dtype=float)
     g = np.asarray(gaps_days, dtype=float) / YEAR

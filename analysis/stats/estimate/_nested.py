@@ -1,11 +1,8 @@
 """Nested leave-one-model-out validation of a task selection.
 
-Never select and measure on the same models.
-For every reference model m, the whole procedure (selection, then the fit of
-:mod:`._target`) is rerun on the other models, and m's target mean is predicted from its
-scores on the tasks chosen without it, at every step of the selection path. The errors
-are what a new model meets; the leverages (m against the models it was predicted from)
-let :mod:`._conformal` scale them.
+For every reference model m, the selection and the fit of :mod:`._target` are rerun on
+the other models, and m's target mean is predicted from the tasks chosen without it at
+every step of the path; the leverages let :mod:`._conformal` scale the errors.
 """
 
 from __future__ import annotations

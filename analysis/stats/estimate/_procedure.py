@@ -1,22 +1,12 @@
 """The whole estimation procedure, rerun on subsets of the reference models.
 
-A prediction of a benchmark mean is a *procedure*: choose the feature tasks on the
-training models (:func:`analysis.stats.select_tasks`' selection, or the choice among the
-observed tasks that :func:`analysis.stats.predict_benchmark` makes by itself), fit the
-predictor of :mod:`._target` on them, predict the held-out model. Its errors are
-measured by rerunning all of it without the held-out model, in two ways:
-
-* :meth:`Procedure.nested`: leave one model out (exchangeable models: a new model
-  drawn like the references);
-* :meth:`Procedure.forward`: each reference model predicted from the models released
-  *before* it (forward chaining in time): what a model newer than every reference
-  meets, since the frontier moves (Tashman 2000 calls this rolling-origin evaluation;
-  it is the time-series analogue of cross-validation).
-
-Each held-out model also gets the flags of :class:`Beyond` measured against its own
-training models, so that a new model that lies beyond the references can be calibrated
-on the reference models that were beyond *their* predecessors (Mondrian conformal
-prediction, Vovk et al. 2005: calibration within the category of the new point).
+A prediction is a procedure: choose the feature tasks on the training models, fit the
+predictor of :mod:`._target`, predict the held-out model. Its errors are measured by
+rerunning all of it without the held-out model: leave one model out
+(:meth:`Procedure.nested`, a new model drawn like the references), or forward in time
+(:meth:`Procedure.forward`, each model predicted from those released before it: rolling
+origin, Tashman 2000). Each held-out model also gets the :class:`Beyond` flags against
+its own training models.
 """
 
 from __future__ import annotations
@@ -186,16 +176,13 @@ class Procedure:
     ) -> HeldOut:
         """Forward chaining: each dated model predicted from the models released before it.
 
-        With several ``lags``, each model is predicted once per lag from the models
-        released at least ``lag`` days before it: what a model meets when the reference
-        it is compared with is ``lag`` days older than it (rolling origin with a
-        horizon, Tashman 2000). ``gaps`` holds each prediction's distance in time.
+        With several ``lags``, each model is predicted once per lag from the models released
+        at least ``lag`` days before it; ``gaps`` holds each prediction's distance in time.
 
         Args:
             dates: release date of each reference model as a number (days), NaN when
                 unknown (such models are neither trained on nor predicted here).
-            min_train: fewest earlier models a prediction is made from; earlier models
-                are skipped.
+            min_train: fewest earlier models a prediction is made from.
             lags: horizons in days (0: every earlier model).
         """
         dated = np.flatnonzero(~np.isnan(dates))

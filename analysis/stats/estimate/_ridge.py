@@ -1,13 +1,9 @@
 """Ridge regression on standardized task scores, with exact leave-one-out quantities.
 
-The kernel behind :mod:`analysis.stats.estimate`: a response (the mean of the tasks a
-model has not run) regressed on the scores of the tasks it has run, over the reference
-models. Features are z-scores of each task among the reference models; the intercept is
-not penalized. The penalty is chosen by exact leave-one-out error over a grid that
-includes 0 (ordinary least squares), then raised to a floor of ``0.1 n`` (:data:`LAMBDA_FLOOR`,
-see there why). Every leave-one-out quantity is closed form
-(Sherman-Morrison on the penalized normal equations): residuals ``e_i / (1 - h_i)``
-and a point's leverage against the other models ``h_i / (1 - h_i)``.
+Features are z-scores of each task among the reference models; the intercept is not
+penalized. The penalty is chosen by exact leave-one-out error over a grid that includes
+0 (least squares), then raised to :data:`LAMBDA_FLOOR`. Leave-one-out quantities are
+closed form: residuals ``e_i / (1 - h_i)``, leverage against the others ``h_i / (1 - h_i)``.
 """
 
 from __future__ import annotations
@@ -20,24 +16,11 @@ import numpy as np
 #: unpenalized Gram matrix has n on its diagonal). 0 is ordinary least squares.
 LAMBDA_GRID: tuple[float, ...] = (0.0, *np.logspace(-4, 1, 16).tolist())
 
-#: Least penalty of a fit whose penalty is chosen (in units of n, like the grid): the
-#: penalty chosen by leave-one-out error is raised to it. Leave-one-out error chooses
-#: among models drawn like the references, and there it often prefers least squares;
-#: a new model lies beyond the references (newer models move the frontier), where the
-#: unshrunk coefficients of correlated tasks extrapolate worst. Measured on
-#: MTEB(eng, v2)'s release-date splits at 12 tasks (``benchmarks/bench_estimate.py``,
-#: section 6, five cut dates; median half-width in points, coverage, lowest coverage of
-#: a cut date): least squares 2.51, 0.944, 0.877; the penalty chosen by leave-one-out
-#: alone 2.59, 0.956, 0.918; a floor of 0.1 n 2.41, 0.934, 0.890 (kept); a floor of n
-#: 2.42, 0.944, 0.912, rejected because models drawn like the references pay for it:
-#: the random split at 8 tasks (section 2) widens from 1.41 to 3.43 points and RTEB's
-#: private mean from public scores (section 5) from 5.97 to 7.73, where a floor of
-#: 0.1 n gives 1.47 (coverage 0.951) and 5.97 (0.943).
-#: Shrinking toward the observed tasks' mean z-score instead of toward the references'
-#: mean (that mean and the intercept unpenalized, so a model beyond the frontier on every
-#: observed task is not pulled back) was tried in development runs and not kept: it
-#: raised MTEB(eng, v2)'s worst release-date cut at 12 tasks but lowered the coverage of
-#: newer models on BEIR and JMTEB, and left the median half-widths where they were.
+#: Least penalty of a fit whose penalty is chosen (in units of n): leave-one-out error
+#: often prefers least squares among models like the references, but a new model lies
+#: beyond them, where unshrunk coefficients of correlated tasks extrapolate worst.
+#: Measured against least squares, no floor and a floor of n (which widens the intervals
+#: of models like the references) in ``benchmarks/results/estimate.md``, sections 2, 5, 6.
 LAMBDA_FLOOR = 0.1
 
 

@@ -1,32 +1,22 @@
 """Task-selection kernels: greedy forward selection and MMTEB's backward elimination.
 
-Both work on a models x candidate-tasks matrix ``X`` and return a *path*: the task sets
-after each step (column indices into ``X``), so that :func:`analysis.stats.select_tasks`
-can report the held-out error of every step.
+Both take a models x candidate-tasks matrix ``X`` and return a *path*: the task sets
+after each step (column indices into ``X``).
 
-* :func:`forward_path`: start from nothing; at each step add the task whose addition
-  gives the smallest leave-one-model-out criterion for predicting the target mean ``y``
-  by least squares (intercept + the chosen tasks' scores). Criteria: ``"width"``, the
-  split-conformal half-width of the leave-one-out residuals at the given level (the
-  interval a new model would get), or ``"mse"``. Every candidate of a step is scored at
-  once: with ``Q`` an orthonormal basis of ``[1, X_S]``, adding column ``x`` adds
-  ``q = (x - QQ'x) / |x - QQ'x|`` to the basis, so the residuals become
-  ``e - q (q'y)``, the leverages ``h + q**2`` and the leave-one-out residuals
-  ``(e - q q'y) / (1 - h - q**2)``: no refit per candidate.
-* :func:`mmteb_path`: MMTEB's method (mteb's removed ``mteb.task_selection`` and its
-  task-selection notebooks, mteb PR #1100): start from all candidates; at each step
-  predict every remaining task from the other remaining tasks by leave-one-model-out
-  least squares, and drop the most predictable one (highest Spearman correlation of
-  prediction and truth), never the last task of its type. Every task's leave-one-out
-  residuals come from one inverse of the full Gram matrix ``G``: regressing column t on
-  the others leaves residuals ``(A G^-1)[:, t] / G^-1[t, t]`` and leverages
-  ``h - (A G^-1)[:, t]**2 / G^-1[t, t]``.
+* :func:`forward_path`: add, at each step, the task giving the smallest
+  leave-one-model-out criterion (``"width"``, the split-conformal half-width at
+  ``level``, or ``"mse"``) for least squares of the target mean ``y``. Every candidate
+  is scored at once: adding column ``x`` to an orthonormal basis ``Q`` of ``[1, X_S]``
+  adds ``q = (x - QQ'x) / |x - QQ'x|``, so residuals become ``e - q (q'y)``, leverages
+  ``h + q**2``, leave-one-out residuals ``(e - q q'y) / (1 - h - q**2)``.
+* :func:`mmteb_path`: MMTEB's method (mteb PR #1100): drop, at each step, the task best
+  predicted from the others (leave-one-model-out least squares, Spearman), never the
+  last of its type; all tasks' leave-one-out residuals from one inverse ``G^-1`` of the
+  Gram matrix: ``(A G^-1)[:, t] / G^-1[t, t]``.
 
-Type coverage (``types``: an integer code per candidate, or None): with at least as many
-steps as types, the selection keeps one task of every type (forward: the last steps are
-restricted to uncovered types when the remaining steps are just enough to cover them;
-MMTEB: the last task of a type is never dropped); with fewer, forward selection takes
-tasks of distinct types.
+Type coverage (``types``, an integer code per candidate): with at least as many steps
+as types every type keeps a task (forward: the last steps are restricted to uncovered
+types when just enough remain); with fewer, forward selection takes distinct types.
 """
 
 from __future__ import annotations

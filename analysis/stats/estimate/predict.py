@@ -1,65 +1,17 @@
 """Where does a model stand after a few tasks? Calibrated estimates of a benchmark mean.
 
-On a tasks x models table of *complete* reference models (as
-:meth:`analysis.results.leaderboard.Leaderboard.wide` returns it, scores 0-1):
+On a tasks x models table of complete reference models (``Leaderboard.wide()``, 0-1):
+:func:`predict_benchmark` predicts a new model's benchmark mean with a prediction
+interval and the rank interval it implies; :func:`next_tasks` says which task to run
+next (which tasks to run first: :func:`analysis.stats.select_tasks`).
 
-* :func:`predict_benchmark`: a new model's benchmark mean, with a prediction interval
-  and the rank interval it implies among the reference models, from its scores on any
-  tasks of the reference (RTEB's private mean from its public scores, too);
-* :func:`next_tasks`: which task to run next to narrow the interval most.
-
-Which tasks to run in the first place: :func:`analysis.stats.select_tasks`
-(:mod:`analysis.stats.estimate.selection`).
-
-**The estimator.** The mean of the target tasks the model has not run is predicted by
-ridge regression on the z-scores of the tasks it has run (penalty chosen by exact
-leave-one-out error, 0 = least squares included, then raised to a floor of 0.1 n: the
-floor keeps a newer model's interval as narrow at 12 tasks while least squares, chosen
-for models like the references, extrapolates worst beyond them; measured in
-:data:`._ridge.LAMBDA_FLOOR`); the tasks it has run enter the mean as measured
-(:mod:`._target`). Least squares was as accurate as a low-rank factor
-model, a Gaussian process, Huber regression and quadratic terms on the snapshot's
-MTEB(eng, v2) (``benchmarks/results/estimate.md``).
-
-**The interval.** Split conformal on held-out errors of the whole procedure (the choice
-of feature tasks and the fit, :mod:`._procedure`): rerun without each reference model
-(exchangeable models), errors scaled by ``sqrt(1 + gamma * leverage)`` (gamma from a
-Theil-Sen line of squared errors on leverage, :mod:`._conformal`), so that a model far
-from the references in its observed tasks gets a wider interval. When the tasks were
-chosen by :func:`select_tasks` on the same reference models, pass its result as
-``selection=``: its selection is the procedure rerun, so choosing tasks that happen to
-fit these models well is paid for.
-
-**A model newer than the references** (``reference_dates=``; the model a user brings).
-The frontier moves: models released later score higher on the tasks not observed than
-older models with the same observed scores, and the more so the later they come. The
-procedure is rerun forward in time: each dated reference model predicted from the models
-released before it, and from those released 90 and 180 days before it
-(:data:`FORWARD_LAGS`). On those errors and their distance in time from the training
-models, :func:`._conformal.time_drift` fits a trend (added to the prediction) and a
-variance growing linearly with the distance (a random walk's), so that the interval of a
-model released ``g`` years after the newest reference is centred on the prediction plus
-the trend times ``g`` and widens with ``g``; never narrower than the exchangeable
-interval. Why this and not the alternatives: the interval at distance 0 (the one before)
-left whole release dates under-covered when the frontier jumped, since its width did not
-move with the distance; separate upper and lower quantiles of the forward errors did not
-cover those dates either; scaling the forward errors by their leverage too (as the
-exchangeable errors are) narrowed the intervals on every benchmark but left more release
-dates under-covered on half of them (the statistics guide, ``docs/statistics.md``). The ablations
-are measured on every cut date in ``benchmarks/results/estimate.md`` (section 6); that
-file, not this docstring, holds the numbers.
-
-**Assumptions, and what it cannot promise.** The new model is exchangeable with the
-reference models (drawn from the same population, in particular not trained on the
-benchmark's tasks more than they were), and the tasks and their scoring are fixed.
-Coverage is then marginal, over new models: about 95% of models get an interval that
-holds, not each model with probability 95%. A model unlike every reference model
-(a new family, a model tuned on the observed tasks, a model that fails some task type
-it was not run on) can be far outside its interval: no interval computed from a few
-tasks can see what those tasks do not measure. Leverage widens the interval of
-models that look unusual *on the observed tasks* (``extrapolating`` flags one outside
-the reference range); it cannot detect unusual behaviour elsewhere. Measured: see
-``benchmarks/results/estimate.md`` (coverage overall and on static models).
+The estimator (ridge on the observed tasks' z-scores, :mod:`._ridge`, :mod:`._target`),
+its interval (split conformal on the whole procedure rerun without each reference model,
+scaled by leverage, :mod:`._procedure`, :mod:`._conformal`), the calibration forward in
+time for a model newer than the references (``reference_dates=``), the assumptions and
+what it cannot promise: the statistics guide (``docs/statistics.md``, "Where a model
+stands after a few tasks"). Every choice is measured, with its rejected alternatives, in
+``benchmarks/results/estimate.md``.
 """
 
 from __future__ import annotations
@@ -101,8 +53,6 @@ from ._procedure import Procedure
 from ._target import fit_target
 from .selection import TaskSelectionResult, select_tasks
 
-__all__ = ["BenchmarkPrediction", "NextTasksResult", "next_tasks", "predict_benchmark"]
-
 
 @dataclass(frozen=True, repr=False)
 class BenchmarkPrediction(StatsResult):
@@ -112,26 +62,20 @@ class BenchmarkPrediction(StatsResult):
         mean: predicted target mean (0-1).
         confidence_interval: its prediction interval (clipped to 0-1).
         rank, rank_low, rank_high: the rank (1 = best) the predicted mean and the
-            interval's ends would take among the reference models (``n_reference + 1``
-            = below all of them).
+            interval's ends would take among the reference models.
         tasks: observed tasks used.
-        features: the observed tasks the predictor regresses on (the selection's, or
-            the best forward-selected subset of the observed tasks).
+        features: the observed tasks the predictor regresses on.
         target_tasks: tasks whose mean is predicted.
         n_reference: reference models used.
         known_share: share of the target mean that was measured (observed target tasks).
         leverage: the model's leverage on the feature tasks.
-        extrapolating: the model lies beyond the reference models (``caveat`` says how).
-        caveat: in words, where it lies beyond them ("" when it does not): outside
-            their range on two or more observed tasks, jointly (leverage above every
-            reference model's), or in its predicted mean.
-        calibration: ``"newer"`` (calibrated forward in time: the model is newer than
-            every dated reference), ``"exchangeable"`` (leave one model out), or
-            ``"none"`` (every target task observed).
+        extrapolating: the model lies beyond the reference models.
+        caveat: in words, where it lies beyond them ("" when it does not).
+        calibration: ``"newer"`` (forward in time), ``"exchangeable"`` (leave one model
+            out) or ``"none"`` (every target task observed).
         n_calibration: held-out predictions the interval was calibrated on.
-        confidence_level: level of the interval: the one asked for, or lower when there
-            were too few forward-in-time predictions for it (``method`` and a
-            ``CalibrationWarning`` say so).
+        confidence_level: level of the interval: the one asked for, or the lower one
+            reached with too few forward-in-time predictions.
         method: estimator and interval, in one sentence.
     """
 
@@ -196,19 +140,10 @@ def _best_k(
 ) -> TaskSelectionResult | None:
     """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts.
 
-    :func:`select_tasks` runs over every observed task (as many steps as the reference
-    allows) with its nested leave-one-model-out validation, and the longest step within
-    one standard error of the narrowest held-out half-width is kept (the same rule as
-    for ``selection=``). Forward selection is greedy, so its first k steps are the k-task
-    selection: observing more tasks gives no wider (exchangeable) interval than the best
-    subset would, within that standard error. None when no step can be validated.
-
-    Measured and rejected (release-date splits of RTEB(beta), section 6b, and its
-    section 5): cutting the path where the interval *for the new model* (at its own
-    leverage) is narrowest gave 7.68 points with all public tasks, but coverage 0.929
-    in section 5 (target 0.93-0.97) and 0.82 at one cut date (choosing the narrowest of
-    several intervals on the errors that calibrate them is optimistic); nesting that
-    choice once more and widening by it overcorrected (11.66 points, section 5 0.971).
+    None when no step can be validated. Measured and rejected (``estimate.md`` sections 5
+    and 6b): cutting where the new model's own interval is narrowest (optimistic:
+    coverage 0.929 in section 5, 0.82 at one cut date), and nesting that choice once more
+    (overcorrected: 11.66 points).
     """
     limit = min(len(observed), max(reference.shape[1] - 3, 1))
     unknown = [t for t in target if t not in set(observed)]
@@ -295,17 +230,11 @@ def _quantile_rse(n: int, level: float) -> float:
 def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
     """The selection cut at its longest step within one standard error of the narrowest.
 
-    Forward selection is greedy, so its first j steps are the j-task selection: a user
-    who ran all k selected tasks should not get a wider interval than from the first j.
-    The steps are compared on :func:`select_tasks`' own nested half-widths (made without
-    each reference model, before the new model is seen). Taking the narrowest step
-    outright is optimistic, as choosing the smallest of several noisy estimates always is
-    (dropping a task whose half-width was within noise of the others cost coverage for
-    newer models: ``benchmarks/results/estimate.md``, section 6); so, by the
-    one-standard-error rule (Hastie, Tibshirani and Friedman 2009, 7.10, here in the
-    direction of keeping the tasks run), the longest step whose half-width is within one
-    standard error (:func:`_quantile_rse`) of the narrowest is kept. MMTEB's backward
-    elimination has no such prefixes and is kept whole.
+    Forward selection is greedy, so its first j steps are the j-task selection; the steps
+    are compared on :func:`select_tasks`' nested half-widths, and the longest within one
+    standard error (:func:`_quantile_rse`; Hastie, Tibshirani and Friedman 2009, 7.10) of
+    the narrowest is kept: taking the narrowest outright cost newer models coverage
+    (``benchmarks/results/estimate.md``, section 6). MMTEB's elimination is kept whole.
     """
     steps = selection.steps
     if selection.options.get("method", "forward") != "forward" or "half_width" not in steps:
@@ -326,10 +255,6 @@ def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
         options={**selection.options, "k": j},
         half_width=float(widths[int(within.max())]),
     )
-
-
-def _quantile(errors: np.ndarray, level: float) -> float:
-    return upper_order_statistic(np.abs(errors), level)
 
 
 _CALIBRATIONS = ("auto", "newer", "exchangeable")
@@ -403,7 +328,7 @@ def _calibrate(
     if any(t not in set(observed_tasks) for t in target):
         nested = procedure.nested()
         gamma = variance_slope(nested.errors, nested.leverage)
-        exch = _quantile(nested.errors / sigma(nested.leverage, gamma), level)
+        exch = upper_order_statistic(np.abs(nested.errors / sigma(nested.leverage, gamma)), level)
         n_nested = len(nested)
         if days is not None and np.isfinite(days).any():
             newest = float(np.nanmax(days))
@@ -628,6 +553,10 @@ def predict_benchmark(
 ) -> BenchmarkPrediction:
     """Predict a new model's benchmark mean from its scores on some tasks.
 
+    Assumes the new model is exchangeable with the references (or, with
+    ``reference_dates``, newer than them); coverage is marginal over new models. Method and
+    caveats: the module notes.
+
     Args:
         reference: tasks x models of complete reference models, scores 0-1 (as
             ``Leaderboard.wide()``). Models missing a task used are dropped with a
@@ -638,27 +567,21 @@ def predict_benchmark(
             ``reference``); RTEB's private tasks to predict its private mean from
             public scores.
         confidence_level: level of the prediction interval.
-        selection: the :func:`select_tasks` result that chose the observed tasks on
-            this same reference; the interval is then calibrated on the selection
-            procedure rerun without each calibration model. Its first j tasks are
-            used, with j its longest step within one standard error of the narrowest
-            held-out half-width (so more selected tasks widen it by no more than that
-            error). Without it, the predictor chooses its features among
-            the observed tasks itself (forward selection, rerun likewise).
+        selection: the :func:`select_tasks` result that chose the observed tasks on this
+            same reference; the interval is then calibrated on the selection rerun without
+            each reference model, using its first j tasks (j its longest step within one
+            standard error of the narrowest held-out half-width). Without it, the
+            predictor chooses its features among the observed tasks the same way.
         reference_dates: model -> release date of the reference models (aligned by
-            name; models without one are counted and left out of the calibration in
-            time). With it, a model newer than every reference model gets an interval
-            calibrated *forward in time*: each reference model predicted from the
-            models released 0, 90 and 180 days before it; the trend of those errors
-            with the distance in time (newer models scoring higher than predicted) is
-            added to the prediction, and the interval widens with that distance.
+            name; undated models are left out of the calibration in time). With it, a
+            model newer than every reference gets an interval calibrated *forward in
+            time*: the trend of the errors with the distance in time is added to the
+            prediction, and the interval widens with that distance.
         released: the new model's release date. Default: just after the newest
-            reference (distance 0); pass the real date (e.g. today) when the references
-            are older. A date inside the references' range calibrates as exchangeable.
+            reference (distance 0); pass the real date when the references are older.
         calibration: ``"auto"`` (forward in time with ``reference_dates``, else
             exchangeable with a one-line ``CalibrationWarning``), ``"newer"`` (requires
-            ``reference_dates``) or ``"exchangeable"`` (a model drawn like the
-            references; no warning).
+            ``reference_dates``) or ``"exchangeable"`` (no warning).
         model: the new model's name, to check it is not among the references.
         rng: accepted for the common signature; the method is deterministic.
 
@@ -667,14 +590,13 @@ def predict_benchmark(
 
     Warns:
         LeakageWarning: the observed model is among the reference models (by ``model``
-            or by identical scores on every observed task, a near twin): it is left out,
-            the fit and calibration are redone without it on the same observed tasks.
-        ExtrapolationWarning: the model lies beyond the reference models: outside their
-            range on two or more observed tasks, jointly (its leverage exceeds every
-            reference model's), or in its predicted mean. The message says which.
+            or by identical scores on every observed task): it is left out, the fit and
+            calibration are redone without it on the same observed tasks.
+        ExtrapolationWarning: the model lies beyond the reference models (the message
+            says how).
         CalibrationWarning: ``calibration="auto"`` without ``reference_dates``; or too few
-            forward-in-time predictions for ``confidence_level``: the interval is their
-            largest error, and its lower level is the result's ``confidence_level``.
+            forward-in-time predictions for ``confidence_level`` (the result's
+            ``confidence_level`` is the one reached).
 
     Raises:
         UnknownTaskError: an observed or target task is not in ``reference``.
@@ -718,11 +640,9 @@ FORWARD_LAGS = (0.0, 90.0, 180.0)
 
 
 def _min_train(n_dated: int) -> int:
-    """Fewest earlier models a forward-in-time calibration prediction is made from.
+    """Fewest earlier models a forward-in-time prediction is made from: a third of the dated.
 
-    A third of the dated models: predictions from fewer models miss by more than the
-    final fit (on all of them) will, and widen the interval for nothing (measured against
-    a quarter and a half in ``benchmarks/results/estimate.md``, section 6).
+    Measured against a quarter and a half in ``benchmarks/results/estimate.md``, section 6.
     """
     return max(MIN_REFERENCE_MODELS, n_dated // 3)
 
@@ -735,15 +655,10 @@ MIN_FORWARD_LEVEL = 0.9
 def _min_forward(level: float) -> int:
     """Fewest forward-in-time predictions (every horizon) calibrated on.
 
-    From 19 at 95% (``ceil(level (n + 1)) <= n``) the split-conformal quantile is finite
-    and the interval has the level asked for. With fewer, the interval is the largest
-    forward error, whose level is ``n / (n + 1)`` (split conformal's guarantee for it),
-    reported as the result's ``confidence_level`` and by a ``CalibrationWarning``; that is still
-    calibrated for a newer model, and the exchangeable interval is not: it covered 0.36
-    of the newer models at the first cut of MTEB(Europe, v1), where 25 forward predictions
-    were left out for having 18 at the shortest horizon (``benchmarks/results/estimate.md``,
-    section 6c). Below :data:`MIN_FORWARD_LEVEL` (9 predictions) the exchangeable interval
-    is used and ``method`` says why.
+    From 19 at 95% the conformal quantile has the level asked for; with fewer (down to
+    :data:`MIN_FORWARD_LEVEL`, 9) the interval is their largest error, at level ``n /
+    (n + 1)``, still calibrated for a newer model (the exchangeable interval was not:
+    ``benchmarks/results/estimate.md``, section 6c); below that the exchangeable one is used.
     """
     floor = min(float(level), MIN_FORWARD_LEVEL)
     return int(np.ceil(floor / (1 - floor) - 1e-9))

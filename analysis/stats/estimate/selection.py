@@ -1,21 +1,10 @@
 """Which few tasks best predict a benchmark's mean? :func:`select_tasks`.
 
-MMTEB (Enevoldsen et al. 2025) chose MTEB(eng, v2)'s tasks by greedy *elimination*:
-predict each task from the others by leave-one-model-out regression and drop the most
-predictable one, never the last of its type (mteb's removed ``mteb.task_selection``
-module and its task-selection notebooks, mteb PR #1100). That keeps the tasks that are
-*hard* to predict from the rest, a good rule for a diverse benchmark but not for
-estimating its mean from few tasks. :func:`select_tasks` offers it (``method="mmteb"``)
-beside greedy *forward* selection on the quantity a user meets: the leave-one-model-out
-width of the prediction interval for the benchmark's mean (``criterion="width"``), or
-its mean squared error.
-
-Every step's error is measured on held-out models: for each reference model the whole
-selection is redone without it and the model's mean is predicted from the tasks chosen
-without it (nested leave-one-model-out, :mod:`._nested`). Those errors also calibrate
-the interval of a new model measured on the selected tasks
-(:func:`analysis.stats.predict_benchmark` with ``selection=``), so the luck of a
-selection that happens to fit these models is paid for. Measured in
+Greedy forward selection on the leave-one-model-out interval width (default), or MMTEB's
+backward elimination of the most predictable task (``method="mmteb"``; mteb PR #1100).
+Every step's error is measured on held-out models (the selection redone without each,
+:mod:`._nested`); those errors also calibrate :func:`predict_benchmark` with
+``selection=``. The statistics guide, "Selection"; measured in
 ``benchmarks/results/estimate.md``.
 """
 
@@ -35,8 +24,6 @@ from ._conformal import leave_one_out_widths
 from ._nested import nested_errors
 from ._select import CRITERIA, forward_path, mmteb_path
 
-__all__ = ["TaskSelectionResult", "select_tasks"]
-
 _METHODS = ("forward", "mmteb")
 
 
@@ -49,14 +36,11 @@ class TaskSelectionResult(StatsResult):
         steps: one row per step: ``step``, ``n_tasks`` (after the step), ``added``
             (forward) or ``dropped`` (MMTEB) task and its ``task_type``, ``criterion``
             (in-sample leave-one-out value; MMTEB: the dropped task's Spearman
-            predictability) and the held-out measures of
-            the tasks after that step (NaN without validation): ``mae``,
-            ``median_abs_error``, ``rmse``, ``q95_abs_error`` and ``half_width`` (median
-            over held-out models of the half-width of the interval calibrated on the
-            other models' held-out errors). Coverage is not reported here: measured on
-            the same errors it is ``confidence_level`` by construction; measure it on
-            models outside the reference (``tools/lite_tasks.py``,
-            ``benchmarks/bench_estimate.py``).
+            predictability) and the held-out measures after that step (NaN without
+            validation): ``mae``, ``median_abs_error``, ``rmse``, ``q95_abs_error`` and
+            ``half_width`` (median over held-out models of the interval calibrated on the
+            others' errors). No coverage: on the same errors it is ``confidence_level``
+            by construction (measure it on other models: ``tools/lite_tasks.py``).
         heldout: per reference model at the final step: ``model``, ``actual``,
             ``predicted``, ``error``, ``leverage``, ``half_width``.
         target_tasks: the tasks whose mean is predicted.
@@ -65,8 +49,7 @@ class TaskSelectionResult(StatsResult):
         confidence_level: level of the intervals.
         half_width: median held-out half-width at the final step (0-1 scale).
         candidates: the tasks the selection could choose from.
-        options: the :func:`select_tasks` options it was made with (``k``,
-            ``method``, ``criterion``, ``task_types``), so that it can be redone.
+        options: the :func:`select_tasks` options it was made with, so it can be redone.
     """
 
     tasks: tuple[str, ...]
