@@ -37,6 +37,11 @@ if TYPE_CHECKING:
     from analysis.runs.plan import Job, Plan
     from analysis.runs.status import JobStatus
 
+#: The worker options of ``--executor`` (:func:`analysis.cli.options.add_executor_options`).
+WORKER_OPTIONS = (
+    "workers partition cpus_per_worker gpus_per_worker mem_gb_per_worker timeout_min max_parallel"
+).split()
+
 
 # --------------------------------------------------------------------------- run
 
@@ -148,10 +153,7 @@ def _execute(
     show_progress: bool,
     since: float | None = None,
 ) -> int:
-    """Run ``jobs`` with ``args.executor``; ``options`` are defaults from an earlier submission.
-
-    ``since``: when the command started (the report notes corrupt results set aside since).
-    """
+    """Run ``jobs`` with ``args.executor`` (``options``: an earlier submission's defaults)."""
     import dataclasses
 
     from analysis.runs.executors import Submission, SubmissionError, make_executor
@@ -160,15 +162,7 @@ def _execute(
     if not jobs:
         return _report(plan, quiet=True, since=started)
     batch_size = getattr(args, "batch_size", None) or options.get("batch_size", 32)
-    given = {
-        "workers": args.workers,
-        "partition": args.partition,
-        "cpus_per_worker": args.cpus_per_worker,
-        "gpus_per_worker": args.gpus_per_worker,
-        "mem_gb_per_worker": args.mem_gb_per_worker,
-        "timeout_min": args.timeout_min,
-        "max_parallel": args.max_parallel,
-    }
+    given = {k: getattr(args, k) for k in WORKER_OPTIONS}
     merged = {k: v if v is not None else options.get(k) for k, v in given.items()}
     executor = make_executor(args.executor, {**merged, "verbose": args.verbose})
     try:

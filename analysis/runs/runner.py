@@ -345,11 +345,8 @@ def _run_one(
     task: AbsTask,
     results_dir: Path,
     *,
-    batch_size: int,
-    overwrite: Overwrite,
-    save_predictions: bool,
     public_only: bool,
-    show_progress: bool,
+    **options: Any,
 ) -> dict[str, object]:
     name = task.metadata.name
 
@@ -363,22 +360,13 @@ def _run_one(
         had = path.is_file()
         existing = read_valid_result(path)
         aside = {"set_aside": str(corrupt_path(path))} if had and existing is None else {}
+        overwrite = options["overwrite"]
         if existing is not None and overwrite != "always":
             if overwrite == "never" or not existing.get_missing_evaluations(task):
                 return row("cached", _main_score(existing, task))
         staging = results_dir / STAGING / f"{os.getpid()}-{uuid.uuid4().hex[:8]}-{_host()}"
         try:
-            result = _evaluate_staged(
-                model,
-                meta,
-                task,
-                results_dir,
-                staging,
-                batch_size=batch_size,
-                overwrite=overwrite,
-                save_predictions=save_predictions,
-                show_progress=show_progress,
-            )
+            result = _evaluate_staged(model, meta, task, results_dir, staging, **options)
             return {**row("ran", _main_score(result, task)), **aside}
         except Exception as err:  # the row reports it (error + traceback); other tasks go on
             trace = traceback.format_exc()
@@ -405,8 +393,9 @@ def _evaluate_staged(
     cache = mteb.ResultCache(staging)
     final_result = result_path(results_dir, meta, name)
     staged_result = result_path(staging, meta, name)
-    for src, dst in _sidecars(final_result, staged_result):
-        shutil.copy2(src, dst)
+    staged_result.parent.mkdir(parents=True, exist_ok=True)
+    if final_result.is_file():  # mteb merges missing splits into it (run_settings.jsonl
+        shutil.copy2(final_result, staged_result)  # is not copied: appended below, under a lock)
     prediction_folder = staging / PREDICTIONS if save_predictions else None
     outcome = mteb.evaluate(
         model,
@@ -437,19 +426,6 @@ def _evaluate_staged(
     return TaskResult.from_disk(final_result)
 
 
-def _sidecars(final_result: Path, staged_result: Path) -> list[tuple[Path, Path]]:
-    """The existing result file mteb merges missing splits into, to copy into staging.
-
-    ``run_settings.jsonl`` is not copied: mteb appends to it, and the new lines are
-    appended to the shared file under a per-model lock (:func:`_append_lines`), so workers
-    running other tasks of the same model concurrently do not overwrite each other's lines.
-    """
-    staged_result.parent.mkdir(parents=True, exist_ok=True)
-    if (final_result.parent / final_result.name).is_file():
-        return [(final_result, staged_result)]
-    return []
-
-
 def _append_lines(source: Path, target: Path) -> None:
     """Append the lines of ``source`` to ``target``, atomically (call under a lock)."""
     old = target.read_bytes() if target.is_file() else b""
@@ -478,11 +454,7 @@ def _host() -> str:
 
 
 def _clean_stale_staging(results_dir: Path) -> None:
-    """Remove staging folders left by killed runs.
-
-    A folder of this host goes when its process is gone; a folder of another host (whose
-    processes cannot be checked from here) when untouched for :data:`FOREIGN_STAGING_AGE`.
-    """
+    """Remove killed runs' staging folders: this host's dead pids', others' when a day old."""
     root = results_dir / STAGING
     if not root.is_dir():
         return

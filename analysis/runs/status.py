@@ -9,6 +9,7 @@ logs, or the local worker's pid). The states and what to do about each: ``docs/c
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,7 @@ STATUS_COLUMNS = ["job", "model", "tasks", "state", "executor", "slurm_id", "det
 
 def plan_status(plan: Plan, *, queue: dict[str, tuple[str, str]] | None = None) -> list[JobStatus]:
     """The state of every job of ``plan``, in plan order (``queue``: SLURM's, read when None)."""
-    last: dict[str, dict[str, Any]] = {}
-    for entry in read_submissions(plan):
-        for job_id in entry.get("jobs", {}):
-            last[job_id] = entry
+    last = {job_id: entry for entry in read_submissions(plan) for job_id in entry.get("jobs", {})}
     if queue is None:
         queue = slurm_queue() if any(e["executor"] == "slurm" for e in last.values()) else {}
     return [
@@ -178,10 +176,7 @@ def status_table(statuses: Sequence[JobStatus]) -> pd.DataFrame:
 
 def state_counts(statuses: Sequence[JobStatus]) -> dict[str, int]:
     """How many jobs are in each state (every state listed, zeros included)."""
-    counts = dict.fromkeys(STATES, 0)
-    for status in statuses:
-        counts[status.state] += 1
-    return counts
+    return dict.fromkeys(STATES, 0) | Counter(status.state for status in statuses)
 
 
 def result_rows(plan: Plan) -> pd.DataFrame:

@@ -64,13 +64,8 @@ def local_job_status(traces: JobTraces) -> JobStatus:
         if record.get("host") != here or pid_alive(int(record["pid"]), record.get("pid_start")):
             detail = f"pid {record['pid']} on {record.get('host')}"
             return JobStatus(**base, state="running", detail=detail, executor="local")
-        return failed(
-            base,
-            "local",
-            None,
-            f"worker pid {record['pid']} on {record.get('host')} died before finishing",
-            None,
-        )
+        died = f"worker pid {record['pid']} on {record.get('host')} died before finishing"
+        return failed(base, "local", None, died, None)
     # a "done" record with incomplete results: files were removed since
     return results_missing(base, "local")
 
@@ -259,19 +254,13 @@ def _local_worker(
 
 
 def _quiet_worker(verbose: bool) -> None:
-    """Inside a worker: no progress bars, and the known harmless warnings hidden.
+    """No progress bars in a worker (the parent shows one), harmless warnings hidden."""
+    import datasets
 
-    The parent shows one bar over jobs (a worker of a Jupyter kernel cannot draw widgets);
-    with ``verbose`` every warning shows (``--verbose``).
-    """
     from ...core.quiet import filter_harmless_warnings, quiet_command_line
 
     filter_harmless_warnings()
     quiet_command_line(verbose=verbose)
-    try:
-        import datasets
-    except ImportError:  # pragma: no cover - mteb requires datasets
-        return
     datasets.disable_progress_bars()
 
 

@@ -45,8 +45,4 @@ def read_submissions(plan: Plan) -> list[dict[str, Any]]:
 
 def last_submission(entries: list[dict[str, Any]], job_id: str) -> dict[str, Any] | None:
     """The latest of ``entries`` that submitted ``job_id``, or None."""
-    found = None
-    for entry in entries:
-        if job_id in entry.get("jobs", {}):
-            found = entry
-    return found
+    return next((entry for entry in reversed(entries) if job_id in entry.get("jobs", {})), None)
