@@ -240,13 +240,12 @@ def fast_reader_in_step() -> bool:
         digests = result_reader_digests()
         changed = [name for name, want in RESULT_READER_SOURCES.items() if digests[name] != want]
         if changed:
-            import mteb
-
             _warn_once(
                 _reader_notes,
-                f"mteb {mteb.__version__} changed {', '.join(changed)}: results are read with "
-                f"mteb's own (slower) reader; the fast one was proven equal for mteb "
-                f"{RESULT_READER_MTEB} (see analysis.core.compat.RESULT_READER_SOURCES).",
+                "mteb",
+                changed,
+                "results are read with mteb's own (slower) reader; the fast one was proven equal "
+                f"for mteb {RESULT_READER_MTEB} (see analysis.core.compat.RESULT_READER_SOURCES).",
             )
         _reader_state.append(not changed)
     return _reader_state[0]
@@ -603,7 +602,14 @@ def _patch_classification() -> None:
         CLASSIFICATION_FIX_SOURCES,
     )
     if changed:
-        _note_classification_fix_off(changed)
+        _warn_once(
+            _classification_notes,
+            "mteb",
+            changed,
+            f"the classification speed-up written for mteb {CLASSIFICATION_FIX_MTEB} is off "
+            "(scores are mteb's either way; remove analysis.core.compat.speed_up_classification "
+            "if mteb now reads labels at once).",
+        )
         return
     replacements = _classification_replacements({n: f for n, (_, _, f) in originals.items()})
     for name, (owner, attr, _) in originals.items():
@@ -646,10 +652,7 @@ def _classification_targets() -> dict[str, tuple[Any, str]]:
 
 
 def _changed_sources(functions: Mapping[str, Any], recorded: Mapping[str, str]) -> list[str]:
-    """The names whose function's source digest is not the one ``recorded`` for it.
-
-    How every patch here learns that the installed library changed code it relies on.
-    """
+    """The names whose function's source digest is not the one ``recorded`` (a changed library)."""
     return [
         name for name, function in functions.items() if _source_digest(function) != recorded[name]
     ]
@@ -667,25 +670,16 @@ def _source_digest(function: Any) -> str | None:
     return hashlib.sha256(source.encode()).hexdigest()[:16]
 
 
-def _note_classification_fix_off(changed: list[str]) -> None:
-    import mteb
-
-    _warn_once(
-        _classification_notes,
-        f"mteb {mteb.__version__} changed {', '.join(changed)}: the classification speed-up "
-        f"written for mteb {CLASSIFICATION_FIX_MTEB} is off (scores are mteb's either way; "
-        "remove analysis.core.compat.speed_up_classification if mteb now reads labels at once).",
-    )
-
-
-def _warn_once(notes: list[str], note: str) -> None:
-    """Log ``note`` as a warning unless ``notes`` (one list per fix) already holds one."""
+def _warn_once(notes: list[str], library: str, changed: list[str], consequence: str) -> None:
+    """Warn ``<library> <version> changed <names>: <consequence>`` unless ``notes`` holds one."""
+    import importlib
     import logging
 
     if notes:
         return
-    notes.append(note)
-    logging.getLogger(__name__).warning(note)
+    version = importlib.import_module(library).__version__
+    notes.append(f"{library} {version} changed {', '.join(changed)}: {consequence}")
+    logging.getLogger(__name__).warning(notes[0])
 
 
 def label_values(labels: Any) -> Any:
@@ -813,7 +807,13 @@ def float64_token_encoding() -> Iterator[bool]:
         FLOAT64_ENCODING_SOURCES,
     )
     if changed:
-        _note_float64_encoding_off(changed)
+        _warn_once(
+            _float64_notes,
+            "model2vec",
+            changed,
+            f"distilling in float32 (written for model2vec {FLOAT64_ENCODING_MODEL2VEC}); the "
+            "student's last bits may differ between CPUs.",
+        )
         yield False
         return
     original = inference._encode_mean_with_model
@@ -885,14 +885,3 @@ def token_embeddings_through(
         yield True
     finally:
         setattr(distillation, "create_embeddings", encode)  # noqa: B010
-
-
-def _note_float64_encoding_off(changed: list[str]) -> None:
-    import model2vec
-
-    _warn_once(
-        _float64_notes,
-        f"model2vec {model2vec.__version__} changed {', '.join(changed)}: distilling in "
-        f"float32 (written for model2vec {FLOAT64_ENCODING_MODEL2VEC}); the student's last "
-        "bits may differ between CPUs.",
-    )
