@@ -9,49 +9,22 @@ machine) and :mod:`.slurm` (one submitit job array per submission).
 interrupted or pending.
 """
 
-from ...core.errors import ExecutorError, JobFailedError, PlanMismatchError, SubmissionError
-from .base import (
-    EXECUTORS,
-    Executor,
-    JobOutcome,
-    Submitted,
-    check_executor,
-)
+from ...core.errors import ExecutorError, SubmissionError
+from .base import JobOutcome, check_executor
 from .factory import make_executor
 from .job import run_job
-from .local import LocalExecutor, LocalRun, run_local
-from .records import JOB_RECORDS, read_record, record_path, write_record
-from .slurm import (
-    ACTIVE_STATES,
-    SlurmExecutor,
-    SlurmOptions,
-    Submission,
-    slurm_queue,
-    slurm_worker,
-    submit_slurm,
-    wait_slurm,
-)
-from .submissions import SUBMISSIONS, log_submission, read_submissions
-from .worker import CLAIMS, claim, claims_dir, run_worker
+from .local import run_local
+from .records import read_record, write_record
+from .slurm import SlurmOptions, Submission, submit_slurm, wait_slurm
+from .submissions import log_submission, read_submissions
+from .worker import claim, claims_dir, run_worker
 
 __all__ = [
-    "ACTIVE_STATES",
-    "CLAIMS",
-    "EXECUTORS",
-    "JOB_RECORDS",
-    "SUBMISSIONS",
-    "Executor",
     "ExecutorError",
-    "JobFailedError",
     "JobOutcome",
-    "LocalExecutor",
-    "LocalRun",
-    "PlanMismatchError",
-    "SlurmExecutor",
     "SlurmOptions",
     "Submission",
     "SubmissionError",
-    "Submitted",
     "check_executor",
     "claim",
     "claims_dir",
@@ -59,12 +32,9 @@ __all__ = [
     "make_executor",
     "read_record",
     "read_submissions",
-    "record_path",
     "run_job",
     "run_local",
     "run_worker",
-    "slurm_queue",
-    "slurm_worker",
     "submit_slurm",
     "wait_slurm",
     "write_record",
