@@ -16,7 +16,7 @@ import json
 import math
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +35,8 @@ _DTYPE_BYTES = {
 }  # fmt: skip
 _FLOAT_DTYPES = frozenset({"F64", "F32", "F16", "BF16", "F8_E4M3", "F8_E5M2"})
 _WEIGHT_OR_CONFIG = frozenset({".safetensors", ".bin", ".json", ".npy", ".onnx"})
+#: Records a field: ``put(name, value, where it was read from)``.
+Put = Callable[[str, Any, str], None]
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,10 @@ def derive(folder: str | Path) -> FolderFacts:
     config = read_json(folder / "config.json")
     card = card_data(folder)
     facts = FolderFacts(folder, kind)
-    put = facts.fields.__setitem__
+
+    def put(name: str, value: Any, source: str) -> None:
+        facts.fields[name] = Derived(value, source)
+
     _weights(folder, kind, config, put)
     _dimensions(folder, kind, config, put)
     _languages(folder, config, card, put)
@@ -129,55 +134,49 @@ def derive(folder: str | Path) -> FolderFacts:
     _software(folder, kind, put)
     base = _base_model(config, card)
     if base is not None:
-        put("adapted_from", base)
+        put("adapted_from", base.value, base.source)
     if card.get("license"):
         note = " (model2vec's card template fills in 'mit')" if kind == "model2vec" else ""
         facts.hints["license"] = f"README.md front matter says {card['license']!r}{note}"
     return facts
 
 
-def _weights(folder: Path, kind: str, config: dict[str, Any], put: Any) -> None:
+def _weights(folder: Path, kind: str, config: dict[str, Any], put: Put) -> None:
     tensors = list(safetensors_tensors(folder))
     if not tensors:
         return
     source = "the safetensors headers"
     params = sum(math.prod(shape) for _, dtype, shape in tensors if dtype in _FLOAT_DTYPES)
     nbytes = sum(math.prod(shape) * _DTYPE_BYTES.get(dtype, 4) for _, dtype, shape in tensors)
-    put("n_parameters", Derived(int(params), f"{source} (floating-point tensors)"))
-    put("memory_usage_mb", Derived(round(nbytes / _MB), f"{source} (bytes by dtype, as mteb)"))
+    put("n_parameters", int(params), f"{source} (floating-point tensors)")
+    put("memory_usage_mb", round(nbytes / _MB), f"{source} (bytes by dtype, as mteb)")
     if kind == "model2vec":
         embedding = [math.prod(s) for n, _, s in tensors if n.endswith(":embeddings")]
         if embedding:
-            put("n_embedding_parameters", Derived(int(embedding[0]), "the embeddings tensor"))
+            put("n_embedding_parameters", int(embedding[0]), "the embeddings tensor")
         return
     vocab, hidden = config.get("vocab_size"), config.get("hidden_size") or config.get("hidden_dim")
     if vocab and hidden:
-        put(
-            "n_embedding_parameters",
-            Derived(int(vocab * hidden), "config.json vocab_size x hidden_size"),
-        )
+        put("n_embedding_parameters", int(vocab * hidden), "config.json vocab_size x hidden_size")
 
 
-def _dimensions(folder: Path, kind: str, config: dict[str, Any], put: Any) -> None:
+def _dimensions(folder: Path, kind: str, config: dict[str, Any], put: Put) -> None:
     if kind == "model2vec":
         shapes = [s for n, _, s in safetensors_tensors(folder) if n.endswith(":embeddings")]
         if shapes:
-            put("embed_dim", Derived(int(shapes[0][-1]), "the embeddings tensor's width"))
+            put("embed_dim", int(shapes[0][-1]), "the embeddings tensor's width")
         elif config.get("hidden_dim"):
-            put("embed_dim", Derived(int(config["hidden_dim"]), "config.json hidden_dim"))
-        put(
-            "max_tokens",
-            Derived(float("inf"), "the model type (a static model has no token limit)"),
-        )
+            put("embed_dim", int(config["hidden_dim"]), "config.json hidden_dim")
+        put("max_tokens", float("inf"), "the model type (a static model has no token limit)")
         return
     dim = _st_output_dim(folder)
     if dim is not None:
-        put("embed_dim", dim)
+        put("embed_dim", dim.value, dim.source)
     elif config.get("hidden_size"):
-        put("embed_dim", Derived(int(config["hidden_size"]), "config.json hidden_size"))
+        put("embed_dim", int(config["hidden_size"]), "config.json hidden_size")
     limit = _max_tokens(folder, config)
     if limit is not None:
-        put("max_tokens", limit)
+        put("max_tokens", limit.value, limit.source)
 
 
 def _st_output_dim(folder: Path) -> Derived | None:
@@ -217,7 +216,7 @@ def _max_tokens(folder: Path, config: dict[str, Any]) -> Derived | None:
     return None
 
 
-def _languages(folder: Path, config: dict[str, Any], card: dict[str, Any], put: Any) -> None:
+def _languages(folder: Path, config: dict[str, Any], card: dict[str, Any], put: Put) -> None:
     candidates: list[tuple[Any, str]] = [
         (card.get("language"), "README.md front matter 'language'"),
         (config.get("language"), "config.json 'language'"),
@@ -230,16 +229,13 @@ def _languages(folder: Path, config: dict[str, Any], card: dict[str, Any], put: 
     for codes, source in candidates:
         languages = compat.hf_languages_to_mteb(codes) if codes else None
         if languages:
-            put("languages", Derived(sorted(languages), source))
+            put("languages", sorted(languages), source)
             return
     hub_base = _base_model(config, card)
     if hub_base is not None:
         registered = registered_meta(hub_base.value)
         if registered is not None and registered.languages:
-            put(
-                "languages",
-                Derived(list(registered.languages), f"mteb's entry of {hub_base.value}"),
-            )
+            put("languages", list(registered.languages), f"mteb's entry of {hub_base.value}")
 
 
 def _local_base_folder(config: dict[str, Any], card: dict[str, Any], folder: Path) -> Path | None:
@@ -251,11 +247,7 @@ def _local_base_folder(config: dict[str, Any], card: dict[str, Any], folder: Pat
 
 
 def _installed_folder(value: Any) -> Any:
-    """A config value with ``module:<package>`` resolved to the package's folder.
-
-    That is how a distilled student names its teacher; None if the package is not
-    installed, any other value as it is.
-    """
+    """A config value with ``module:<package>`` (a student's teacher) as its folder, or None."""
     if isinstance(value, str) and value.startswith(MODULE_PREFIX):
         try:
             return model_source(value)
@@ -277,27 +269,24 @@ def _base_model(config: dict[str, Any], card: dict[str, Any]) -> Derived | None:
     return None
 
 
-def _revision_and_date(folder: Path, put: Any) -> None:
+def _revision_and_date(folder: Path, put: Put) -> None:
     commit = gitrepo.folder_commit(folder)
     if commit:
-        put("revision", Derived(commit, "the folder's git HEAD"))
+        put("revision", commit, "the folder's git HEAD")
     elif folder.parent.name == "snapshots" and re.fullmatch("[0-9a-f]{40}", folder.name):
-        put("revision", Derived(folder.name, "the Hugging Face cache snapshot folder's name"))
+        put("revision", folder.name, "the Hugging Face cache snapshot folder's name")
     date = gitrepo.first_commit_date(folder)
     if date:
-        put("release_date", Derived(date, "the first commit of the folder's git history"))
+        put("release_date", date, "the first commit of the folder's git history")
         return
     files = [p for p in folder.rglob("*") if p.is_file() and p.suffix in _WEIGHT_OR_CONFIG]
     if files:
         newest = max(path.stat().st_mtime for path in files)
         day = datetime.fromtimestamp(newest, tz=UTC).date().isoformat()
-        put(
-            "release_date",
-            Derived(day, "the newest weight/config file's date (set the hub release date)"),
-        )
+        put("release_date", day, "the newest weight/config file's date (set the hub release date)")
 
 
-def _software(folder: Path, kind: str, put: Any) -> None:
+def _software(folder: Path, kind: str, put: Put) -> None:
     has_modules = (folder / "modules.json").is_file()
     frameworks = ["NumPy"] if kind == "model2vec" else ["Sentence Transformers", "PyTorch"]
     if kind == "model2vec" and has_modules:
@@ -310,16 +299,13 @@ def _software(folder: Path, kind: str, put: Any) -> None:
         frameworks.append("OpenVINO")
     if kind != "model2vec" and read_json(folder / "config.json").get("architectures"):
         frameworks.append("Transformers")
-    put("framework", Derived(frameworks, "the folder's files"))
+    put("framework", frameworks, "the folder's files")
     st_config = read_json(folder / "config_sentence_transformers.json")
     similarity = st_config.get("similarity_fn_name") or "cosine"
-    put(
-        "similarity_fn_name",
-        Derived(str(similarity), "config_sentence_transformers.json (default cosine)"),
-    )
+    put("similarity_fn_name", str(similarity), "config_sentence_transformers.json (default cosine)")
     prompts = st_config.get("prompts") or {}
     uses = any(str(v).strip() for v in prompts.values()) if isinstance(prompts, dict) else False
-    put("use_instructions", Derived(bool(uses), "config_sentence_transformers.json prompts"))
+    put("use_instructions", bool(uses), "config_sentence_transformers.json prompts")
     loader = "SentenceTransformerEncoderWrapper" if has_modules or kind != "model2vec" else None
     if loader:
-        put("loader", Derived(loader, "modules.json (sentence-transformers loads the folder)"))
+        put("loader", loader, "modules.json (sentence-transformers loads the folder)")

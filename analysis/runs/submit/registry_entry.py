@@ -59,80 +59,60 @@ def render_entry(name: str, revision: str | None, facts: FolderFacts, *, mteb_ve
     get = facts.fields.get
     lines: list[str] = []
 
+    def add(field: str, value: Any, comment: str = "") -> None:
+        lines.append(_line(field, value, comment))
+
     def derived(field: str, fallback: Any = None, todo: str = "") -> None:
         item: Derived | None = get(field)
         if item is None:
-            lines.append(_line(field, fallback, f"{TODO}: {todo}" if todo else "not derivable"))
+            add(field, fallback, f"{TODO}: {todo}" if todo else "not derivable")
         else:
-            lines.append(_line(field, item.value, f"from {item.source}"))
+            add(field, item.value, f"from {item.source}")
 
-    loader = get("loader")
-    lines.append(
-        _line("loader", _Raw("SentenceTransformerEncoderWrapper"), f"from {loader.source}")
-        if loader
-        else _line("loader", None, f"{TODO}: re-save the model so that it has modules.json")
-    )
-    lines.append(_line("name", name))
-    lines.append(_line("model_type", ["dense"]))
+    if loader := get("loader"):
+        add("loader", _Raw("SentenceTransformerEncoderWrapper"), f"from {loader.source}")
+    else:
+        add("loader", None, f"{TODO}: re-save the model so that it has modules.json")
+    add("name", name)
+    add("model_type", ["dense"])
     derived("languages", None, "ISO 639-3 + script codes, e.g. ['eng-Latn']")
-    lines.append(_line("open_weights", True, "the weights must be public on the hub"))
+    add("open_weights", True, "the weights must be public on the hub")
     if revision is not None:
-        lines.append(_line("revision", revision, "the hub commit the results were made with"))
+        add("revision", revision, "the hub commit the results were made with")
     else:
         derived("revision", None, "the 40-character commit SHA of the hub repository")
     derived("release_date", None, "YYYY-MM-DD the model was published")
-    for field in (
-        "n_parameters",
-        "n_embedding_parameters",
-        "memory_usage_mb",
-        "max_tokens",
-        "embed_dim",
-    ):
+    for field in "n_parameters n_embedding_parameters memory_usage_mb max_tokens embed_dim".split():
         derived(field)
     license_hint = facts.hints.get("license", "the card names no licence")
-    lines.append(
-        _line("license", None, f"{TODO}: the licence id, e.g. 'apache-2.0' ({license_hint})")
-    )
+    add("license", None, f"{TODO}: the licence id, e.g. 'apache-2.0' ({license_hint})")
     similarity = get("similarity_fn_name")
     enum = (similarity.value if similarity else "cosine").upper()
-    lines.append(
-        _line(
-            "similarity_fn_name",
-            _Raw(f"ScoringFunction.{enum}"),
-            f"from {similarity.source}" if similarity else "default",
-        )
-    )
+    source = f"from {similarity.source}" if similarity else "default"
+    add("similarity_fn_name", _Raw(f"ScoringFunction.{enum}"), source)
     derived("framework", [])
-    lines.append(_line("reference", f"https://huggingface.co/{name}"))
+    add("reference", f"https://huggingface.co/{name}")
     derived("use_instructions", False)
-    adapted = get("adapted_from")
-    lines.append(
-        _line("adapted_from", adapted.value, f"from {adapted.source}")
-        if adapted
-        else _line(
+    if adapted := get("adapted_from"):
+        add("adapted_from", adapted.value, f"from {adapted.source}")
+    else:
+        add(
             "adapted_from",
             None,
             "the hub id of the model it was distilled or fine-tuned from, if any",
         )
+    add("superseded_by", None)
+    add(
+        "training_datasets",
+        None,
+        f"{TODO}: set of mteb task names trained on; a distilled model lists its "
+        "teacher's (e.g. the teacher entry's training_datasets)",
     )
-    lines.append(_line("superseded_by", None))
-    lines.append(
-        _line(
-            "training_datasets",
-            None,
-            f"{TODO}: set of mteb task names trained on; a distilled model lists its "
-            "teacher's (e.g. the teacher entry's training_datasets)",
-        )
-    )
-    lines.append(
-        _line("public_training_code", None, f"{TODO}: URL of the training or distillation code")
-    )
-    lines.append(
-        _line(
-            "public_training_data",
-            None,
-            f"{TODO}: URL of the training data, or False if it is not public",
-        )
+    add("public_training_code", None, f"{TODO}: URL of the training or distillation code")
+    add(
+        "public_training_data",
+        None,
+        f"{TODO}: URL of the training data, or False if it is not public",
     )
 
     uses_np = any("np.inf" in line for line in lines)
