@@ -30,12 +30,7 @@ _FILE_MODE = 0o666 & ~_read_umask()
 
 @contextlib.contextmanager
 def _atomic_target(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
-    """Yield a temp path beside ``path``; on success it replaces ``path``, on error it is removed.
-
-    A reader never sees a half-written file, and an interrupted write leaves the old
-    file (or none) in place. ``suffix`` keeps writers that infer the format from the
-    extension (matplotlib) working.
-    """
+    """A temp path beside ``path`` (``suffix`` for matplotlib): replaces it, or removed on error."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     os.close(fd)

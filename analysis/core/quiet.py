@@ -28,16 +28,6 @@ HARMLESS_WARNINGS: tuple[dict[str, Any], ...] = (
     {"category": Warning, "message": r"IProgress not found"},
 )
 
-#: Also hidden on the command line (``static-rteb run``, ``distill``) unless ``--verbose``,
-#: as ``(module, class name)``:
-#: - scikit-learn's ``UndefinedMetricWarning`` ("Precision is ill-defined ... set to 0.0"):
-#:   a class without predictions in one of mteb's classification metrics. mteb scores it
-#:   as 0 by its own definition, the same way for the leaderboard's runs, and the score is
-#:   in the result file; a terminal full of these hides the one line that matters.
-COMMAND_LINE_WARNINGS: tuple[tuple[str, str], ...] = (
-    ("sklearn.exceptions", "UndefinedMetricWarning"),
-)
-
 
 class _HarmlessLogRecords(logging.Filter):
     """Drops two log messages that only repeat what is known and harmless.
@@ -73,30 +63,27 @@ def filter_harmless_warnings() -> None:
 
 
 def quiet_command_line(*, verbose: bool = False) -> None:
-    """What a command-line run shows: the harmless filters, plus :data:`COMMAND_LINE_WARNINGS`.
+    """What a command-line run shows: the harmless filters, and no library progress bars.
 
-    Also switches off the Hugging Face libraries' own progress bars (weights loading,
-    dataset preparation): a run shows its one bar over evaluations or jobs.
+    Also hidden unless ``verbose``: scikit-learn's ``UndefinedMetricWarning`` ("Precision is
+    ill-defined ... set to 0.0"), a class without predictions in one of mteb's
+    classification metrics; mteb scores it 0 by its own definition, as for the
+    leaderboard's runs, and a terminal full of these hides the one line that matters. The
+    Hugging Face libraries' own bars (weights loading, dataset preparation) are switched
+    off: a run shows its one bar over evaluations or jobs.
     """
     if verbose:
         return
+    import datasets
+    import huggingface_hub.utils
+    import transformers.utils.logging
+    from sklearn.exceptions import UndefinedMetricWarning
+
     filter_harmless_warnings()
-    for module_name, class_name in COMMAND_LINE_WARNINGS:
-        try:
-            category = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError):  # not installed, or renamed: nothing to hide
-            continue
-        warnings.filterwarnings("ignore", category=category)
-    for module_name in ("transformers.utils.logging", "huggingface_hub.utils", "datasets"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:  # pragma: no cover - all three come with mteb
-            continue
-        disable = getattr(module, "disable_progress_bars", None) or getattr(
-            module, "disable_progress_bar", None
-        )
-        if disable is not None:
-            disable()
+    warnings.filterwarnings("ignore", category=UndefinedMetricWarning)
+    transformers.utils.logging.disable_progress_bar()
+    huggingface_hub.utils.disable_progress_bars()
+    datasets.disable_progress_bars()
 
 
 @contextlib.contextmanager

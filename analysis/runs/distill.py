@@ -166,11 +166,7 @@ def distill_model(
 
 
 def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | None) -> Any:
-    """model2vec's ``distill`` (same loading, same defaults) with the teacher in float64.
-
-    Inside :func:`analysis.core.compat.float64_token_encoding`, the token embeddings, the
-    PCA and the SIF weighting are then float64 up to model2vec's final float16.
-    """
+    """model2vec's ``distill`` (same loading and defaults) with the teacher in float64."""
     from model2vec.distill import distill_from_model
     from transformers import AutoModel, AutoTokenizer
 
@@ -185,12 +181,7 @@ def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | Non
 
 
 def _teacher_name(teacher: str | Path, source: str) -> str:
-    """The teacher as the student's ``config.json`` names it (``tokenizer_name``).
-
-    A package's model folder as ``module:<package>``, whether given so or by its folder
-    (model2vec would write the folder, a path of this machine's environment); a hub id or
-    another folder as loaded.
-    """
+    """The student's ``tokenizer_name``: ``module:<pkg>`` for a package's folder, else as given."""
     text = str(teacher)
     if text.startswith(MODULE_PREFIX):
         return text
@@ -198,11 +189,9 @@ def _teacher_name(teacher: str | Path, source: str) -> str:
     for i, part in enumerate(parts[:-1]):
         if part in ("site-packages", "dist-packages"):
             candidate = MODULE_PREFIX + parts[i + 1]
-            try:
+            with contextlib.suppress(ModelLoadError):
                 if Path(model_source(candidate)).resolve() == Path(source).resolve():
                     return candidate
-            except ModelLoadError:
-                pass
     return source
 
 

@@ -81,12 +81,8 @@ def _read(path: Path, n_tokens: int) -> np.ndarray | None:
         logger.warning("Ignoring damaged token embeddings %s (encoded again): %s", path, err)
         return None
     if array.ndim != 2 or array.shape[0] != n_tokens or array.dtype.kind != "f":
-        logger.warning(
-            "Ignoring token embeddings %s of shape %s for %d tokens (encoded again)",
-            path,
-            array.shape,
-            n_tokens,
-        )
+        what = f"{path} of shape {array.shape} for {n_tokens} tokens"
+        logger.warning("Ignoring token embeddings %s (encoded again)", what)
         return None
     return array
 
