@@ -86,12 +86,6 @@ def changed_files(checkout: str | Path, base: str, *, include_deleted: bool = Fa
     return sorted(line.strip() for line in done.stdout.splitlines() if line.strip())
 
 
-def show_at(checkout: str | Path, ref: str, path: str) -> str | None:
-    """The text of ``path`` at ``ref``, or None when it does not exist there."""
-    done = git(checkout, "show", f"{ref}:{path}", check=False)
-    return done.stdout if done.returncode == 0 else None
-
-
 def current_branch(checkout: str | Path) -> str:
     """The checked-out branch (``HEAD`` when detached)."""
     return git(checkout, "rev-parse", "--abbrev-ref", "HEAD").stdout.strip()

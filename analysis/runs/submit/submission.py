@@ -14,7 +14,6 @@ pull request are mteb's. The steps and their messages: ``docs/submission.md``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -139,12 +138,6 @@ def submit(
     )  # fmt: skip
 
 
-@functools.cache
-def registered_names() -> frozenset[str]:
-    """The model names mteb implements (``mteb.get_model_metas()``, as the repository reads)."""
-    return compat.registered_model_names()
-
-
 def registered_revision(name: str) -> str | None:
     """The revision mteb registers for ``name`` (no hub access), or None when unknown."""
     meta = compat.registered_meta(name)
@@ -154,15 +147,9 @@ def registered_revision(name: str) -> str | None:
 def _unchecked(root: Path, before: str, overlay: dict[str, Path]) -> tuple[str, ...]:
     """Files mteb's commit changed that differ from the ones the pre-flight checked."""
     committed = set(gitrepo.changed_files(root, before, include_deleted=True))
-    return tuple(
-        sorted(
-            rel
-            for rel in committed | set(overlay)
-            if rel not in overlay
-            or rel not in committed
-            or (root / rel).read_bytes() != overlay[rel].read_bytes()
-        )
-    )
+    both = committed & set(overlay)
+    differ = {rel for rel in both if (root / rel).read_bytes() != overlay[rel].read_bytes()}
+    return tuple(sorted((committed ^ set(overlay)) | differ))
 
 
 def _prepare(
@@ -180,7 +167,7 @@ def _prepare(
     runs, picked = refile.select_runs(refile.read_runs(results), model)
     folder = _model_dir(model_dir, runs)
     facts = derive(folder) if folder is not None else None
-    if model not in registered_names():
+    if model not in compat.registered_model_names():  # mteb.get_model_metas()' names
         raise _refuse(model, revision, facts, out_dir, picked)
     plan = refile.plan_runs(
         runs,
