@@ -420,11 +420,9 @@ def _from_folder(
 
 
 def _built(meta: ModelMeta, source: str | None, *, device: str | None) -> EncoderProtocol:
-    """The model as mteb's ``ModelMeta.load_model`` builds it, its loader given ``source``.
+    """The model as ``ModelMeta.load_model`` builds it, loaded from ``source`` when given.
 
-    ``source`` (a local folder) replaces the model's name as the loader's first argument
-    only; the metadata keeps the name. An unregistered model's embedding size (and, for a
-    static model, parameter count) is read from the loaded model.
+    The metadata keeps its name; an unregistered model's sizes are read from the model.
     """
     loading = meta if source is None else meta.model_copy(update={"name": source})
     model = cast("Any", loading.load_model(device=device))
@@ -477,17 +475,8 @@ def _hub_snapshot(model_id: str, revision: str | None) -> Path:
 #: Names of the network error classes of httpx, requests and urllib3 (matched by name so
 #: this module needs none of them imported).
 _NETWORK_ERRORS = frozenset(
-    {
-        "ConnectError",
-        "ConnectTimeout",
-        "ConnectionError",
-        "MaxRetryError",
-        "NameResolutionError",
-        "NetworkError",
-        "ProxyError",
-        "ReadTimeout",
-        "TimeoutException",
-    }
+    "ConnectError ConnectTimeout ConnectionError MaxRetryError NameResolutionError NetworkError "
+    "ProxyError ReadTimeout TimeoutException".split()
 )
 #: huggingface_hub errors that mean "the hub answered: no such model (or no access)".
 _HUB_ANSWERED = frozenset(

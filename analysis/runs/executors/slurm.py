@@ -193,12 +193,8 @@ def _untaken_status(
         error, trace = _worker_error(plan, worker, queue)
         if error:
             return failed(base, "slurm", None, f"no SLURM worker ran it; {worker}: {error}", trace)
-    return JobStatus(
-        **base,
-        state="pending",
-        detail="not run: the SLURM workers stopped before it; run the plan again",
-        executor="slurm",
-    )
+    detail = "not run: the SLURM workers stopped before it; run the plan again"
+    return JobStatus(**base, state="pending", detail=detail, executor="slurm")
 
 
 def _worker_error(
@@ -359,12 +355,8 @@ def slurm_queue() -> dict[str, tuple[str, str]]:
     except (subprocess.SubprocessError, OSError) as err:
         logger.warning("squeue failed (%s); SLURM states are unknown.", err)
         return {}
-    queue = {}
-    for line in out.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) == 3:
-            queue[parts[0]] = (parts[1], parts[2])
-    return queue
+    rows = [line.strip().split("|") for line in out.splitlines()]
+    return {row[0]: (row[1], row[2]) for row in rows if len(row) == 3}
 
 
 def wait_slurm(
