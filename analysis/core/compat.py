@@ -498,17 +498,6 @@ def checkout_result_cache(cache_path: str | Path) -> Any:
 
 
 # --------------------------------------------------------------------------- classification
-#
-# Remove when mteb fixes it: mteb 2.26 hands a classification task's labels to
-# scikit-learn as a ``datasets`` Column (``dataset["label"]``). A Column is a lazy view;
-# numpy reads it one row at a time through the dataset's formatter, and scikit-learn's
-# metrics convert y_test again in every check (about 20 conversions per experiment, 10
-# experiments): most of a static model's time on a classification task. The fix reads
-# each label column once (``column[:]``, one Arrow read, the values the Column yields)
-# and hands numpy arrays on. The text loader of every single-column text task had the
-# same pattern (``Dataset.from_dict`` of a Column); its texts are read once too. Scores
-# are identical (tests/core/test_compat.py compares every split, subset and metric on 20
-# intents of Banking77Classification, and on the pair classification fixture).
 
 #: The mteb the classification fix was written for (pyproject.toml pins it).
 CLASSIFICATION_FIX_MTEB = "2.26.24"
@@ -534,6 +523,12 @@ _classification_users = 0
 @contextlib.contextmanager
 def speed_up_classification() -> Iterator[bool]:
     """Make mteb's classification evaluation read each label column once, while the block runs.
+
+    mteb 2.26 hands a task's labels to scikit-learn as a lazy ``datasets`` Column, which numpy
+    reads row by row, again in every metric's check (about 20 conversions per experiment, 10
+    experiments): most of a static model's time on a classification task. Scores are
+    identical (``tests/core/test_compat.py``: every split, subset and metric on 20 intents of
+    Banking77Classification, and on the pair classification fixture).
 
     Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__``
     by copies that read the labels as a list / numpy array, and wraps
