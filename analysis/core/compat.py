@@ -201,14 +201,10 @@ def legacy_task_type(task_name: str) -> str | None:
 
 # --------------------------------------------------------------------------- result files
 #
-# The loader's fast engine (analysis.results.fastparse, analysis.results.parsing) reads a
-# result file with orjson and skips ``TaskResult.from_disk`` when that would return the file
-# unchanged (:func:`stored_as_is`), and skips ``BenchmarkResults.join_revisions`` for a model
-# it would pass through unchanged (:func:`join_passes_through`). Both restate mteb's rules,
-# so both stand only while mteb's code is the code they were written for
-# (:data:`RESULT_READER_SOURCES`); otherwise :func:`fast_reader_in_step` is False and the
-# loader reads with mteb's own functions (slower, the same frames). Proven equal to mteb on
-# every file of the results snapshot by tests/results/test_fastparse.py.
+# The fast result reader (analysis.results.fastparse) skips ``TaskResult.from_disk`` and
+# ``BenchmarkResults.join_revisions`` where they change nothing (:func:`stored_as_is`,
+# :func:`join_passes_through`), only while :func:`fast_reader_in_step`; proven equal to mteb
+# on every file of the results snapshot by tests/results/test_fastparse.py.
 
 #: The mteb the fast reader was proven equal to (pyproject.toml pins it).
 RESULT_READER_MTEB = "2.26.24"

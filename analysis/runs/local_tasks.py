@@ -641,19 +641,12 @@ def _clustering_split(spec: LocalTaskSpec, task: AbsTask) -> dict[str, dict[str,
     label_column = str(task.label_column_name)  # type: ignore[attr-defined]
     if len({record["label"] for _, record in rows}) < 2:
         raise LocalTaskError(f"{path}: all texts have one label; clustering needs two or more.")
-    if isinstance(task, AbsTaskClusteringLegacy):
-        sets: dict[str, list[Record]] = {}
-        for _, record in rows:
-            sets.setdefault(str(record.get("set", 0)), []).append(record)
-        return {
-            spec.split: {
-                text_column: [[r["text"] for r in group] for group in sets.values()],
-                label_column: [[str(r["label"]) for r in group] for group in sets.values()],
-            }
-        }
-    return {
-        spec.split: {
-            text_column: [r["text"] for _, r in rows],
-            label_column: [str(r["label"]) for _, r in rows],
-        }
-    }
+    texts: list[Any] = [r["text"] for _, r in rows]
+    labels: list[Any] = [str(r["label"]) for _, r in rows]
+    if isinstance(task, AbsTaskClusteringLegacy):  # one list per set
+        sets: dict[str, list[int]] = {}
+        for i, (_, record) in enumerate(rows):
+            sets.setdefault(str(record.get("set", 0)), []).append(i)
+        texts = [[texts[i] for i in group] for group in sets.values()]
+        labels = [[labels[i] for i in group] for group in sets.values()]
+    return {spec.split: {text_column: texts, label_column: labels}}
