@@ -77,10 +77,12 @@ def quiet_command_line(*, verbose: bool = False) -> None:
     import datasets
     import huggingface_hub.utils
     import transformers.utils.logging
-    from sklearn.exceptions import UndefinedMetricWarning
 
     filter_harmless_warnings()
-    warnings.filterwarnings("ignore", category=UndefinedMetricWarning)
+    # by name, as before: scikit-learn comes with mteb and is not a declared dependency
+    with contextlib.suppress(ImportError, AttributeError):
+        category = importlib.import_module("sklearn.exceptions").UndefinedMetricWarning
+        warnings.filterwarnings("ignore", category=category)
     transformers.utils.logging.disable_progress_bar()
     huggingface_hub.utils.disable_progress_bars()
     datasets.disable_progress_bars()
