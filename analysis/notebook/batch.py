@@ -168,12 +168,7 @@ def results_parameters(results: str | None) -> dict[str, Any]:
 
 
 def _failing_cell(nb_path: Path) -> tuple[int | None, int | None, str | None, str | None]:
-    """Where an executed notebook failed: (code cell number, line, that line's code, error).
-
-    The cell is numbered among the source's code cells (papermill's injected parameters and
-    error banner are not counted). The line comes from the error's own traceback (IPython's
-    ``Cell In[n], line k``), so it names the statement that raised, not the cell's first line.
-    """
+    """Where an executed notebook failed: (code cell number, line, that line's code, error)."""
     import nbformat
 
     nb = nbformat.read(nb_path, as_version=4)
@@ -463,10 +458,7 @@ def _children() -> set[int]:
 
 
 def _stop_children(before: set[int], timeout: float = 2.0) -> None:
-    """Terminate the child processes started since ``before`` (the kernel), then kill them.
-
-    Those that were there before the batch (a caller's own workers) are left alone.
-    """
+    """Terminate the child processes started since ``before`` (the kernel), then kill them."""
     import psutil
 
     children = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]

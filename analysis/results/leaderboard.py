@@ -144,11 +144,7 @@ def _other_pins(spec: BenchmarkSpec, pin: str, options: dict[str, Any]) -> dict[
 def _warn_incomplete(
     boards: Sequence[Leaderboard], pins: Sequence[str | None], options: dict[str, Any]
 ) -> None:
-    """Warn for each benchmark on which fewer than a quarter of the models are complete.
-
-    The warning names the pin under which most models are complete, counted from the
-    loaded scores plus one load of the tasks (or task definitions) that pin adds.
-    """
+    """Warn for each benchmark on which fewer than a quarter of the models are complete."""
     pending: list[tuple[Leaderboard, str, dict[str, BenchmarkSpec]]] = []
     for board, pin in zip(boards, pins, strict=True):
         if board.summary.empty:  # no model has any task of it: nothing to complete

@@ -64,14 +64,7 @@ def borda_rank(
 
 
 def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """What mteb's Borda count sees, and the models its table ranks.
-
-    mteb's long table holds every entry of every result file of the benchmark's tasks, so
-    a task with some entries missing is ranked by the mean of the others (``missing``'s
-    ``partial_score``; NaN when it has none), and each model with such a file is in the
-    ranking. The table ranks the models with a complete score on some task (the rows of
-    its per-task pivot), and their number is the points' offset.
-    """
+    """What mteb's Borda count sees, and the models its table ranks."""
     partial = missing.loc[
         missing["reason"].str.startswith("missing "), ["model", "task", "partial_score"]
     ]

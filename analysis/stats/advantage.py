@@ -436,17 +436,7 @@ def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
 def _model_variance(
     a: np.ndarray, se2: np.ndarray, c: np.ndarray, kind: str
 ) -> tuple[float, float]:
-    """The model-sampling part of Var(sum c A) and its degrees of freedom.
-
-    The spread of the true advantages around the fit (a line on the ranks, or the two
-    group means) is the residual variance minus the task noise each estimate carries
-    (``se2``), floored at 0, pooled over all the models: estimated within each group
-    separately, from 8 models, it was measured too small too often
-    (``benchmarks/results/goodhart_validation.md``). Its degrees of freedom are
-    Satterthwaite's for that difference, ``(n - 2) * (tau2 / (tau2 + mean se2))**2``
-    (the residual variance has ``n - 2``; the task noise subtracted from it adds its
-    own uncertainty), not ``n - 2``, which was measured liberal for a ranked predictor.
-    """
+    """The model-sampling part of Var(sum c A) and its degrees of freedom."""
     if kind == "groups":
         fitted = np.where(c > 0, a[c > 0].mean(), a[c < 0].mean())
     else:
@@ -612,10 +602,7 @@ def advantage_predictors(
 
 
 def _differences(y: np.ndarray, flags: np.ndarray) -> np.ndarray:
-    """Per model: mean of ``y`` over its flagged tasks minus over the others (NaN if none).
-
-    ``y`` (tasks, K); ``flags`` (..., tasks, K) booleans. Returns (..., K).
-    """
+    """Per model: mean of ``y`` over its flagged tasks minus over the others (NaN if none)."""
     on = flags.sum(axis=-2)
     off = flags.shape[-2] - on
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -632,13 +619,7 @@ def _relabelled(
     gen: Any,
     strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The statistic and the overlap term under ``n`` random reassignments of the patterns.
-
-    ``strata`` (integer codes, one per model): patterns move only between models of the
-    same stratum. Returns (A*, G*): the mean difference of ``y`` and of ``f`` (the
-    models' own flags as numbers) under each reassignment, so that the shifted
-    statistic is ``A* - delta G*``.
-    """
+    """The statistic and the overlap term under ``n`` random reassignments of the patterns."""
     k = patterns.shape[1]
     codes = np.zeros(k) if strata is None else strata.astype(float)
     canonical = np.argsort(codes, kind="stable")  # the models, stratum by stratum

@@ -226,11 +226,7 @@ class ComparisonReport(StatsResult):
 
 
 def _decisions(ranks: RankIntervalsResult) -> pd.DataFrame:
-    """Models x models: True where the row model is significantly better (step-down max-T).
-
-    The decisions behind the rank intervals: adjusted p-value at most ``alpha`` and the
-    row model's aggregate higher.
-    """
+    """Models x models: True where the row model is significantly better (step-down max-T)."""
     order = list(ranks.table.index)
     p = ranks.pvalues.loc[order, order].to_numpy()
     value = ranks.table["score"].to_numpy()

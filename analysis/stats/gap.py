@@ -30,11 +30,7 @@ _REFERENCES = ("mean", "median")
 
 
 def _median_partners(gaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each model j, the model(s) whose gap is the median of the others' gaps.
-
-    ``gaps`` is (..., K). Returns two (..., K) index arrays (the same model twice when
-    the K - 1 others are odd in number, else the two middle ones).
-    """
+    """For each model j, the model(s) whose gap is the median of the others' gaps."""
     k = gaps.shape[-1]
     order = np.argsort(gaps, axis=-1, kind="stable")
     position = np.argsort(order, axis=-1, kind="stable")  # sorted position of each model

@@ -161,12 +161,7 @@ class PairwiseResult(StatsResult):
 def _maxt_intervals(
     D: np.ndarray, sizes: np.ndarray | None, crit: float, scale: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """{delta : r(d - sizes * delta) <= crit} per pair (``crit`` on the squared scale r).
-
-    Without clusters: mean +- sqrt(crit * v / (1 - crit)), v = mean squared deviation.
-    With clusters the set is the solution of a quadratic inequality in delta (see the
-    comment). Pairs constant within rounding get the point interval at their mean.
-    """
+    """{delta : r(d - sizes * delta) <= crit} per pair (``crit`` on the squared scale r)."""
     g, k = D.shape
     w = np.ones(g) if sizes is None else sizes
     n_tasks = w.sum()
