@@ -53,14 +53,12 @@ def _check_choice(value: _Choice, name: str, choices: Sequence[str]) -> _Choice:
 
 
 def _check_rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, bool):
-        raise ValueError(f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}")
     try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}"
-        ) from exc
+        if not isinstance(rng, bool):
+            return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        pass
+    raise ValueError(f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}")
 
 
 def _as_vector(values: Any, name: str) -> np.ndarray:

@@ -53,7 +53,7 @@ from ._checks import (
 from ._maxt import single_step
 from ._resampling import sign_patterns
 from ._results import ConfidenceInterval, StatsResult
-from .contrast import welch
+from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
 
@@ -67,20 +67,6 @@ _ADJUSTMENTS = ("holm", "bonferroni", "none")
 def _relative(x: np.ndarray) -> np.ndarray:
     """Each model's scores minus the mean of the other models on the same task."""
     return x - _reference(x, None)
-
-
-def _welch_parts(y_pub: np.ndarray, y_priv: np.ndarray, level: float) -> dict[str, np.ndarray]:
-    """Welch's statistics of mean_public - mean_private per column (tasks on axis -2)."""
-    n1, n2 = y_pub.shape[-2], y_priv.shape[-2]
-    return welch(
-        y_pub.mean(axis=-2),
-        y_pub.var(axis=-2, ddof=1),
-        n1,
-        y_priv.mean(axis=-2),
-        y_priv.var(axis=-2, ddof=1),
-        n2,
-        level,
-    )
 
 
 def flip_max_t(

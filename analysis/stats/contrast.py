@@ -106,6 +106,14 @@ def welch(
     }
 
 
+def _welch_parts(a: np.ndarray, b: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """:func:`welch` of mean(a) - mean(b) per column (samples on axis -2)."""
+    (m_a, v_a, n_a), (m_b, v_b, n_b) = (
+        (x.mean(axis=-2), x.var(axis=-2, ddof=1), x.shape[-2]) for x in (a, b)
+    )
+    return welch(m_a, v_a, n_a, m_b, v_b, n_b, level)
+
+
 def group_contrast(
     values: Any,
     groups: Any,
