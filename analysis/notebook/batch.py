@@ -34,9 +34,7 @@ import yaml
 from ..core.errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from ..core.interrupt import signal_of, stop_on_signals
 from ..core.paths import repo_root
-from .flags import (
-    parameters_from_flags,
-)
+from .flags import parameters_from_flags
 from .params import declared_parameters
 
 #: Profile keys that are not notebook names.
@@ -117,11 +115,9 @@ def load_profile(profile: str, root: Path) -> Profile:
     bad = sorted(k for k, v in data.items() if not isinstance(v, dict))
     if bad:
         raise BatchError(f"{path}: {bad} must map to parameter mappings (name: value).")
-    return Profile(path, data, tuple(_stem(n) for n in selection) if selection else None)
-
-
-def _stem(name: str) -> str:
-    return name[:-3] if name.endswith(".py") else name
+    return Profile(
+        path, data, tuple(n.removesuffix(".py") for n in selection) if selection else None
+    )
 
 
 def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path]:
@@ -133,7 +129,7 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
     sources = sorted((root / "notebooks").glob("*.py"))
     if only:
         names = {p.stem for p in sources}
-        wanted = {_stem(n) for n in only}
+        wanted = {n.removesuffix(".py") for n in only}
         unknown = sorted(wanted - names)
         if unknown:
             raise BatchError(
@@ -143,7 +139,7 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
                 + f". Available: {sorted(names)}."
             )
         by_name = {p.stem: p for p in sources}
-        sources = [by_name[name] for name in dict.fromkeys(_stem(n) for n in only)]
+        sources = [by_name[name] for name in dict.fromkeys(n.removesuffix(".py") for n in only)]
     return sources
 
 

@@ -16,7 +16,6 @@ Every parameter goes into every table header; the results folder is resolved by
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,10 +46,8 @@ from .style import apply_style
 
 def _kernel_shell() -> Any | None:
     """The IPython shell when running inside a Jupyter kernel (lab or papermill), else None."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipykernel
-        return None
+    from IPython import get_ipython
+
     shell = get_ipython()
     return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
 
@@ -250,12 +247,7 @@ class NotebookContext:
 
 def _caller_globals(depth: int) -> dict[str, Any]:
     """The globals of the frame ``depth`` levels above the caller: the kernel's, in a notebook."""
-    frame = inspect.currentframe()
-    for _ in range(depth + 1):
-        frame = frame.f_back if frame is not None else None
-    if frame is None:  # pragma: no cover - only without frame support
-        return dict(sys.modules["__main__"].__dict__)
-    return frame.f_globals
+    return sys._getframe(depth + 1).f_globals
 
 
 def setup(
