@@ -30,13 +30,7 @@ from ..core.errors import (
 from ..core.paths import default_cache_dir
 from . import assemble
 from .folder import ResultsFolders
-from .parse_cache import (
-    KEPT_FIRST,
-    Entry,
-    cache_key,
-    read_cache,
-    write_cache,
-)
+from .parse_cache import KEPT_FIRST, Entry, cache_key, read_cache, write_cache
 from .parsing import ENGINES, Engine
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
 from .summary import (

@@ -16,12 +16,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..core.errors import (
-    DroppedModelsWarning,
-    LabelMismatchError,
-    UnknownModelError,
-    check_names,
-)
+from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError, check_names
 
 RngLike = int | np.random.Generator | None
 Alternative = Literal["two-sided", "greater", "less"]
