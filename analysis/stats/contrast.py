@@ -54,24 +54,10 @@ class GroupContrastResult(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the groups, the difference, its interval and p-value."""
-        return pd.DataFrame(
-            [
-                {
-                    "n_a": self.n_a,
-                    "n_b": self.n_b,
-                    "mean_a": self.mean_a,
-                    "mean_b": self.mean_b,
-                    "sd_a": self.sd_a,
-                    "sd_b": self.sd_b,
-                    "difference": self.statistic,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "t": self.t_statistic,
-                    "df": self.df,
-                    "pvalue": self.pvalue,
-                    "caveat": self.caveat,
-                }
-            ]
+        return self._one_row(
+            "n_a n_b mean_a mean_b sd_a sd_b difference=statistic "
+            "ci_low=confidence_interval.low ci_high=confidence_interval.high t=t_statistic "
+            "df pvalue caveat"
         )
 
 

@@ -74,20 +74,10 @@ class PairedTestResult(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the estimate, interval, p-values and effect size."""
-        return pd.DataFrame(
-            [
-                {
-                    "difference": self.statistic,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "pvalue": self.pvalue,
-                    "ttest_pvalue": self.ttest_pvalue,
-                    "d_z": self.effect_size,
-                    "n": self.n,
-                    "n_units": self.n_units,
-                    "min_pvalue": self.min_pvalue,
-                }
-            ]
+        return self._one_row(
+            "difference=statistic ci_low=confidence_interval.low "
+            "ci_high=confidence_interval.high pvalue ttest_pvalue d_z=effect_size n n_units "
+            "min_pvalue"
         )
 
 
