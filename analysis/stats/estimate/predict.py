@@ -99,24 +99,13 @@ class BenchmarkPrediction(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the headline numbers."""
-        return pd.DataFrame(
-            [
-                {
-                    "mean": self.mean,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "rank": self.rank,
-                    "rank_low": self.rank_low,
-                    "rank_high": self.rank_high,
-                    "n_tasks": len(self.tasks),
-                    "n_target_tasks": len(self.target_tasks),
-                    "n_reference": self.n_reference,
-                    "known_share": self.known_share,
-                    "extrapolating": self.extrapolating,
-                    "calibration": self.calibration,
-                }
-            ]
+        frame = self._one_row(
+            "mean ci_low=confidence_interval.low ci_high=confidence_interval.high rank rank_low "
+            "rank_high n_reference known_share extrapolating calibration"
         )
+        frame.insert(6, "n_tasks", len(self.tasks))
+        frame.insert(7, "n_target_tasks", len(self.target_tasks))
+        return frame
 
     def _summary_lines(self) -> list[str]:
         level = f"{self.confidence_level:.0%}"
