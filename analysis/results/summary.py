@@ -122,13 +122,8 @@ def summarize(
     # plain Python over the columns: per-model pandas indexing costs seconds at 400 models
     have_by_model: dict[str, dict[str, float]] = defaultdict(dict)
     revisions_by_model: dict[str, set[str]] = defaultdict(set)
-    for model, revision, task, score in zip(
-        scores["model"].tolist(),
-        scores["revision"].tolist(),
-        scores["task"].tolist(),
-        scores["main_score"].tolist(),
-        strict=True,
-    ):
+    columns = [scores[c].tolist() for c in ("model", "revision", "task", "main_score")]
+    for model, revision, task, score in zip(*columns, strict=True):
         have_by_model[model][task] = score
         revisions_by_model[model].add(str(revision))
     missing_revisions: dict[str, set[str]] = defaultdict(set)
