@@ -16,6 +16,7 @@ Every parameter goes into every table header; the results folder is resolved by
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -247,7 +248,12 @@ class NotebookContext:
 
 def _caller_globals(depth: int) -> dict[str, Any]:
     """The globals of the frame ``depth`` levels above the caller: the kernel's, in a notebook."""
-    return sys._getframe(depth + 1).f_globals
+    frame = inspect.currentframe()
+    for _ in range(depth + 1):
+        frame = frame.f_back if frame is not None else None
+    if frame is None:  # pragma: no cover - only without frame support
+        return dict(sys.modules["__main__"].__dict__)
+    return frame.f_globals
 
 
 def setup(
