@@ -34,9 +34,7 @@ import yaml
 from ..core.errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from ..core.interrupt import signal_of, stop_on_signals
 from ..core.paths import repo_root
-from .flags import (
-    parameters_from_flags,
-)
+from .flags import parameters_from_flags
 from .params import declared_parameters
 
 #: Profile keys that are not notebook names.
@@ -117,11 +115,9 @@ def load_profile(profile: str, root: Path) -> Profile:
     bad = sorted(k for k, v in data.items() if not isinstance(v, dict))
     if bad:
         raise BatchError(f"{path}: {bad} must map to parameter mappings (name: value).")
-    return Profile(path, data, tuple(_stem(n) for n in selection) if selection else None)
-
-
-def _stem(name: str) -> str:
-    return name[:-3] if name.endswith(".py") else name
+    return Profile(
+        path, data, tuple(n.removesuffix(".py") for n in selection) if selection else None
+    )
 
 
 def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path]:
@@ -133,7 +129,7 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
     sources = sorted((root / "notebooks").glob("*.py"))
     if only:
         names = {p.stem for p in sources}
-        wanted = {_stem(n) for n in only}
+        wanted = {n.removesuffix(".py") for n in only}
         unknown = sorted(wanted - names)
         if unknown:
             raise BatchError(
@@ -143,7 +139,7 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
                 + f". Available: {sorted(names)}."
             )
         by_name = {p.stem: p for p in sources}
-        sources = [by_name[name] for name in dict.fromkeys(_stem(n) for n in only)]
+        sources = [by_name[name] for name in dict.fromkeys(n.removesuffix(".py") for n in only)]
     return sources
 
 
@@ -168,12 +164,7 @@ def results_parameters(results: str | None) -> dict[str, Any]:
 
 
 def _failing_cell(nb_path: Path) -> tuple[int | None, int | None, str | None, str | None]:
-    """Where an executed notebook failed: (code cell number, line, that line's code, error).
-
-    The cell is numbered among the source's code cells (papermill's injected parameters and
-    error banner are not counted). The line comes from the error's own traceback (IPython's
-    ``Cell In[n], line k``), so it names the statement that raised, not the cell's first line.
-    """
+    """Where an executed notebook failed: (code cell number, line, that line's code, error)."""
     import nbformat
 
     nb = nbformat.read(nb_path, as_version=4)
@@ -463,10 +454,7 @@ def _children() -> set[int]:
 
 
 def _stop_children(before: set[int], timeout: float = 2.0) -> None:
-    """Terminate the child processes started since ``before`` (the kernel), then kill them.
-
-    Those that were there before the batch (a caller's own workers) are left alone.
-    """
+    """Terminate the child processes started since ``before`` (the kernel), then kill them."""
     import psutil
 
     children = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]

@@ -47,10 +47,8 @@ from .style import apply_style
 
 def _kernel_shell() -> Any | None:
     """The IPython shell when running inside a Jupyter kernel (lab or papermill), else None."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipykernel
-        return None
+    from IPython import get_ipython
+
     shell = get_ipython()
     return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
 

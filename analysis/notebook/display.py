@@ -28,14 +28,7 @@ def links_as_html(text: str) -> str:
     The markdown tables in ``figures/`` keep the markdown; a Styler shows its cells as raw
     HTML, so without this the notebook (and the site) would show the brackets.
     """
-    out, end = [], 0
-    for match in MARKDOWN_LINK.finditer(text):
-        out.append(html.escape(text[end : match.start()]))
-        label, url = match.group(1), match.group(2)
-        out.append(f'<a href="{html.escape(url)}">{html.escape(label)}</a>')
-        end = match.end()
-    out.append(html.escape(text[end:]))
-    return "".join(out)
+    return MARKDOWN_LINK.sub(r'<a href="\2">\1</a>', html.escape(text))
 
 
 def link_columns(frame: pd.DataFrame) -> list[str]:

@@ -300,14 +300,9 @@ class RankExplorer:
                     "figure": self.figure(board.name).to_plotly_json(),
                     "models": [
                         [m, short_name(m), g, int(o), int(p), int(r)]
-                        for m, g, o, p, r in zip(
-                            rows["model"],
-                            rows["group"],
-                            rows["own"],
-                            rows["post"],
-                            rows["rank"],
-                            strict=True,
-                        )
+                        for m, g, o, p, r in rows[
+                            ["model", "group", "own", "post", "rank"]
+                        ].itertuples(index=False)
                     ],
                     "unranked": board.unranked,
                     "zeroShot": [_number(z, 0) for z in rows["zero_shot"]],

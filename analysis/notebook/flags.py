@@ -60,40 +60,15 @@ def command_line_parameters(
 
 def add_parameter_flags(parser: argparse.ArgumentParser) -> None:
     """Add ``-p``/``--parameters``, ``-r``, ``-y``, ``-f`` to ``parser`` (papermill's names)."""
-    parser.add_argument(
-        "-p",
-        "--parameters",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a parameter, typed as papermill does (True/False/None, int, float, else text)",
-    )
-    parser.add_argument(
-        "-r",
-        "--parameters_raw",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a parameter taken as a raw string",
-    )
-    parser.add_argument(
-        "-y",
-        "--parameters_yaml",
-        action="append",
-        default=[],
-        metavar="YAML",
-        help='parameters as a YAML mapping, e.g. -y "tasks: [AILAStatutes, STSBenchmark]"',
-    )
-    parser.add_argument(
-        "-f",
-        "--parameters_file",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="parameters from a YAML file",
-    )
+    one: dict[str, Any] = {"action": "append", "default": []}
+    pair = {**one, "nargs": 2, "metavar": ("NAME", "VALUE")}
+    typed = "a parameter, typed as papermill does (True/False/None, int, float, else text)"
+    parser.add_argument("-p", "--parameters", **pair, help=typed)
+    parser.add_argument("-r", "--parameters_raw", **pair, help="a parameter taken as a raw string")
+    yaml_help = 'parameters as a YAML mapping, e.g. -y "tasks: [AILAStatutes, STSBenchmark]"'
+    parser.add_argument("-y", "--parameters_yaml", **one, metavar="YAML", help=yaml_help)
+    file_help = "parameters from a YAML file"
+    parser.add_argument("-f", "--parameters_file", **one, metavar="FILE", help=file_help)
 
 
 def parameters_from_flags(args: argparse.Namespace) -> dict[str, Any]:

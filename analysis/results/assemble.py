@@ -204,11 +204,7 @@ def parse_frames(
 
 
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns in the dtypes a parquet round trip gives back (``str``, ``bool``).
-
-    An empty frame (or one concatenated with an empty one) would otherwise hold
-    ``object`` columns, and a load from the cache would differ from a fresh one.
-    """
+    """Columns in the dtypes a parquet round trip gives back (``str``, ``bool``)."""
     for column in ("model", "task", "task_type", "reason"):
         if column in frame.columns:
             frame[column] = frame[column].astype("str")

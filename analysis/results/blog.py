@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,6 +70,20 @@ def _tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
+def _score_columns(
+    rows: list[tuple[re.Match[str], list[str]]], names: list[str]
+) -> dict[str, list[Any]]:
+    """``model``, ``name`` (from the link), then each score cell and its decimals, in order."""
+    out: dict[str, list[Any]] = {
+        "model": [link["model"] for link, _ in rows],
+        "name": [link["label"] for link, _ in rows],
+    }
+    for i, name in enumerate(names):
+        out[name] = [float(cells[i]) for _, cells in rows]
+        out[f"{name}_decimals"] = [_decimals(cells[i]) for _, cells in rows]
+    return out
+
+
 def parse_blog_tables(path: str | Path) -> BlogTables:
     """Read the MTEB-average and RTEB tables from the blog post's markdown.
 
@@ -86,33 +101,12 @@ def parse_blog_tables(path: str | Path) -> BlogTables:
         )
     found: dict[str, pd.DataFrame] = {}
     for table in _tables(path.read_text(encoding="utf-8")):
-        header, rows = table[0], [r for r in table[2:] if r and _LINK.search(r[0])]
-        records = []
-        for row in rows:
-            link = _LINK.search(row[0])
-            assert link is not None  # rows were filtered on this match
-            records.append({"model": link["model"], "name": link["label"], "cells": row[1:]})
-        if header[1:3] == ["MTEB avg score", "MTEB subset"]:
-            found["mteb"] = pd.DataFrame(
-                {
-                    "model": [r["model"] for r in records],
-                    "name": [r["name"] for r in records],
-                    "mteb_avg": [float(r["cells"][0]) for r in records],
-                    "mteb_avg_decimals": [_decimals(r["cells"][0]) for r in records],
-                    "subset": [r["cells"][1] for r in records],
-                }
-            )
-        elif header[1:3] == ["RTEB public score", "RTEB private score"]:
-            found["rteb"] = pd.DataFrame(
-                {
-                    "model": [r["model"] for r in records],
-                    "name": [r["name"] for r in records],
-                    "public": [float(r["cells"][0]) for r in records],
-                    "public_decimals": [_decimals(r["cells"][0]) for r in records],
-                    "private": [float(r["cells"][1]) for r in records],
-                    "private_decimals": [_decimals(r["cells"][1]) for r in records],
-                }
-            )
+        rows = [(link, r[1:]) for r in table[2:] if r and (link := _LINK.search(r[0]))]
+        if table[0][1:3] == ["MTEB avg score", "MTEB subset"]:
+            subset = {"subset": [cells[1] for _, cells in rows]}
+            found["mteb"] = pd.DataFrame(_score_columns(rows, ["mteb_avg"]) | subset)
+        elif table[0][1:3] == ["RTEB public score", "RTEB private score"]:
+            found["rteb"] = pd.DataFrame(_score_columns(rows, ["public", "private"]))
     if set(found) != {"mteb", "rteb"}:
         raise ValueError(f"{path} does not hold both blog tables (found: {sorted(found)}).")
     return BlogTables(found["mteb"], found["rteb"])

@@ -154,11 +154,7 @@ def suggested_results() -> str:
 
 
 def _hint() -> str:
-    """What to type instead, in the caller's form (:func:`analysis.core.errors.spelling`).
-
-    On the command line the flag (``--results``), in Python the keyword and a notebook's
-    parameter (and ``make``'s variable, ``RESULTS=``).
-    """
+    """What to type instead, in the caller's form (:func:`analysis.core.errors.spelling`)."""
     folder = suggested_results()
     if spelling() == "cli":
         return (
@@ -191,11 +187,7 @@ def _split(results: Any) -> list[str]:
 
 
 def _absolute(entry: str) -> Path:
-    """An entry as an absolute path, symlinks kept.
-
-    A relative entry is taken from the current folder, else from the repository root
-    (notebooks run from ``notebooks/``; ``make`` from the root).
-    """
+    """An entry as an absolute path, symlinks kept."""
     path = Path(entry).expanduser()
     if path.is_absolute():
         return Path(os.path.abspath(path))
@@ -253,13 +245,7 @@ def _is_at(clone: Path, revision: str) -> bool:
 
 
 def _download(folder: Path, *, remote: str, revision: str | None, update: bool) -> None:
-    """Clone, pin or update ``<folder>/remote`` with mteb's ``download_from_remote``.
-
-    mteb clones with ``--depth 1``; a commit older than the clone is fetched first (git
-    before 2.49 has no ``clone --revision``, which mteb would otherwise use), then mteb
-    fetches and checks it out. ``update`` moves an existing clone to the remote's default
-    branch (mteb's ``download_latest``).
-    """
+    """Clone, pin or update ``<folder>/remote`` with mteb's ``download_from_remote``."""
     import mteb
 
     clone = folder / "remote"

@@ -30,13 +30,7 @@ from ..core.errors import (
 from ..core.paths import default_cache_dir
 from . import assemble
 from .folder import ResultsFolders
-from .parse_cache import (
-    KEPT_FIRST,
-    Entry,
-    cache_key,
-    read_cache,
-    write_cache,
-)
+from .parse_cache import KEPT_FIRST, Entry, cache_key, read_cache, write_cache
 from .parsing import ENGINES, Engine
 from .specs import NOW, BenchmarkSpec, available_pins, resolve_spec
 from .summary import (
@@ -144,11 +138,7 @@ def _other_pins(spec: BenchmarkSpec, pin: str, options: dict[str, Any]) -> dict[
 def _warn_incomplete(
     boards: Sequence[Leaderboard], pins: Sequence[str | None], options: dict[str, Any]
 ) -> None:
-    """Warn for each benchmark on which fewer than a quarter of the models are complete.
-
-    The warning names the pin under which most models are complete, counted from the
-    loaded scores plus one load of the tasks (or task definitions) that pin adds.
-    """
+    """Warn for each benchmark on which fewer than a quarter of the models are complete."""
     pending: list[tuple[Leaderboard, str, dict[str, BenchmarkSpec]]] = []
     for board, pin in zip(boards, pins, strict=True):
         if board.summary.empty:  # no model has any task of it: nothing to complete

@@ -104,18 +104,11 @@ def lite_list(
     Raises:
         UnknownNameError: no such list; the message names the lists there are.
     """
-    lists = lite_lists(path)
+    lists, key = lite_lists(path), (benchmark, k, types_covered, target)
     for lite in lists:
-        if (lite.benchmark, lite.k, lite.types_covered, lite.target) == (
-            benchmark,
-            k,
-            types_covered,
-            target,
-        ):
+        if (lite.benchmark, lite.k, lite.types_covered, lite.target) == key:
             return lite
-    wanted = f"{benchmark}{' public' if target == 'public' else ''} lite-{k}" + (
-        " types" if types_covered else ""
-    )
+    wanted = LiteList(benchmark, target, k, types_covered, ()).label
     raise UnknownNameError(
         f"no lite list {wanted!r}; there are: {', '.join(repr(x.label) for x in lists)} "
         f"(closest: {close_names(wanted, [x.label for x in lists])})"

@@ -85,13 +85,7 @@ class Parsed:
 
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while parsing tens of thousands of files.
-
-    Parsing allocates millions of dicts and lists that all stay alive, so each collection
-    finds nothing to free yet rescans everything already built: about half of a cold
-    load's CPU time (benchmarks/results/loader.md). Reference counting still frees
-    everything else as usual, and the previous state is restored afterwards.
-    """
+    """Pause Python's cyclic garbage collector while parsing tens of thousands of files."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -123,11 +117,7 @@ def _error_text(err: BaseException) -> str:
 
 
 def _folder_identity(folder: str, folders: dict[str, Any], problems: dict[str, str]) -> Any:
-    """``(name, revision, experiment, meta)`` of a revision folder, None to skip it (memoised).
-
-    A folder without ``model_meta.json`` is skipped, as mteb skips it; one whose
-    ``model_meta.json`` mteb cannot read is recorded in ``problems`` (folder -> message).
-    """
+    """``(name, revision, experiment, meta)`` of a revision folder, None to skip it (memoised)."""
     if folder not in folders:
         meta_file = os.path.join(folder, "model_meta.json")
         if not os.path.isfile(meta_file):
@@ -241,11 +231,7 @@ def entries_score(task_result: Any) -> tuple[float, int, list[str]]:
 
 
 def _score_or_reason(total: float, count: int, gaps: list[str]) -> tuple[float, str | None]:
-    """Mean main score over a task's (split, subset) entries, or why there is none.
-
-    The reason names at most five gaps, in sorted order (so it does not depend on the
-    order in which a reader added the missing entries).
-    """
+    """Mean main score over a task's (split, subset) entries, or why there is none."""
     if gaps:
         more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
         return float("nan"), "missing " + ", ".join(heapq.nsmallest(5, gaps)) + more
@@ -310,14 +296,7 @@ def _extract_fast(
     spec: BenchmarkSpec,
     sources: Sources,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (model, task) scores of ``spec`` from :func:`fastparse.read_scores` records.
-
-    Each record is scored with :func:`~analysis.results.fastparse.selected_score`.
-    Models for which ``join_revisions`` could change anything (not
-    :func:`analysis.core.compat.join_passes_through`) go through it, with a light stand-in
-    per result (:func:`_stand_ins`); the others skip it. ``tests/results/test_fastparse.py``
-    proves the frames equal to the mteb engine's.
-    """
+    """Per (model, task) scores of ``spec`` from :func:`fastparse.read_scores` records."""
     views = {t.task: fastparse.TaskView.of(t.to_mteb()) for t in spec.tasks}
     selected = {}
     for key, records in by_model.items():
@@ -353,11 +332,7 @@ def _stand_ins(
     metas: dict[_ModelKey, Any],
     views: dict[str, fastparse.TaskView],
 ) -> Any:
-    """``BenchmarkResults`` of light stand-ins, built by mteb's ``from_validated`` (unvalidated).
-
-    Each stand-in has its record's task name and mteb version and, as after
-    ``select_tasks``, an empty score list per evaluation split: all ``join_revisions`` reads.
-    """
+    """``BenchmarkResults`` of light stand-ins, built by mteb's ``from_validated`` (unvalidated)."""
     from mteb.results import BenchmarkResults
 
     return BenchmarkResults.from_validated(

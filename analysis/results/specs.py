@@ -9,7 +9,7 @@ exclude tasks; everything that changes the answer is part of :meth:`BenchmarkSpe
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -121,17 +121,13 @@ class BenchmarkSpec:
 def _mteb_task(spec: TaskSpec) -> Any:
     import mteb
 
-    meta = _registry()[spec.task].metadata
+    meta = compat.task_registry()[spec.task].metadata
     full = tuple(sorted(meta.hf_subsets or ["default"]))
     if tuple(sorted(spec.hf_subsets)) == full:  # no subset filter: skip mteb's slow filter
         return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits))
     return mteb.get_task(
         spec.task, eval_splits=list(spec.eval_splits), hf_subsets=list(spec.hf_subsets)
     )
-
-
-def _registry() -> Mapping[str, Any]:
-    return compat.task_registry()
 
 
 def available_pins() -> list[str]:
@@ -162,7 +158,7 @@ def _read_pin(pin: str) -> dict[str, Any]:
 def _task_spec(
     task_name: str, eval_splits: Sequence[str] | None, hf_subsets: Sequence[str] | None
 ) -> TaskSpec:
-    registry = _registry()
+    registry = compat.task_registry()
     if task_name not in registry:
         raise UnknownTaskError(
             f"Unknown task {task_name!r}. Closest mteb task names: "

@@ -64,14 +64,7 @@ def borda_rank(
 
 
 def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """What mteb's Borda count sees, and the models its table ranks.
-
-    mteb's long table holds every entry of every result file of the benchmark's tasks, so
-    a task with some entries missing is ranked by the mean of the others (``missing``'s
-    ``partial_score``; NaN when it has none), and each model with such a file is in the
-    ranking. The table ranks the models with a complete score on some task (the rows of
-    its per-task pivot), and their number is the points' offset.
-    """
+    """What mteb's Borda count sees, and the models its table ranks."""
     partial = missing.loc[
         missing["reason"].str.startswith("missing "), ["model", "task", "partial_score"]
     ]
@@ -129,13 +122,8 @@ def summarize(
     # plain Python over the columns: per-model pandas indexing costs seconds at 400 models
     have_by_model: dict[str, dict[str, float]] = defaultdict(dict)
     revisions_by_model: dict[str, set[str]] = defaultdict(set)
-    for model, revision, task, score in zip(
-        scores["model"].tolist(),
-        scores["revision"].tolist(),
-        scores["task"].tolist(),
-        scores["main_score"].tolist(),
-        strict=True,
-    ):
+    columns = [scores[c].tolist() for c in ("model", "revision", "task", "main_score")]
+    for model, revision, task, score in zip(*columns, strict=True):
         have_by_model[model][task] = score
         revisions_by_model[model].add(str(revision))
     missing_revisions: dict[str, set[str]] = defaultdict(set)

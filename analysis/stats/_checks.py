@@ -16,12 +16,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..core.errors import (
-    DroppedModelsWarning,
-    LabelMismatchError,
-    UnknownModelError,
-    check_names,
-)
+from ..core.errors import DroppedModelsWarning, LabelMismatchError, UnknownModelError, check_names
 
 RngLike = int | np.random.Generator | None
 Alternative = Literal["two-sided", "greater", "less"]
@@ -53,14 +48,12 @@ def _check_choice(value: _Choice, name: str, choices: Sequence[str]) -> _Choice:
 
 
 def _check_rng(rng: Any) -> np.random.Generator:
-    if isinstance(rng, bool):
-        raise ValueError(f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}")
     try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}"
-        ) from exc
+        if not isinstance(rng, bool):
+            return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        pass
+    raise ValueError(f"`rng` must be None, an integer seed or a numpy Generator, got {rng!r}")
 
 
 def _as_vector(values: Any, name: str) -> np.ndarray:

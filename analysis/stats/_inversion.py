@@ -39,13 +39,7 @@ _INF = np.inf
 
 
 def _subset_means(D: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Means over every nonempty subset of units: (pairs, 2**n - 1).
-
-    ``D`` (units x pairs) holds unit sums, ``weights`` (units) the tasks per unit; a
-    subset's mean is the sum of its sums over the sum of its weights. Subset number ``j``
-    (1..2**n-1) holds unit i when bit i of j is set; its sum is built by doubling
-    (``sums[2**i + j] = sums[j] + D[i]``), 2**n additions per pair.
-    """
+    """Means over every nonempty subset of units: (pairs, 2**n - 1)."""
     n, k = D.shape
     sums = np.empty((k, 2**n))
     sizes = np.empty(2**n)

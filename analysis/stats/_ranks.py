@@ -37,11 +37,7 @@ def _tied_pairs(sorted_values: np.ndarray) -> np.ndarray:
 
 
 def _inversions(seq: np.ndarray) -> np.ndarray:
-    """Pairs i < j with seq[i] > seq[j] along the last axis (ties are not inversions).
-
-    O(n^2) comparisons, but of contiguous slices (SIMD, 16-bit), accumulated
-    elementwise and reduced once: faster in numpy than merge-sort or Fenwick loops.
-    """
+    """Pairs i < j with seq[i] > seq[j] along the last axis (ties are not inversions)."""
     n = seq.shape[-1]
     small = n < 2**15
     seq = seq.astype(np.int16 if small else np.int32, copy=False)
@@ -52,15 +48,7 @@ def _inversions(seq: np.ndarray) -> np.ndarray:
 
 
 def _kendall_varying(rx: np.ndarray, ry: np.ndarray) -> np.ndarray:
-    """The part of Kendall's C - D that changes when y is permuted: n3 - 2 * D.
-
-    With the pairs ordered by (x, y), the discordant pairs D are exactly the
-    inversions of the y ranks (pairs tied in x are ordered by y, so they never
-    are), and C - D = pairs - n1 - n2 + n3 - 2 * D, where n1 (n2) counts pairs tied
-    in x (y) and n3 pairs tied in both. Dense integer ranks; ``rx`` broadcasts
-    against ``ry``. When every rx row is strictly increasing (x sorted, no ties)
-    the given order is already the (x, y) order and n3 = 0.
-    """
+    """The part of Kendall's C - D that changes when y is permuted: n3 - 2 * D."""
     n = ry.shape[-1]
     if (np.diff(rx, axis=-1) > 0).all():
         return -2 * _inversions(ry)
@@ -80,13 +68,7 @@ def _kendall_fixed(rx: np.ndarray, ry: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def _rank_statistic(x: np.ndarray, y: np.ndarray, method: str) -> np.ndarray:
-    """Spearman's rho or Kendall's tau-b of each row pair of x, y (rows x n).
-
-    Rho is the Pearson correlation of average ranks (as scipy.stats.spearmanr).
-    Tau-b is (C - D) / sqrt((pairs - n1) * (pairs - n2)) with ties as in
-    scipy.stats.kendalltau (see ``_kendall_varying``); C - D is an exact integer.
-    A row where x or y is constant gives NaN.
-    """
+    """Spearman's rho or Kendall's tau-b of each row pair of x, y (rows x n)."""
     rows, n = x.shape
     out = np.empty(rows)
     step = _rows_per_block(n, rows, _RANK_BLOCK)
@@ -127,15 +109,7 @@ def _permutation_blocks(
 def _rank_permutation_test(
     x: np.ndarray, y: np.ndarray, method: str, n_resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, bool, int]:
-    """Two-sided permutation test of rank correlation for each row pair (rows x n).
-
-    y is permuted against x; all rows share the orderings. The statistic is
-    compared through its numerator (the denominator does not change under
-    permutation), which is integer-valued: a sum of products of twice-centred ranks
-    for Spearman, C - D for Kendall. So "as extreme" is decided exactly, ties
-    included.
-    Returns (statistic, pvalue, exact, number of orderings).
-    """
+    """Two-sided permutation test of rank correlation for each row pair (rows x n)."""
     rows, n = x.shape
     exact = _permutation_is_exact(n, n_resamples)
     total = math.factorial(n) if exact else n_resamples

@@ -34,23 +34,14 @@ def _rows_per_block(row_len: int, total: int, budget: int = _BLOCK) -> int:
 def _bootstrap_index_blocks(
     n: int, n_resamples: int, rng: np.random.Generator
 ) -> Iterator[np.ndarray]:
-    """Blocks of bootstrap indices, ``rng.integers(0, n, (rows, n))`` each.
-
-    When ``n * n_resamples <= 2**22`` there is one block: exactly the draws
-    ``scipy.stats.bootstrap(..., paired=True)`` makes from the same Generator.
-    """
+    """Blocks of bootstrap indices, ``rng.integers(0, n, (rows, n))`` each."""
     rows = _rows_per_block(n, n_resamples)
     for start in range(0, n_resamples, rows):
         yield rng.integers(0, n, size=(min(rows, n_resamples - start), n))
 
 
 def _bootstrap_means(X: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap means of every column of ``X`` (units x columns), rows resampled jointly.
-
-    One resample is a multiset of units, i.e. a row of multiplicities ``counts``;
-    the resampled means of all columns are then ``counts @ X / n``, a matrix product.
-    Every column sees the same resampled units. Returns (columns, n_resamples).
-    """
+    """Bootstrap means of every column of ``X`` (units x columns), rows resampled jointly."""
     n, m = X.shape
     out = np.empty((m, n_resamples))
     start = 0
@@ -168,11 +159,7 @@ def _count_as_extreme(
 
 
 def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:
-    """P-value from the count of resamples at least as extreme as the observed data.
-
-    Exact: count / total (the observed arrangement is among them). Monte-Carlo:
-    (count + 1) / (total + 1), which is valid (never anti-conservative).
-    """
+    """P-value from the count of resamples at least as extreme as the observed data."""
     count = np.asarray(count, dtype=float)
     return count / total if exact else (count + 1.0) / (total + 1.0)
 
@@ -184,13 +171,7 @@ def _min_pvalue(total: int, exact: bool, two_sided_pairs: bool) -> float:
 
 
 def _quantile_rows(dist: np.ndarray, prob: float) -> np.ndarray:
-    """Row-wise quantile, numpy's/scipy's default "linear" (Hyndman-Fan type 7).
-
-    Partitions ``dist`` in place (rows are reordered, values unchanged). One
-    single-kth partition (numpy's SIMD path, several times faster than np.quantile's
-    multi-kth partition on wide rows), then a min or max over the short side for the
-    neighbouring order statistic.
-    """
+    """Row-wise quantile, numpy's/scipy's default "linear" (Hyndman-Fan type 7)."""
     width = dist.shape[1]
     h = prob * (width - 1)
     j = math.floor(h)
@@ -212,10 +193,7 @@ def _quantile_rows(dist: np.ndarray, prob: float) -> np.ndarray:
 def _percentile_interval(
     dist: np.ndarray, confidence_level: float, alternative: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval per row of ``dist``, as scipy.stats.bootstrap.
-
-    ``dist`` (rows x resamples) is reordered in place within each row.
-    """
+    """Percentile bootstrap interval per row of ``dist``, as scipy.stats.bootstrap."""
     if alternative == "two-sided":
         alpha = (1.0 - confidence_level) / 2.0
         return _quantile_rows(dist, alpha), _quantile_rows(dist, 1.0 - alpha)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
+import operator
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -63,6 +64,14 @@ class StatsResult:
     def to_frame(self) -> pd.DataFrame:
         """The result as one table (one row per unit of the result)."""
         raise NotImplementedError
+
+    def _one_row(self, fields: str) -> pd.DataFrame:
+        """One row of the space-separated ``fields``; ``column=attribute.path`` renames."""
+        row = {}
+        for spec in fields.split():
+            column, _, path = spec.partition("=")
+            row[column] = operator.attrgetter(path or column)(self)
+        return pd.DataFrame([row])
 
     def _summary_lines(self) -> list[str]:
         """Lines of the repr after the class name: ``field=value`` for short fields."""

@@ -53,7 +53,7 @@ from ._checks import (
 from ._maxt import single_step
 from ._resampling import sign_patterns
 from ._results import ConfidenceInterval, StatsResult
-from .contrast import welch
+from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
 
@@ -67,20 +67,6 @@ _ADJUSTMENTS = ("holm", "bonferroni", "none")
 def _relative(x: np.ndarray) -> np.ndarray:
     """Each model's scores minus the mean of the other models on the same task."""
     return x - _reference(x, None)
-
-
-def _welch_parts(y_pub: np.ndarray, y_priv: np.ndarray, level: float) -> dict[str, np.ndarray]:
-    """Welch's statistics of mean_public - mean_private per column (tasks on axis -2)."""
-    n1, n2 = y_pub.shape[-2], y_priv.shape[-2]
-    return welch(
-        y_pub.mean(axis=-2),
-        y_pub.var(axis=-2, ddof=1),
-        n1,
-        y_priv.mean(axis=-2),
-        y_priv.var(axis=-2, ddof=1),
-        n2,
-        level,
-    )
 
 
 def flip_max_t(
@@ -436,17 +422,7 @@ def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
 def _model_variance(
     a: np.ndarray, se2: np.ndarray, c: np.ndarray, kind: str
 ) -> tuple[float, float]:
-    """The model-sampling part of Var(sum c A) and its degrees of freedom.
-
-    The spread of the true advantages around the fit (a line on the ranks, or the two
-    group means) is the residual variance minus the task noise each estimate carries
-    (``se2``), floored at 0, pooled over all the models: estimated within each group
-    separately, from 8 models, it was measured too small too often
-    (``benchmarks/results/goodhart_validation.md``). Its degrees of freedom are
-    Satterthwaite's for that difference, ``(n - 2) * (tau2 / (tau2 + mean se2))**2``
-    (the residual variance has ``n - 2``; the task noise subtracted from it adds its
-    own uncertainty), not ``n - 2``, which was measured liberal for a ranked predictor.
-    """
+    """The model-sampling part of Var(sum c A) and its degrees of freedom."""
     if kind == "groups":
         fitted = np.where(c > 0, a[c > 0].mean(), a[c < 0].mean())
     else:
@@ -612,10 +588,7 @@ def advantage_predictors(
 
 
 def _differences(y: np.ndarray, flags: np.ndarray) -> np.ndarray:
-    """Per model: mean of ``y`` over its flagged tasks minus over the others (NaN if none).
-
-    ``y`` (tasks, K); ``flags`` (..., tasks, K) booleans. Returns (..., K).
-    """
+    """Per model: mean of ``y`` over its flagged tasks minus over the others (NaN if none)."""
     on = flags.sum(axis=-2)
     off = flags.shape[-2] - on
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -632,13 +605,7 @@ def _relabelled(
     gen: Any,
     strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The statistic and the overlap term under ``n`` random reassignments of the patterns.
-
-    ``strata`` (integer codes, one per model): patterns move only between models of the
-    same stratum. Returns (A*, G*): the mean difference of ``y`` and of ``f`` (the
-    models' own flags as numbers) under each reassignment, so that the shifted
-    statistic is ``A* - delta G*``.
-    """
+    """The statistic and the overlap term under ``n`` random reassignments of the patterns."""
     k = patterns.shape[1]
     codes = np.zeros(k) if strata is None else strata.astype(float)
     canonical = np.argsort(codes, kind="stable")  # the models, stratum by stratum

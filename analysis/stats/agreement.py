@@ -110,11 +110,7 @@ def _check_sizes(values: Any, name: str, n: int, allow_all: bool) -> list[int | 
 
 
 def _aligned(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """X and y as float vectors over the same models; pairs with a NaN dropped.
-
-    Two Series are paired by label (the same labels required, any order; see
-    :func:`analysis.stats._checks.align_vectors`), anything else by position.
-    """
+    """X and y as float vectors over the same models; pairs with a NaN dropped."""
     xv, yv, labels = align_vectors(x, y, ("x", "y"))
     names = labels if labels is not None else list(range(len(xv)))
     keep = ~(np.isnan(xv) | np.isnan(yv))

@@ -9,6 +9,7 @@ scikit-posthocs (not Nemenyi's mean-rank test: :mod:`analysis.stats.friedman` sa
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import string
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,16 +38,9 @@ _LATEX = str.maketrans({"\\": r"\textbackslash{}", **{c: "\\" + c for c in "_&%#
 
 def _letters(k: int) -> list[str]:
     """a, b, ..., z, aa, ab, ... (ranx's model keys, extended past 26)."""
-    out = []
-    for i in range(k):
-        s, j = "", i
-        while True:
-            s = string.ascii_lowercase[j % 26] + s
-            j = j // 26 - 1
-            if j < 0:
-                break
-        out.append(s)
-    return out
+    letters = string.ascii_lowercase
+    keys = (map("".join, itertools.product(letters, repeat=n)) for n in itertools.count(1))
+    return list(itertools.islice(itertools.chain.from_iterable(keys), k))
 
 
 @dataclass(frozen=True, repr=False)
@@ -226,11 +220,7 @@ class ComparisonReport(StatsResult):
 
 
 def _decisions(ranks: RankIntervalsResult) -> pd.DataFrame:
-    """Models x models: True where the row model is significantly better (step-down max-T).
-
-    The decisions behind the rank intervals: adjusted p-value at most ``alpha`` and the
-    row model's aggregate higher.
-    """
+    """Models x models: True where the row model is significantly better (step-down max-T)."""
     order = list(ranks.table.index)
     p = ranks.pvalues.loc[order, order].to_numpy()
     value = ranks.table["score"].to_numpy()

@@ -54,24 +54,10 @@ class GroupContrastResult(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the groups, the difference, its interval and p-value."""
-        return pd.DataFrame(
-            [
-                {
-                    "n_a": self.n_a,
-                    "n_b": self.n_b,
-                    "mean_a": self.mean_a,
-                    "mean_b": self.mean_b,
-                    "sd_a": self.sd_a,
-                    "sd_b": self.sd_b,
-                    "difference": self.statistic,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "t": self.t_statistic,
-                    "df": self.df,
-                    "pvalue": self.pvalue,
-                    "caveat": self.caveat,
-                }
-            ]
+        return self._one_row(
+            "n_a n_b mean_a mean_b sd_a sd_b difference=statistic "
+            "ci_low=confidence_interval.low ci_high=confidence_interval.high t=t_statistic "
+            "df pvalue caveat"
         )
 
 
@@ -104,6 +90,14 @@ def welch(
         "low": estimate - half,
         "high": estimate + half,
     }
+
+
+def _welch_parts(a: np.ndarray, b: np.ndarray, level: float) -> dict[str, np.ndarray]:
+    """:func:`welch` of mean(a) - mean(b) per column (samples on axis -2)."""
+    (m_a, v_a, n_a), (m_b, v_b, n_b) = (
+        (x.mean(axis=-2), x.var(axis=-2, ddof=1), x.shape[-2]) for x in (a, b)
+    )
+    return welch(m_a, v_a, n_a, m_b, v_b, n_b, level)
 
 
 def group_contrast(

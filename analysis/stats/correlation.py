@@ -56,18 +56,9 @@ class RankCorrelationResult(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the correlation, its interval and p-value."""
-        return pd.DataFrame(
-            [
-                {
-                    "method": self.method,
-                    "statistic": self.statistic,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "pvalue": self.pvalue,
-                    "min_pvalue": self.min_pvalue,
-                    "n": self.n,
-                }
-            ]
+        return self._one_row(
+            "method statistic ci_low=confidence_interval.low "
+            "ci_high=confidence_interval.high pvalue min_pvalue n"
         )
 
 

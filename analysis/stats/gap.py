@@ -24,17 +24,13 @@ from ._checks import (
 )
 from ._resampling import _bootstrap_index_blocks, _percentile_interval
 from ._results import StatsResult
-from .contrast import welch
+from .contrast import _welch_parts
 
 _REFERENCES = ("mean", "median")
 
 
 def _median_partners(gaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each model j, the model(s) whose gap is the median of the others' gaps.
-
-    ``gaps`` is (..., K). Returns two (..., K) index arrays (the same model twice when
-    the K - 1 others are odd in number, else the two middle ones).
-    """
+    """For each model j, the model(s) whose gap is the median of the others' gaps."""
     k = gaps.shape[-1]
     order = np.argsort(gaps, axis=-1, kind="stable")
     position = np.argsort(order, axis=-1, kind="stable")  # sorted position of each model
@@ -83,16 +79,7 @@ def relative_gap_welch(
         partners = _median_partners(gaps)
     y_pub = x_public - _reference(x_public, partners)
     y_priv = x_private - _reference(x_private, partners)
-    n_pub, n_priv = y_pub.shape[-2], y_priv.shape[-2]
-    res = welch(
-        y_priv.mean(axis=-2),
-        y_priv.var(axis=-2, ddof=1),
-        n_priv,
-        y_pub.mean(axis=-2),
-        y_pub.var(axis=-2, ddof=1),
-        n_pub,
-        confidence_level,
-    )
+    res = _welch_parts(y_priv, y_pub, confidence_level)
     return {key: res[key] for key in ("estimate", "se", "df", "low", "high", "pvalue")}
 
 

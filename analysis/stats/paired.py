@@ -74,20 +74,10 @@ class PairedTestResult(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the estimate, interval, p-values and effect size."""
-        return pd.DataFrame(
-            [
-                {
-                    "difference": self.statistic,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "pvalue": self.pvalue,
-                    "ttest_pvalue": self.ttest_pvalue,
-                    "d_z": self.effect_size,
-                    "n": self.n,
-                    "n_units": self.n_units,
-                    "min_pvalue": self.min_pvalue,
-                }
-            ]
+        return self._one_row(
+            "difference=statistic ci_low=confidence_interval.low "
+            "ci_high=confidence_interval.high pvalue ttest_pvalue d_z=effect_size n n_units "
+            "min_pvalue"
         )
 
 
@@ -133,14 +123,7 @@ def _paired_tests(
     exact: bool | None = None,
     sizes: np.ndarray | None = None,
 ) -> _PairedArrays:
-    """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j.
-
-    The one implementation behind :func:`paired_bootstrap` (one column) and the
-    simulations (many columns, one shared plan). ``D`` holds unit values: task
-    differences, or with ``sizes`` (tasks per cluster) each cluster's sum of them.
-    Draw order from ``rng``: bootstrap indices (``interval="percentile"`` only), then
-    the Monte-Carlo sign patterns (only when not exact). Every column shares both.
-    """
+    """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j."""
     n = D.shape[0]
     w = np.ones(n) if sizes is None else sizes
     alpha = 1.0 - confidence_level
@@ -189,11 +172,7 @@ def _paired_tests(
 def _ttest_and_dz(
     D: np.ndarray, alternative: str, scale: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Paired t p-value and Cohen's d_z per column of D (unit values).
-
-    NaN where the differences are constant within float rounding: their standard
-    deviation is at most 1e-9 of ``scale`` (per column: the two models' mean |score|).
-    """
+    """Paired t p-value and Cohen's d_z per column of D (unit values)."""
     n = D.shape[0]
     mean = D.mean(axis=0)
     sd = D.std(axis=0, ddof=1)

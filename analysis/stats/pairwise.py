@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ._checks import (
     RngLike,
@@ -75,14 +76,12 @@ def adjust_pvalues(
         out = p.copy()
     elif method == "bonferroni":
         out = np.minimum(1.0, p * m)
+    elif method == "bh":
+        out = stats.false_discovery_control(p)
     else:
         order = np.argsort(p, kind="stable")
-        if method == "holm":
-            stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
-        else:
-            stepped = np.minimum.accumulate((m * p[order] / np.arange(1, m + 1))[::-1])[::-1]
         out = np.empty(m)
-        out[order] = np.minimum(1.0, stepped)
+        out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     if isinstance(pvalues, pd.Series):
         return pd.Series(out, index=pvalues.index, name=pvalues.name)
     return out
@@ -161,12 +160,7 @@ class PairwiseResult(StatsResult):
 def _maxt_intervals(
     D: np.ndarray, sizes: np.ndarray | None, crit: float, scale: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """{delta : r(d - sizes * delta) <= crit} per pair (``crit`` on the squared scale r).
-
-    Without clusters: mean +- sqrt(crit * v / (1 - crit)), v = mean squared deviation.
-    With clusters the set is the solution of a quadratic inequality in delta (see the
-    comment). Pairs constant within rounding get the point interval at their mean.
-    """
+    """{delta : r(d - sizes * delta) <= crit} per pair (``crit`` on the squared scale r)."""
     g, k = D.shape
     w = np.ones(g) if sizes is None else sizes
     n_tasks = w.sum()

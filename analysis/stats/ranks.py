@@ -117,11 +117,7 @@ class RankIntervalsResult(StatsResult):
 
 
 def _task_values(X: np.ndarray, aggregate: str) -> np.ndarray:
-    """Per-task values whose mean over tasks is the aggregate: scores or Borda points.
-
-    ``X`` is (..., tasks, models). Borda points as mteb's leaderboard: per task, average
-    ranks (1 = best) and ``n_models - rank`` points.
-    """
+    """Per-task values whose mean over tasks is the aggregate: scores or Borda points."""
     if aggregate == "mean":
         return X.astype(float, copy=True)
     k = X.shape[-1]
@@ -151,12 +147,7 @@ def _maxt_pvalues(
     sizes: np.ndarray | None = None,
     patterns: SignPatterns | None = None,
 ) -> tuple[np.ndarray, bool, int]:
-    """Step-down max-T adjusted p-values of all pairs, for a batch of data sets.
-
-    ``U`` is (reps, units, models) of per-unit values (with clusters, sums over each
-    cluster's tasks, ``sizes`` tasks each); the kernel is :func:`analysis.stats._maxt.maxt`.
-    Returns (P of shape (reps, models, models) with NaN diagonal, exact, patterns).
-    """
+    """Step-down max-T adjusted p-values of all pairs, for a batch of data sets."""
     reps, g, k = U.shape
     ia, ib = _families(k, simultaneous)
     patterns = sign_patterns(g, n_resamples, rng) if patterns is None else patterns
@@ -175,11 +166,7 @@ def _maxt_pvalues(
 def _pairwise_intervals(
     P: np.ndarray, values: np.ndarray, level: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rank intervals from pairwise decisions at ``level``.
-
-    ``P`` (reps, K, K) adjusted p-values, ``values`` (reps, K) aggregates. Row i's
-    decisions use P[i, :] (model i's family). Returns (low, high, n_better, n_worse).
-    """
+    """Rank intervals from pairwise decisions at ``level``."""
     k = values.shape[-1]
     reject = np.nan_to_num(P, nan=1.0) <= level
     better = reject & (values[:, None, :] > values[:, :, None])  # column j better than i
@@ -199,12 +186,7 @@ def _min_ranks(values: np.ndarray) -> np.ndarray:
 def _bootstrap_rank_intervals(
     U: np.ndarray, *, n_resamples: int, confidence_level: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap intervals of ranks (tasks resampled), for a batch of data sets.
-
-    Every data set shares the resamples. Returns (low, high), each (reps, models): the
-    ``np.quantile(..., method="lower")`` / ``"higher"`` quantiles of the resampled ranks at
-    ``(1 - confidence_level)/2`` and its complement, read off a histogram of the ranks 1..K.
-    """
+    """Percentile bootstrap intervals of ranks (tasks resampled), for a batch of data sets."""
     reps, n, k = U.shape
     tail = (1.0 - confidence_level) / 2.0
     hist = np.zeros(reps * k * k, dtype=np.int64)

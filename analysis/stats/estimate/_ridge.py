@@ -86,11 +86,7 @@ def _standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _loo_mse_grid(Z: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
-    """Leave-one-out mean squared error of ridge (unpenalized intercept) per penalty.
-
-    With ``Zc = U diag(s) V'`` (centred features), the ridge hat matrix is
-    ``11'/n + U diag(s**2 / (s**2 + lam)) U'``; all penalties at once.
-    """
+    """Leave-one-out mean squared error of ridge (unpenalized intercept) per penalty."""
     n = len(y)
     Zc = Z - Z.mean(axis=0)
     yc = y - y.mean()

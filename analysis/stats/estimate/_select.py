@@ -44,10 +44,7 @@ def _criterion(loo: np.ndarray, criterion: str, level: float) -> np.ndarray:
 def _allowed(
     chosen: list[int], n_candidates: int, k: int, step: int, types: np.ndarray | None
 ) -> np.ndarray:
-    """Candidate columns allowed at ``step`` (0-based) of a k-step forward selection.
-
-    ``types`` are codes 0..n_types-1 (or None: no constraint).
-    """
+    """Candidate columns allowed at ``step`` (0-based) of a k-step forward selection."""
     free = np.ones(n_candidates, dtype=bool)
     free[chosen] = False
     if types is None:

@@ -99,24 +99,13 @@ class BenchmarkPrediction(StatsResult):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: the headline numbers."""
-        return pd.DataFrame(
-            [
-                {
-                    "mean": self.mean,
-                    "ci_low": self.confidence_interval.low,
-                    "ci_high": self.confidence_interval.high,
-                    "rank": self.rank,
-                    "rank_low": self.rank_low,
-                    "rank_high": self.rank_high,
-                    "n_tasks": len(self.tasks),
-                    "n_target_tasks": len(self.target_tasks),
-                    "n_reference": self.n_reference,
-                    "known_share": self.known_share,
-                    "extrapolating": self.extrapolating,
-                    "calibration": self.calibration,
-                }
-            ]
+        frame = self._one_row(
+            "mean ci_low=confidence_interval.low ci_high=confidence_interval.high rank rank_low "
+            "rank_high n_reference known_share extrapolating calibration"
         )
+        frame.insert(6, "n_tasks", len(self.tasks))
+        frame.insert(7, "n_target_tasks", len(self.target_tasks))
+        return frame
 
     def _summary_lines(self) -> list[str]:
         level = f"{self.confidence_level:.0%}"
@@ -138,13 +127,7 @@ def _rank(value: float, means: np.ndarray) -> int:
 def _best_k(
     reference: pd.DataFrame, observed: Sequence[str], target: Sequence[str], level: float
 ) -> TaskSelectionResult | None:
-    """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts.
-
-    None when no step can be validated. Measured and rejected (``estimate.md`` sections 5
-    and 6b): cutting where the new model's own interval is narrowest (optimistic:
-    coverage 0.929 in section 5, 0.82 at one cut date), and nesting that choice once more
-    (overcorrected: 11.66 points).
-    """
+    """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts."""
     limit = min(len(observed), max(reference.shape[1] - 3, 1))
     unknown = [t for t in target if t not in set(observed)]
     if not unknown:
@@ -196,11 +179,7 @@ def _drop_leaked(
     model: str | None,
     selection: TaskSelectionResult | None,
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The reference without the observed model's twins (by name or identical scores).
-
-    The tasks the user ran are kept: only the fit and its calibration are redone without
-    the twin (never the selection of the tasks, which would ask for tasks not run).
-    """
+    """The reference without the observed model's twins (by name or identical scores)."""
     leaked, why = _leaked(reference, obs, model)
     if not leaked:
         return reference, ()
@@ -217,25 +196,14 @@ def _drop_leaked(
 
 
 def _quantile_rse(n: int, level: float) -> float:
-    """Relative standard error of a ``level`` quantile of ``n`` normal absolute errors.
-
-    The asymptotic variance of a sample quantile, ``p (1 - p) / (n f(q)^2)`` (van der
-    Vaart 1998, 21.2), for half-normal ``|e|`` at ``p = level`` (0.108 for 77 models at 95%).
-    """
+    """Relative standard error of a ``level`` quantile of ``n`` normal absolute errors."""
     p = float(level)
     q = float(stats.halfnorm.ppf(p))
     return float(np.sqrt(p * (1 - p) / n) / (stats.halfnorm.pdf(q) * q))
 
 
 def _narrowest_prefix(selection: TaskSelectionResult) -> TaskSelectionResult:
-    """The selection cut at its longest step within one standard error of the narrowest.
-
-    Forward selection is greedy, so its first j steps are the j-task selection; the steps
-    are compared on :func:`select_tasks`' nested half-widths, and the longest within one
-    standard error (:func:`_quantile_rse`; Hastie, Tibshirani and Friedman 2009, 7.10) of
-    the narrowest is kept: taking the narrowest outright cost newer models coverage
-    (``benchmarks/results/estimate.md``, section 6). MMTEB's elimination is kept whole.
-    """
+    """The selection cut at its longest step within one standard error of the narrowest."""
     steps = selection.steps
     if selection.options.get("method", "forward") != "forward" or "half_width" not in steps:
         return selection
@@ -262,11 +230,7 @@ _CALIBRATIONS = ("auto", "newer", "exchangeable")
 
 @dataclass(frozen=True)
 class _Calibrated:
-    """Everything of a prediction that does not depend on the new model's scores.
-
-    Built once per reference (and selection, targets, dates), so that many models are
-    predicted from one calibration (``validate_by_release_date`` in ``benchmarks/_sim/``).
-    """
+    """Everything of a prediction that does not depend on the new model's scores."""
 
     procedure: Procedure
     models: list[str]
@@ -640,10 +604,7 @@ FORWARD_LAGS = (0.0, 90.0, 180.0)
 
 
 def _min_train(n_dated: int) -> int:
-    """Fewest earlier models a forward-in-time prediction is made from: a third of the dated.
-
-    Measured against a quarter and a half in ``benchmarks/results/estimate.md``, section 6.
-    """
+    """Fewest earlier models a forward-in-time prediction is made from: a third of the dated."""
     return max(MIN_REFERENCE_MODELS, n_dated // 3)
 
 
@@ -653,13 +614,7 @@ MIN_FORWARD_LEVEL = 0.9
 
 
 def _min_forward(level: float) -> int:
-    """Fewest forward-in-time predictions (every horizon) calibrated on.
-
-    From 19 at 95% the conformal quantile has the level asked for; with fewer (down to
-    :data:`MIN_FORWARD_LEVEL`, 9) the interval is their largest error, at level ``n /
-    (n + 1)``, still calibrated for a newer model (the exchangeable interval was not:
-    ``benchmarks/results/estimate.md``, section 6c); below that the exchangeable one is used.
-    """
+    """Fewest forward-in-time predictions (every horizon) calibrated on."""
     floor = min(float(level), MIN_FORWARD_LEVEL)
     return int(np.ceil(floor / (1 - floor) - 1e-9))
 
