@@ -154,7 +154,8 @@ nb.table(
     show=False,
 )
 touched = overlap[overlap["public trained"].fillna(0) > 0]
-nb.show(touched.reset_index().head(n_show), floatfmt=".0f")
+nb.show(touched.reset_index()[["model", "public trained", "public zero-shot %", "public via source", "private zero-shot %",
+                                 f"{reference} zero-shot %"]].head(n_show), floatfmt=".0f")
 per_task = trained_on(both, public).sum(axis=1)
 per_task = per_task[per_task > 0].sort_values(ascending=False)
 nb.md(

@@ -3,7 +3,8 @@
 The benchmark scripts write tables of 10 to 18 columns into ``benchmarks/results/*.md``;
 the site includes those files as they are (``{include}``, never retyped), and a table that
 wide would stand past the page's column or scroll in a box. For the files named in
-``conf.py``'s ``wide_table_columns``, each table wider than ``wide_table_max_columns`` is
+``conf.py``'s ``wide_table_columns``, each table wider than ``wide_table_max_columns`` (or
+the file's own ``wide_table_max_columns_by_file``: long headers make a table of few columns wide) is
 rewritten as it is read (Sphinx's ``include-read`` event): the columns named for that
 file, in their order (the table's first column always first), then a collapsed
 ``<details>`` part "More columns" holding the others, a few at a time beside the first
@@ -70,7 +71,8 @@ def fold_table(
 
     Returns:
         The markdown (the narrow table, then an HTML ``<details>`` part with the others
-        beside the first column), or ``None`` when no column would fold away.
+        beside the first column, and the model column when shown), or ``None`` when no
+        column would fold away.
     """
     rows = [split_row(line) for line in lines if not _DELIMITER.match(line)]
     delimiter = split_row(lines[1])
@@ -88,8 +90,9 @@ def fold_table(
         f"(every column: <code>{html.escape(source)}</code>)</summary>",
         "",
     ]
+    key = [0] + [i for i in shown[1:] if header[i] == "model"]  # what names a row
     for start in range(0, len(others), chunk):
-        parts += [_table(rows, delimiter, [0, *others[start : start + chunk]]), ""]
+        parts += [_table(rows, delimiter, [*key, *others[start : start + chunk]]), ""]
     parts.append("</details>")
     return "\n".join(parts)
 
@@ -135,14 +138,14 @@ def _on_include_read(
         return
     config: Mapping[str, Sequence[str]] = app.config.wide_table_columns
     if key in config:
-        content[0] = fold_wide_tables(
-            content[0], config[key], source=key, max_columns=app.config.wide_table_max_columns
-        )
+        most = app.config.wide_table_max_columns_by_file.get(key, app.config.wide_table_max_columns)
+        content[0] = fold_wide_tables(content[0], config[key], source=key, max_columns=most)
 
 
 def setup(app: Any) -> dict[str, Any]:
     """Register the configuration values and the ``include-read`` handler."""
     app.add_config_value("wide_table_columns", {}, "env")
     app.add_config_value("wide_table_max_columns", 7, "env")
+    app.add_config_value("wide_table_max_columns_by_file", {}, "env")
     app.connect("include-read", _on_include_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
