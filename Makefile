@@ -56,10 +56,10 @@ FAST_WORKERS ?= $(WORKERS)
 PYTEST := STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q \
   --dist loadfile --no-loadscope-reorder
 
-test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls; about 12 minutes idle, docs/development.md)
+test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls; about 35 minutes on 2 cores)
 	$(PYTEST) -n $(WORKERS) --durations=30
 
-test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (under 2 minutes idle)
+test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (about 5 minutes on 2 cores)
 	$(PYTEST) -n $(FAST_WORKERS) -m "not slow" --durations=15
 
 lint: setup  ## ruff: lint and formatting (notebooks are lint-only; see pyproject.toml)

@@ -91,8 +91,9 @@ def fold_table(
         "",
     ]
     key = [0] + [i for i in shown[1:] if header[i] == "model"]  # what names a row
-    for start in range(0, len(others), chunk):
-        parts += [_table(rows, delimiter, [*key, *others[start : start + chunk]]), ""]
+    step = chunk if len(key) == 1 else 1  # a row named by two columns leaves room for one
+    for start in range(0, len(others), step):
+        parts += [_table(rows, delimiter, [*key, *others[start : start + step]]), ""]
     parts.append("</details>")
     return "\n".join(parts)
 
