@@ -214,7 +214,9 @@ def test_wide_tables_lead_with_their_answer_columns() -> None:
     assert module.fold_wide_tables(table, ["e"], source="x.md", max_columns=4) == table
     by_model = "| bench | model | x | y |\n|---|---|---|---|\n| b1 | m1 | 1 | 2 |"
     folded = module.fold_wide_tables(by_model, ["model", "x"], source="x.md", max_columns=3)
-    assert "| bench | model | y |" in folded.splitlines(), folded  # the folded rows keep their model
+    assert "| bench | model | y |" in folded.splitlines(), (
+        folded
+    )  # the folded rows keep their model
 
 
 # --------------------------------------------------------------------------- code blocks
