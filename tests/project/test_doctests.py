@@ -27,12 +27,15 @@ has an ``Examples:`` section with ``>>>`` lines. It reads the sources only.
 from __future__ import annotations
 
 import ast
+import contextlib
 import doctest
 import importlib
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
 from tests._run_fixtures import copy_fixture, distilled_static_model, tiny_teacher
@@ -119,8 +122,9 @@ def test_examples_run(module_name: str, request: pytest.FixtureRequest) -> None:
     tests = finder.find(module, module_name, extraglobs=globs)
     out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=FLAGS)
-    for test in sorted(tests, key=lambda t: t.name):
-        runner.run(test, out=out.write)
+    with _pandas_display_defaults():
+        for test in sorted(tests, key=lambda t: t.name):
+            runner.run(test, out=out.write)
     assert runner.tries, f"{module_name}: no example found, though its source has '>>> '"
     if runner.failures:
         pytest.fail(
@@ -128,6 +132,34 @@ def test_examples_run(module_name: str, request: pytest.FixtureRequest) -> None:
             + out.getvalue(),
             pytrace=False,
         )
+
+
+@contextlib.contextmanager
+def _pandas_display_defaults() -> Iterator[None]:
+    """pandas' ``display.*`` options at their defaults, as in a fresh interpreter.
+
+    A test earlier in the same worker may have run a notebook's setup, which sets
+    ``display.precision`` to 3 (:func:`analysis.notebook.context.setup`); the options
+    are put back afterwards.
+    """
+    saved = {key: pd.get_option(key) for key in _option_keys(pd.options.display, "display")}
+    pd.reset_option("^display\\.")
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            pd.set_option(key, value)
+
+
+def _option_keys(node: Any, prefix: str) -> Iterator[str]:
+    """Every option key under ``pd.options.<prefix>`` (the groups nest)."""
+    for name in dir(node):
+        value = getattr(node, name)
+        key = f"{prefix}.{name}"
+        if type(value) is type(node):
+            yield from _option_keys(value, key)
+        else:
+            yield key
 
 
 def _public_definitions() -> dict[str, tuple[str, ast.FunctionDef | ast.ClassDef]]:
