@@ -7,7 +7,7 @@ RESULTS ?=
 export STATIC_RTEB_RESULTS := $(RESULTS)
 BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 
-.PHONY: setup docs figures runs all-figures test test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
+.PHONY: setup docs figures runs all-figures test test-all test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,7 +56,10 @@ FAST_WORKERS ?= $(WORKERS)
 PYTEST := STATIC_RTEB_TEST_MODELS="$(STATIC_RTEB_TEST_MODELS)" $(PY) -m pytest -q \
   --dist loadfile --no-loadscope-reorder
 
-test: lint typecheck  ## lint + type check + the whole test suite, slow tests too, on 2 workers (what .ci/run calls; about 35 minutes on 2 cores)
+test: lint typecheck  ## lint + type check + the test suite, slow tests too, on 2 workers (what .ci/run calls); the exhaustive sweeps on a sample
+	$(PYTEST) -n $(WORKERS) -m "not xslow" --durations=30
+
+test-all: lint typecheck  ## `make test` and the tests marked xslow: the exhaustive sweeps whole (every file, every model, every signal with one worker)
 	$(PYTEST) -n $(WORKERS) --durations=30
 
 test-fast: lint typecheck  ## every change: lint + type check + the tests not marked slow, on 2 workers (about 5 minutes on 2 cores)

@@ -157,6 +157,12 @@ FAST_TIER_FIRST = (
 )
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """An ``xslow`` test is ``slow`` too: ``make test-fast`` leaves it out with the others."""
+    if item.get_closest_marker("xslow") is not None:
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The longest files first, then the other files with a slow test; each file's order kept.

@@ -192,8 +192,15 @@ def _states(plan) -> list[str]:
     return [s.state for s in plan_status(plan)]
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize(
+    ("how", "workers"),
+    [
+        *((how, 2) for how in HOW),
+        ("ctrl-c", 1),
+        # make test-all: the other signals with one worker too
+        *(pytest.param(how, 1, marks=pytest.mark.xslow) for how in HOW[1:]),
+    ],
+)
 def test_plan_with_local_workers_stops_cleanly_and_resumes(
     how: str,
     workers: int,

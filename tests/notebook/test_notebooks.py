@@ -255,8 +255,20 @@ def test_committed_table_headers_name_every_parameter(path):
     check_headers(tables, path, batch.params_for(path.stem, declared, profile, None))
 
 
+#: The figures profile's notebooks: ``make test`` runs them with the figures parameters
+#: (``tests/site/test_docs.py`` builds the site from that batch and checks its tables'
+#: headers), so their smoke runs are left to ``make test-all``.
+FIGURES = set(batch.load_profile("figures", REPO).notebooks or ())
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=[pytest.mark.xslow] if p.stem in FIGURES else [], id=p.stem)
+        for p in NOTEBOOKS
+    ],
+)
 def test_notebook_smoke_run(path, shared_results, tmp_path):
     """Each notebook runs top to bottom through papermill with the smoke parameters, and
     every table it writes names every parameter of its parameters cell, with its value."""

@@ -382,7 +382,7 @@ def _coverage_tolerance(per_board: np.ndarray, n_per_board: int) -> tuple[float,
     return float(per_board.mean()), max(float(per_board.std(ddof=1) / np.sqrt(n)), binomial)
 
 
-@pytest.mark.slow
+@pytest.mark.xslow  # the fast tier's selection-aware simulation below checks coverage too
 @pytest.mark.parametrize("target", ["all", "private"])
 def test_interval_covers_new_models_in_simulation(target):
     """400 leaderboards of 61 models x 16 tasks; one new model predicted from 4 tasks.
