@@ -149,7 +149,11 @@ def _release(held: list[FileLock]) -> None:
 # --------------------------------------------------------------------------- direct run
 
 
-@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize(
+    "how",
+    # without workers a Ctrl-C reaches the group of one process: the main process only
+    ["ctrl-c", "sigterm", pytest.param("sigint-main", marks=pytest.mark.xslow)],
+)
 def test_direct_run_stops_cleanly_and_resumes(
     how: str, static_model: Path, tmp_path: Path, held: list[FileLock]
 ) -> None:
