@@ -121,8 +121,7 @@ def leaderboard_columns(
         out["Mean (Public)"] = summary["mean_public"]
         out["Mean (Private)"] = summary["mean_private"]
     out["complete"] = summary["complete"]
-    release = out.pop("Release Date")
-    out["Release Date"] = release
+    out["Release Date"] = out.pop("Release Date")
     return out.sort_values(["Rank (Borda)"], kind="stable")
 
 

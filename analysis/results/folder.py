@@ -278,12 +278,7 @@ def _download(folder: Path, *, remote: str, revision: str | None, update: bool) 
 
 
 def _prepare(
-    folder: Path,
-    *,
-    download: bool | None,
-    revision: str | None,
-    remote: str | None,
-    implicit: bool,
+    folder: Path, *, download: bool | None, revision: str | None, remote: str | None, implicit: bool
 ) -> None:
     """Clone, pin or update ``<folder>/remote`` as asked (explicit folders: ``download=True``)."""
     clone = folder / "remote"

@@ -108,10 +108,8 @@ class Leaderboard:
         unknown = [s for s in scopes if s not in columns]
         if unknown:
             raise ValueError(f"`scopes`: unknown scope(s) {unknown}; use {sorted(columns)}")
-        mask = pd.Series(True, index=self.summary.index)
-        for scope in scopes or ("all",):
-            mask &= self.summary[columns[scope]].astype(bool)
-        return list(self.summary.index[mask])
+        wanted = [columns[scope] for scope in scopes or ("all",)]
+        return list(self.summary.index[self.summary[wanted].astype(bool).all(axis=1)])
 
 
 # --------------------------------------------------------------------------- loading
@@ -416,9 +414,6 @@ def load_leaderboard(
             files; ``"first"`` keeps the first folder's result with a
             :class:`ResultsConflictWarning` (e.g. your own rerun of a leaderboard model,
             equal up to float noise, beside the published results).
-
-    Returns:
-        The benchmark's :class:`Leaderboard`.
 
     Raises:
         ValueError: unknown benchmark, task or model (with the closest valid names).

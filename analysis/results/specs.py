@@ -123,11 +123,9 @@ def _mteb_task(spec: TaskSpec) -> Any:
 
     meta = compat.task_registry()[spec.task].metadata
     full = tuple(sorted(meta.hf_subsets or ["default"]))
-    if tuple(sorted(spec.hf_subsets)) == full:  # no subset filter: skip mteb's slow filter
-        return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits))
-    return mteb.get_task(
-        spec.task, eval_splits=list(spec.eval_splits), hf_subsets=list(spec.hf_subsets)
-    )
+    # no subset filter when every subset counts: mteb's filter is slow
+    subsets = None if tuple(sorted(spec.hf_subsets)) == full else list(spec.hf_subsets)
+    return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits), hf_subsets=subsets)
 
 
 def available_pins() -> list[str]:
@@ -224,9 +222,6 @@ def resolve_spec(
             older one (see :func:`available_pins`).
         include_tasks: tasks appended to the list (mteb's default splits and subsets).
         exclude_tasks: tasks removed from the list.
-
-    Returns:
-        The resolved spec.
 
     Raises:
         ValueError: unknown benchmark, pin or task (with the closest valid names), or

@@ -127,9 +127,7 @@ def summarize(
         have_by_model[model][task] = score
         revisions_by_model[model].add(str(revision))
     missing_revisions: dict[str, set[str]] = defaultdict(set)
-    for model, revision in zip(
-        missing["model"].tolist(), missing["revision"].tolist(), strict=True
-    ):
+    for model, revision in missing[["model", "revision"]].itertuples(index=False):
         missing_revisions[model].add(str(revision))
     models = sorted(set(have_by_model) | set(missing_revisions))
     out = []
@@ -220,12 +218,7 @@ def blocking_message(absent: Sequence[str], common: Sequence[str]) -> str:
 
 
 def completeness_message(
-    name: str,
-    pin: str,
-    n_complete: int,
-    n_models: int,
-    others: dict[str, int],
-    blocking: str = "",
+    name: str, pin: str, n_complete: int, n_models: int, others: dict[str, int], blocking: str = ""
 ) -> str | None:
     """The warning for a benchmark on which fewer than a quarter of the models are complete.
 
