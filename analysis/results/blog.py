@@ -339,19 +339,15 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
             if (ours[t].hf_subsets, ours[t].eval_splits)
             != (theirs[t].hf_subsets, theirs[t].eval_splits)
         )
-        diffs = []
-        if added:
-            diffs.append(f"added {added}")
-        if removed:
-            diffs.append(f"removed {removed}")
-        for t in changed:
-            diffs.append(f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}")
+        diffs = [f"added {added}"] if added else []
+        diffs += [f"removed {removed}"] if removed else []
+        diffs += [
+            f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}"
+            for t in changed
+        ]
         if diffs:
-            lines.append(
-                f"Compared with {reference.spec.source}, this task list has "
-                + "; ".join(diffs)
-                + "."
-            )
+            listed = "; ".join(diffs)
+            lines.append(f"Compared with {reference.spec.source}, this task list has {listed}.")
         column = {None: "mean_task", True: "mean_public", False: "mean_private"}[side]
         if model in reference.summary.index:
             value = reference.summary.loc[model, column] * 100

@@ -212,11 +212,8 @@ def _load(
     keys = [
         cache_key(identity, spec, models, engine, mteb.__version__, on_conflict) for spec in specs
     ]
-    loaded: dict[int, Entry] = {}
-    for i, key in enumerate(keys):
-        hit = read_cache(cache, key) if use_cache else None
-        if hit is not None:
-            loaded[i] = hit
+    hits = [read_cache(cache, key) if use_cache else None for key in keys]
+    loaded: dict[int, Entry] = {i: hit for i, hit in enumerate(hits) if hit is not None}
     todo = [i for i in range(len(specs)) if i not in loaded]
     if todo:
         entries = assemble.parse_frames(

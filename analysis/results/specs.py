@@ -250,10 +250,7 @@ def resolve_spec(
         spec = _spec_from_mteb(str(benchmark))
     else:
         spec = _spec_from_pin(str(benchmark), pin)
-    task_list = list(spec.tasks)
-    for name in include_tasks or []:
-        if name not in spec.task_names:
-            task_list.append(_task_spec(name, None, None))
+    added = [_task_spec(n, None, None) for n in include_tasks or [] if n not in spec.task_names]
     excluded = tuple(exclude_tasks or [])
     for name in excluded:
         if name not in spec.task_names:
@@ -261,7 +258,7 @@ def resolve_spec(
                 f"`exclude_tasks` names {name!r}, which is not in {spec.name}. "
                 f"Closest: {close_names(name, spec.task_names)}."
             )
-    task_list = [t for t in task_list if t.task not in excluded]
+    task_list = [t for t in (*spec.tasks, *added) if t.task not in excluded]
     source = spec.source
     if include_tasks:
         source += f" + include {sorted(include_tasks)}"

@@ -133,11 +133,8 @@ def summarize(
     out = []
     for model in models:
         have = have_by_model.get(model, {})
-        revisions = sorted(revisions_by_model.get(model, set())) or sorted(
-            missing_revisions.get(model, set())
-        )
-        n_pub = len(public & have.keys())
-        n_priv = len(private & have.keys())
+        revisions = sorted(revisions_by_model.get(model) or missing_revisions.get(model) or ())
+        n_pub, n_priv = len(public & have.keys()), len(private & have.keys())
         out.append(
             {
                 "model": model,
