@@ -118,16 +118,10 @@ class Leaderboard:
 def _other_pins(spec: BenchmarkSpec, pin: str, options: dict[str, Any]) -> dict[str, BenchmarkSpec]:
     """The same benchmark under every other pin that defines it."""
     others = {}
-    for other in available_pins():
-        if other == pin:
-            continue
+    lists = {key: options.get(key) for key in ("include_tasks", "exclude_tasks")}
+    for other in (p for p in available_pins() if p != pin):
         try:
-            others[other] = resolve_spec(
-                spec.name,
-                pin=other,
-                include_tasks=options.get("include_tasks"),
-                exclude_tasks=options.get("exclude_tasks"),
-            )
+            others[other] = resolve_spec(spec.name, pin=other, **lists)
         except UnknownNameError:  # the benchmark, or an excluded task, is not in that pin
             continue
     return others

@@ -110,15 +110,12 @@ def _error_text(err: BaseException) -> str:
 def _folder_identity(folder: str, folders: dict[str, Any], problems: dict[str, str]) -> Any:
     """``(name, revision, experiment, meta)`` of a revision folder, None to skip it (memoised)."""
     if folder not in folders:
-        meta_file = os.path.join(folder, "model_meta.json")
-        if not os.path.isfile(meta_file):
-            folders[folder] = None
-        else:
+        folders[folder] = None
+        if os.path.isfile(os.path.join(folder, "model_meta.json")):
             try:
                 folders[folder] = compat.model_name_and_revision_from_folder(Path(folder))
             except Exception as err:  # reported: a warning and an "unreadable" row per file
                 problems[folder] = _error_text(err)
-                folders[folder] = None
     return folders[folder]
 
 
