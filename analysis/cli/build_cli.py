@@ -49,9 +49,6 @@ def _add_command(
     return parser
 
 
-# --------------------------------------------------------------------------- batch
-
-
 def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb batch``: the notebooks with papermill, from a parameter profile."""
     from ..notebook.flags import add_parameter_flags
@@ -77,11 +74,9 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
     add_parameter_flags(parser)
     parser.add_argument(
-        "--build-dir",
-        default=None,
-        help="where executed notebooks go (default build/notebooks/<profile>)",
+        "--build-dir", help="where executed notebooks go (default build/notebooks/<profile>)"
     )
-    parser.add_argument("--root", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--root", help=argparse.SUPPRESS)
 
 
 # --------------------------------------------------------------------------- run, plan, status
@@ -186,9 +181,6 @@ def add_status_parser(subparsers: argparse._SubParsersAction) -> None:
     add_executor_options(parser, defaults=False)
 
 
-# --------------------------------------------------------------------------- distill
-
-
 def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb distill``: a static model2vec model from a sentence-transformers teacher."""
     parser = _add_command(
@@ -233,9 +225,6 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
     add_verbose(parser)
 
 
-# --------------------------------------------------------------------------- estimate
-
-
 def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb estimate``: a model's benchmark mean and rank from the tasks it has run."""
     parser = _add_command(
@@ -258,14 +247,12 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
         "--exclude-tasks",
         nargs="+",
         metavar="TASK",
-        default=None,
         help="leave these tasks out of the benchmark (e.g. a task no model has, which the "
         "load names: FloresBitextMining of MTEB(Multilingual, v2))",
     )
     parser.add_argument(
         "--released",
         metavar="DATE",
-        default=None,
         help="the model's release date, e.g. today's (default: mteb's date of a registered "
         "model, else just after the newest leaderboard model); the interval widens with the "
         "time since the newest leaderboard model",
@@ -280,9 +267,6 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
     add_on_conflict(parser)
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
-
-
-# --------------------------------------------------------------------------- leaderboard
 
 
 def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -304,14 +288,11 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         "else mteb's cache), merged in order",
     )
     parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
-    parser.add_argument(
-        "--exclude-tasks", nargs="+", metavar="TASK", default=None, help="leave these tasks out"
-    )
+    parser.add_argument("--exclude-tasks", nargs="+", metavar="TASK", help="leave these tasks out")
     parser.add_argument(
         "--min-zero-shot",
         type=int,
         metavar="PCT",
-        default=None,
         help="keep models whose zero-shot %% on the benchmark is at least PCT (100: trained "
         "on none of its tasks, by mteb's rules); ranks are among the models kept",
     )
@@ -334,9 +315,6 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
 
 
-# --------------------------------------------------------------------------- submit
-
-
 def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     """``static-rteb submit``: own runs -> a checked branch of a results-repository checkout."""
     parser = _add_command(
@@ -344,13 +322,11 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
         "submit",
         _lazy("analysis.runs.submit.cli", "submit_command"),
         help="own runs -> a checked branch of a results-repository checkout",
-        description=(
-            "Re-file own runs under the model's hub name and commit SHA, check them with the "
-            "MTEB results repository's CI checks, write mteb's model card, and commit them on a "
-            "new branch of a local checkout of embeddings-benchmark/results (through mteb's "
-            "ResultCache.submit_results). A model mteb does not know is refused, with its "
-            "ModelMeta registry entry written for a pull request to mteb."
-        ),
+        description="Re-file own runs under the model's hub name and commit SHA, check them "
+        "with the MTEB results repository's CI checks, write mteb's model card, and commit them "
+        "on a new branch of a local checkout of embeddings-benchmark/results (through mteb's "
+        "ResultCache.submit_results). A model mteb does not know is refused, with its "
+        "ModelMeta registry entry written for a pull request to mteb.",
     )
     add_results(
         parser, help="run folders (revision folders of data/runs/results, or folders holding them)"
@@ -359,10 +335,8 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--revision",
         metavar="SHA",
-        help=(
-            "40-character commit SHA of the weights on the hub (default: the runs' SHA, the "
-            "model folder's git commit, or mteb's registered revision)"
-        ),
+        help="40-character commit SHA of the weights on the hub (default: the runs' SHA, the "
+        "model folder's git commit, or mteb's registered revision)",
     )
     parser.add_argument(
         "--checkout",
@@ -383,19 +357,15 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--create-pr",
         action="store_true",
-        help=(
-            "push to your fork and open the pull request (mteb's path: network, PyGithub, "
-            "GitHub token; untested here)"
-        ),
+        help="push to your fork and open the pull request (mteb's path: network, PyGithub, "
+        "GitHub token; untested here)",
     )
     parser.add_argument("--message", help="title of the commit and pull request")
     parser.add_argument(
         "--check-only",
         action="store_true",
-        help=(
-            "run the pre-flight (and write the card) but commit nothing; without --results, "
-            "check the checkout's current branch against main"
-        ),
+        help="run the pre-flight (and write the card) but commit nothing; without --results, "
+        "check the checkout's current branch against main",
     )
 
 

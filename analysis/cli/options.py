@@ -43,11 +43,7 @@ def add_results(
 ) -> None:
     """``--results FOLDER [FOLDER ...]``: results folder(s) in mteb's ResultCache layout."""
     parser.add_argument(
-        "--results",
-        nargs="+" if several else None,
-        default=default,
-        metavar="FOLDER",
-        help=help,
+        "--results", nargs="+" if several else None, default=default, metavar="FOLDER", help=help
     )
 
 

@@ -589,8 +589,7 @@ def _patch_classification() -> None:
         for name, (owner, attr) in targets.items()
     }  # an entry left by a restore cut short is mteb's function still
     changed = _changed_sources(
-        {name: original for name, (_, _, original) in originals.items()},
-        CLASSIFICATION_FIX_SOURCES,
+        {name: original for name, (_, _, original) in originals.items()}, CLASSIFICATION_FIX_SOURCES
     )
     if changed:
         _warn_once(
@@ -623,23 +622,15 @@ def _classification_targets() -> dict[str, tuple[Any, str]]:
     from mteb.abstasks.multilabel_classification import AbsTaskMultilabelClassification
     from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-    return {
-        "AbsTaskClassification._undersample_data": (AbsTaskClassification, "_undersample_data"),
-        "AbsTaskClassification._calculate_scores": (AbsTaskClassification, "_calculate_scores"),
-        "SklearnEvaluator.__call__": (SklearnEvaluator, "__call__"),
-        "AbsTaskPairClassification._compute_metrics": (
-            AbsTaskPairClassification,
-            "_compute_metrics",
-        ),
-        "AbsTaskMultilabelClassification._undersample_data_indices": (
-            AbsTaskMultilabelClassification,
-            "_undersample_data_indices",
-        ),
-        "_create_dataloaders._create_dataloader_from_texts": (
-            _create_dataloaders,
-            "_create_dataloader_from_texts",
-        ),
+    owners = {
+        "AbsTaskClassification": AbsTaskClassification,
+        "SklearnEvaluator": SklearnEvaluator,
+        "AbsTaskPairClassification": AbsTaskPairClassification,
+        "AbsTaskMultilabelClassification": AbsTaskMultilabelClassification,
+        "_create_dataloaders": _create_dataloaders,
     }
+    split = {name: name.rpartition(".") for name in CLASSIFICATION_FIX_SOURCES}
+    return {name: (owners[owner], attr) for name, (owner, _, attr) in split.items()}
 
 
 def _changed_sources(functions: Mapping[str, Any], recorded: Mapping[str, str]) -> list[str]:

@@ -348,9 +348,6 @@ def spell(keyword: str, value: Any = None, *, how: Spelling | None = None) -> st
         keyword: The Python keyword (``on_conflict``); the flag is ``--on-conflict``.
         value: The value to show; None shows the bare name (``pin=``, ``--pin``).
         how: The spelling (default: :func:`spelling`).
-
-    Returns:
-        The option in the caller's form.
     """
     if (how or spelling()) == "cli":
         flag = "--" + keyword.replace("_", "-")

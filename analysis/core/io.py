@@ -149,13 +149,9 @@ def write_markdown_table(
     ``provenance`` (what the results were, e.g. ``ResultsFolders.provenance()``) is
     recorded in the header; see :func:`provenance_line`.
     """
-    parts = [provenance_line(notebook, parameters, provenance)]
-    if title:
-        parts.append(f"\n**{title}**\n")
-    parts.append("\n" + markdown_table(frame, floatfmt=floatfmt))
-    if note:
-        parts.append(f"\n{note}\n")
-    return atomic_write_text(path, "".join(parts))
+    head = provenance_line(notebook, parameters, provenance) + (f"\n**{title}**\n" if title else "")
+    tail = f"\n{note}\n" if note else ""
+    return atomic_write_text(path, f"{head}\n{markdown_table(frame, floatfmt=floatfmt)}{tail}")
 
 
 def save_figure(fig: Any, path_stem: str | Path) -> list[Path]:

@@ -88,6 +88,13 @@ def quiet_command_line(*, verbose: bool = False) -> None:
     datasets.disable_progress_bars()
 
 
+def setup_output(*, verbose: bool = False) -> None:
+    """A command's logging at WARNING (INFO when ``verbose``), then :func:`quiet_command_line`."""
+    level = logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    quiet_command_line(verbose=verbose)
+
+
 @contextlib.contextmanager
 def widget_progress(*modules: str, disable: bool = False) -> Iterator[None]:
     """Inside the block, the named modules' plain ``tqdm`` bars render like ``tqdm.auto``.

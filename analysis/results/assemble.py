@@ -42,11 +42,8 @@ def select_files(
         for rel, _, _ in inv.files:
             _, model, _, filename = rel.rsplit("/", 3)
             stem = filename[: -len(".json")]
-            if stem == "model_meta" or stem not in task_names:
-                continue
-            if wanted is not None and model not in wanted:
-                continue
-            files.append((f"{root}/{rel}", source))
+            if stem in task_names and stem != "model_meta" and (wanted is None or model in wanted):
+                files.append((f"{root}/{rel}", source))
     return files
 
 

@@ -7,6 +7,7 @@ comparison never types a score into code. Regenerated values come from
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Mapping
@@ -58,16 +59,8 @@ def _decimals(text: str) -> int:
 
 
 def _tables(text: str) -> list[list[list[str]]]:
-    tables, current = [], []
-    for line in text.splitlines():
-        if line.lstrip().startswith("|"):
-            current.append(_cells(line))
-        elif current:
-            tables.append(current)
-            current = []
-    if current:
-        tables.append(current)
-    return tables
+    runs = itertools.groupby(text.splitlines(), key=lambda line: line.lstrip().startswith("|"))
+    return [[_cells(line) for line in lines] for in_table, lines in runs if in_table]
 
 
 def _score_columns(
@@ -169,14 +162,9 @@ def report_scores(path: str | Path | None = None) -> pd.DataFrame:
         raise FileNotFoundError(f"The model2vec report is not at {path}; pass its path.")
     for table in _tables(path.read_text(encoding="utf-8")):
         if table[0][:3] == ["Task", "Category", "Score"]:
-            rows = [r for r in table[2:] if len(r) >= 3]
-            return pd.DataFrame(
-                {
-                    "task": [r[0] for r in rows],
-                    "category": [r[1] for r in rows],
-                    "score": [float(r[2]) for r in rows],
-                }
-            )
+            rows = [r[:3] for r in table[2:] if len(r) >= 3]
+            frame = pd.DataFrame(rows, columns=["task", "category", "score"])
+            return frame.astype({"score": float})
     raise ValueError(f"{path} holds no 'Task | Category | Score' table.")
 
 
@@ -351,19 +339,15 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
             if (ours[t].hf_subsets, ours[t].eval_splits)
             != (theirs[t].hf_subsets, theirs[t].eval_splits)
         )
-        diffs = []
-        if added:
-            diffs.append(f"added {added}")
-        if removed:
-            diffs.append(f"removed {removed}")
-        for t in changed:
-            diffs.append(f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}")
+        diffs = [f"added {added}"] if added else []
+        diffs += [f"removed {removed}"] if removed else []
+        diffs += [
+            f"{t} subsets {list(theirs[t].hf_subsets)} → {list(ours[t].hf_subsets)}"
+            for t in changed
+        ]
         if diffs:
-            lines.append(
-                f"Compared with {reference.spec.source}, this task list has "
-                + "; ".join(diffs)
-                + "."
-            )
+            listed = "; ".join(diffs)
+            lines.append(f"Compared with {reference.spec.source}, this task list has {listed}.")
         column = {None: "mean_task", True: "mean_public", False: "mean_private"}[side]
         if model in reference.summary.index:
             value = reference.summary.loc[model, column] * 100

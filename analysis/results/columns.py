@@ -30,14 +30,9 @@ from .leaderboard import Leaderboard
 from .summary import borda_rank
 from .training import zero_shot
 
-#: mteb's metadata columns, in its order (``_STANDARD_META_COLS`` without ``Zero-shot``).
-META_COLUMNS = (
-    "Active Parameters (B)",
-    "Total Parameters (B)",
-    "Embedding Dimensions",
-    "Max Tokens",
-)
 INTEGERS = ("Embedding Dimensions", "Max Tokens")
+#: mteb's metadata columns, in its order (``_STANDARD_META_COLS`` without ``Zero-shot``).
+META_COLUMNS = ("Active Parameters (B)", "Total Parameters (B)", *INTEGERS)
 
 
 def type_means(board: Leaderboard) -> pd.DataFrame:
@@ -121,8 +116,7 @@ def leaderboard_columns(
         out["Mean (Public)"] = summary["mean_public"]
         out["Mean (Private)"] = summary["mean_private"]
     out["complete"] = summary["complete"]
-    release = out.pop("Release Date")
-    out["Release Date"] = release
+    out["Release Date"] = out.pop("Release Date")
     return out.sort_values(["Rank (Borda)"], kind="stable")
 
 

@@ -34,10 +34,8 @@ from ..core import compat
 
 def _load_current(path: str | Path) -> dict[str, Any] | None:
     """The parsed file when ``from_disk`` would return it unchanged, else None."""
-    with open(path, "rb") as handle:
-        raw = handle.read()
     try:
-        data = orjson.loads(raw)
+        data = orjson.loads(Path(path).read_bytes())
     except orjson.JSONDecodeError:
         return None  # e.g. NaN tokens, which json accepts and orjson does not
     return data if compat.stored_as_is(data) else None
@@ -144,8 +142,7 @@ def selected_score(scores: dict[str, list[Any]], task: Any) -> tuple[float, int,
         gaps.extend(f"{split}/{subset}" for subset in absent)
         if not kept and not absent:
             gaps.append(f"split {split!r} has no scores")
-    if len(seen_splits) < len(view.splits):
-        for split in view.splits:
-            if split not in seen_splits:
-                gaps.extend(view.split_gaps[split])
+    for split in view.splits:
+        if split not in seen_splits:
+            gaps.extend(view.split_gaps[split])
     return total, count, gaps

@@ -47,10 +47,8 @@ class Inventory:
     @cached_property
     def fingerprint(self) -> str:
         """Relative paths and sizes only: equal on every machine holding the same files."""
-        digest = hashlib.sha256()
-        for rel, size, _ in self.files:
-            digest.update(f"{rel}\0{size}\n".encode())
-        return digest.hexdigest()[:16]
+        text = "".join(f"{rel}\0{size}\n" for rel, size, _ in self.files)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @cached_property
     def change_fingerprint(self) -> str:
@@ -58,10 +56,8 @@ class Inventory:
 
         Mtimes change with every copy or checkout, so provenance uses :attr:`fingerprint`.
         """
-        digest = hashlib.sha256()
-        for rel, size, mtime in self.files:
-            digest.update(f"{rel}\0{size}\0{mtime}\n".encode())
-        return digest.hexdigest()[:16]
+        text = "".join(f"{rel}\0{size}\0{mtime}\n" for rel, size, mtime in self.files)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @cached_property
     def model_dirs(self) -> frozenset[str]:
@@ -82,27 +78,26 @@ def _walk(folder: Path, *, files: bool) -> list[tuple[str, int, int]]:
         prefix = base.relative_to(folder).as_posix()
         if not files:
             out.append((prefix, 0, base.stat().st_mtime_ns))
-        with os.scandir(base) as models:
-            for model in models:
-                if not model.is_dir():
-                    continue
+        for model in _entries(base, folders=True):
+            if not files:
+                out.append((f"{prefix}/{model.name}", 0, model.stat().st_mtime_ns))
+            for revision in _entries(model.path, folders=True):
+                rel = f"{prefix}/{model.name}/{revision.name}"
                 if not files:
-                    out.append((f"{prefix}/{model.name}", 0, model.stat().st_mtime_ns))
-                with os.scandir(model.path) as revisions:
-                    for revision in revisions:
-                        if not revision.is_dir():
-                            continue
-                        rel = f"{prefix}/{model.name}/{revision.name}"
-                        if not files:
-                            out.append((rel, 0, revision.stat().st_mtime_ns))
-                            continue
-                        with os.scandir(revision.path) as entries:
-                            for f in entries:
-                                if f.name.endswith(".json") and f.is_file():
-                                    st = f.stat()
-                                    out.append((f"{rel}/{f.name}", st.st_size, st.st_mtime_ns))
+                    out.append((rel, 0, revision.stat().st_mtime_ns))
+                    continue
+                for f in _entries(revision.path, folders=False):
+                    if f.name.endswith(".json"):
+                        st = f.stat()
+                        out.append((f"{rel}/{f.name}", st.st_size, st.st_mtime_ns))
     out.sort()
     return out
+
+
+def _entries(path: str | Path, *, folders: bool) -> list[os.DirEntry[str]]:
+    """The sub-folders (or the files) of ``path``."""
+    with os.scandir(path) as entries:
+        return [e for e in entries if (e.is_dir() if folders else e.is_file())]
 
 
 def scan(folder: str | Path) -> Inventory:
@@ -278,12 +273,7 @@ def _download(folder: Path, *, remote: str, revision: str | None, update: bool) 
 
 
 def _prepare(
-    folder: Path,
-    *,
-    download: bool | None,
-    revision: str | None,
-    remote: str | None,
-    implicit: bool,
+    folder: Path, *, download: bool | None, revision: str | None, remote: str | None, implicit: bool
 ) -> None:
     """Clone, pin or update ``<folder>/remote`` as asked (explicit folders: ``download=True``)."""
     clone = folder / "remote"

@@ -124,15 +124,11 @@ def model_groups(
     rows = []
     for name in models:
         if name.startswith("mteb/baseline"):
-            rows.append(
-                {"model": name, "family": "baseline", "static_kind": "", "n_parameters": math.nan}
-            )
+            rows.append((name, "baseline", "", math.nan))
             continue
         meta = registered_meta(name, follow_renames=True)
         if meta is None:  # mteb does not register it; a failing registry is raised
-            rows.append(
-                {"model": name, "family": "unknown", "static_kind": "", "n_parameters": math.nan}
-            )
+            rows.append((name, "unknown", "", math.nan))
             continue
         max_tokens = meta.max_tokens
         n_emb, n_all = getattr(meta, "n_embedding_parameters", None), meta.n_parameters
@@ -140,15 +136,9 @@ def model_groups(
         no_limit = max_tokens is not None and math.isinf(float(max_tokens))
         static = (all_embedding or no_limit) and set(meta.modalities or ()) == {"text"}
         kind = str(kinds.get(name, kinds.get(meta.name, "unknown"))) if static else ""
-        rows.append(
-            {
-                "model": name,
-                "family": "static" if static else "transformer",
-                "static_kind": kind,
-                "n_parameters": float(meta.n_parameters) if meta.n_parameters else math.nan,
-            }
-        )
-    return pd.DataFrame(rows)
+        n_parameters = float(meta.n_parameters) if meta.n_parameters else math.nan
+        rows.append((name, "static" if static else "transformer", kind, n_parameters))
+    return pd.DataFrame(rows, columns=["model", "family", "static_kind", "n_parameters"])
 
 
 def release_dates(models: Iterable[str]) -> pd.Series:
@@ -159,8 +149,6 @@ def release_dates(models: Iterable[str]) -> pd.Series:
     without a date (its baselines), get NaT: the estimate leaves them out of that
     calibration and counts them.
     """
-    dates = {}
-    for name in models:
-        meta = registered_meta(name, follow_renames=True)
-        dates[name] = getattr(meta, "release_date", None) if meta is not None else None
+    metas = {name: registered_meta(name, follow_renames=True) for name in models}
+    dates = {name: getattr(meta, "release_date", None) for name, meta in metas.items()}
     return pd.to_datetime(pd.Series(dates, dtype=object), errors="coerce")

@@ -108,10 +108,8 @@ class Leaderboard:
         unknown = [s for s in scopes if s not in columns]
         if unknown:
             raise ValueError(f"`scopes`: unknown scope(s) {unknown}; use {sorted(columns)}")
-        mask = pd.Series(True, index=self.summary.index)
-        for scope in scopes or ("all",):
-            mask &= self.summary[columns[scope]].astype(bool)
-        return list(self.summary.index[mask])
+        wanted = [columns[scope] for scope in scopes or ("all",)]
+        return list(self.summary.index[self.summary[wanted].astype(bool).all(axis=1)])
 
 
 # --------------------------------------------------------------------------- loading
@@ -120,16 +118,10 @@ class Leaderboard:
 def _other_pins(spec: BenchmarkSpec, pin: str, options: dict[str, Any]) -> dict[str, BenchmarkSpec]:
     """The same benchmark under every other pin that defines it."""
     others = {}
-    for other in available_pins():
-        if other == pin:
-            continue
+    lists = {key: options.get(key) for key in ("include_tasks", "exclude_tasks")}
+    for other in (p for p in available_pins() if p != pin):
         try:
-            others[other] = resolve_spec(
-                spec.name,
-                pin=other,
-                include_tasks=options.get("include_tasks"),
-                exclude_tasks=options.get("exclude_tasks"),
-            )
+            others[other] = resolve_spec(spec.name, pin=other, **lists)
         except UnknownNameError:  # the benchmark, or an excluded task, is not in that pin
             continue
     return others
@@ -214,11 +206,8 @@ def _load(
     keys = [
         cache_key(identity, spec, models, engine, mteb.__version__, on_conflict) for spec in specs
     ]
-    loaded: dict[int, Entry] = {}
-    for i, key in enumerate(keys):
-        hit = read_cache(cache, key) if use_cache else None
-        if hit is not None:
-            loaded[i] = hit
+    hits = [read_cache(cache, key) if use_cache else None for key in keys]
+    loaded: dict[int, Entry] = {i: hit for i, hit in enumerate(hits) if hit is not None}
     todo = [i for i in range(len(specs)) if i not in loaded]
     if todo:
         entries = assemble.parse_frames(
@@ -416,9 +405,6 @@ def load_leaderboard(
             files; ``"first"`` keeps the first folder's result with a
             :class:`ResultsConflictWarning` (e.g. your own rerun of a leaderboard model,
             equal up to float noise, beside the published results).
-
-    Returns:
-        The benchmark's :class:`Leaderboard`.
 
     Raises:
         ValueError: unknown benchmark, task or model (with the closest valid names).

@@ -75,20 +75,8 @@ def read_lite_file(path: str | Path | None = None) -> dict[str, Any]:
 
 def lite_lists(path: str | Path | None = None) -> list[LiteList]:
     """Every committed lite list."""
-    return [
-        LiteList(
-            benchmark=entry["benchmark"],
-            target=entry["target"],
-            k=int(entry["k"]),
-            types_covered=bool(entry["types_covered"]),
-            tasks=tuple(entry["tasks"]),
-            task_types=dict(entry.get("task_types", {})),
-            options=dict(entry.get("options", {})),
-            measured=dict(entry.get("measured", {})),
-            n_models=int(entry.get("n_models", 0)),
-        )
-        for entry in read_lite_file(path)["lists"]
-    ]
+    lists = read_lite_file(path)["lists"]
+    return [LiteList(**{**entry, "tasks": tuple(entry["tasks"])}) for entry in lists]
 
 
 def lite_list(
@@ -120,7 +108,5 @@ def matching_lite_list(
 ) -> LiteList | None:
     """The committed list of ``benchmark`` whose tasks are exactly ``tasks``, if any."""
     wanted = set(tasks)
-    for lite in lite_lists(path):
-        if lite.benchmark == benchmark and set(lite.tasks) == wanted:
-            return lite
-    return None
+    found = (x for x in lite_lists(path) if x.benchmark == benchmark and set(x.tasks) == wanted)
+    return next(found, None)

@@ -44,14 +44,8 @@ def cache_key(
 ) -> str:
     """The entry's name: a hash of everything that changes the parsed frames.
 
-    Args:
-        results: ``ResultsFolders.cache_identity()`` (real paths, mtime fingerprints).
-        spec: the task list.
-        models: the model filter (None: all).
-        engine: the parsing engine.
-        mteb_version: the installed mteb's version.
-        on_conflict: how clashes between merged folders were settled (an entry made
-            with ``"first"`` must not serve a load that asks for ``"error"``).
+    ``results`` is ``ResultsFolders.cache_identity()`` (real paths, mtime fingerprints);
+    an entry made with ``on_conflict="first"`` must not serve a load asking for ``"error"``.
     """
     payload = {
         "loader": LOADER_VERSION,

@@ -45,16 +45,7 @@ ENGINES: tuple[str, ...] = ("fast", "mteb")
 SCORE_COLUMNS = ["model", "revision", "task", "task_type", "is_public", "main_score", "source"]
 #: ``partial_score``: the mean over the entries a file does have, for a task some are
 #: missing from (NaN otherwise); mteb's Borda count ranks a task by it (``summary.py``).
-MISSING_COLUMNS = [
-    "model",
-    "revision",
-    "task",
-    "task_type",
-    "is_public",
-    "reason",
-    "partial_score",
-    "source",
-]
+MISSING_COLUMNS = [*SCORE_COLUMNS[:5], "reason", "partial_score", "source"]
 
 #: One file to parse: (absolute path, index of its results folder).
 FileRef = tuple[str, int]
@@ -119,15 +110,12 @@ def _error_text(err: BaseException) -> str:
 def _folder_identity(folder: str, folders: dict[str, Any], problems: dict[str, str]) -> Any:
     """``(name, revision, experiment, meta)`` of a revision folder, None to skip it (memoised)."""
     if folder not in folders:
-        meta_file = os.path.join(folder, "model_meta.json")
-        if not os.path.isfile(meta_file):
-            folders[folder] = None
-        else:
+        folders[folder] = None
+        if os.path.isfile(os.path.join(folder, "model_meta.json")):
             try:
                 folders[folder] = compat.model_name_and_revision_from_folder(Path(folder))
             except Exception as err:  # reported: a warning and an "unreadable" row per file
                 problems[folder] = _error_text(err)
-                folders[folder] = None
     return folders[folder]
 
 
@@ -298,11 +286,8 @@ def _extract_fast(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (model, task) scores of ``spec`` from :func:`fastparse.read_scores` records."""
     views = {t.task: fastparse.TaskView.of(t.to_mteb()) for t in spec.tasks}
-    selected = {}
-    for key, records in by_model.items():
-        kept = [r for r in records if r[0] in views]
-        if kept:
-            selected[key] = kept
+    kept = {key: [r for r in records if r[0] in views] for key, records in by_model.items()}
+    selected = {key: records for key, records in kept.items() if records}
     name_counts = Counter(name for name, _ in selected)
     rows = _Rows(spec, sources)
     to_join: dict[_ModelKey, list[tuple[str, Any, Any]]] = {}
@@ -410,17 +395,12 @@ def parse_all(
     if workers <= 1 or len(files) < 200:
         return load_chunk(files, specs, engine)
     chunks = _chunks_by_model(files, workers * 4)
-    scores: list[list[pd.DataFrame]] = [[] for _ in specs]
-    missing: list[list[pd.DataFrame]] = [[] for _ in specs]
-    out = Parsed([], [])
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-        for part in pool.map(load_chunk, chunks, [specs] * len(chunks), [engine] * len(chunks)):
-            for i in range(len(specs)):
-                scores[i].append(part.scores[i])
-                missing[i].append(part.missing[i])
-            out.problems.extend(part.problems)
-            out.unreadable.extend(part.unreadable)
-            out.conflicts.extend(part.conflicts)
-    out.scores = [pd.concat(s, ignore_index=True) for s in scores]
-    out.missing = [pd.concat(m, ignore_index=True) for m in missing]
-    return out
+        parts = list(pool.map(load_chunk, chunks, [specs] * len(chunks), [engine] * len(chunks)))
+    return Parsed(
+        [pd.concat([p.scores[i] for p in parts], ignore_index=True) for i in range(len(specs))],
+        [pd.concat([p.missing[i] for p in parts], ignore_index=True) for i in range(len(specs))],
+        [x for p in parts for x in p.problems],
+        [x for p in parts for x in p.unreadable],
+        [x for p in parts for x in p.conflicts],
+    )

@@ -16,19 +16,11 @@ def compare_with_leaderboard(own: pd.DataFrame, board: Leaderboard) -> pd.DataFr
         leaderboard has no complete score for that model and task).
     """
     ref = board.scores.set_index(["model", "task"])["main_score"]
-    rows = []
-    for r in own.itertuples():
-        lb = ref.get((r.model, r.task), np.nan)
-        rows.append(
-            {
-                "model": r.model,
-                "task": r.task,
-                "own": r.main_score,
-                "leaderboard": lb,
-                "difference": r.main_score - lb,
-            }
-        )
-    return pd.DataFrame(rows)
+    out = pd.DataFrame({"model": own["model"], "task": own["task"], "own": own["main_score"]})
+    pairs = zip(own["model"], own["task"], strict=True)
+    out["leaderboard"] = [ref.get(pair, np.nan) for pair in pairs]
+    out["difference"] = out["own"] - out["leaderboard"]
+    return out.reset_index(drop=True)
 
 
 def place(own: pd.DataFrame, board: Leaderboard, *, neighbours: int = 2) -> pd.DataFrame:

@@ -123,11 +123,9 @@ def _mteb_task(spec: TaskSpec) -> Any:
 
     meta = compat.task_registry()[spec.task].metadata
     full = tuple(sorted(meta.hf_subsets or ["default"]))
-    if tuple(sorted(spec.hf_subsets)) == full:  # no subset filter: skip mteb's slow filter
-        return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits))
-    return mteb.get_task(
-        spec.task, eval_splits=list(spec.eval_splits), hf_subsets=list(spec.hf_subsets)
-    )
+    # no subset filter when every subset counts: mteb's filter is slow
+    subsets = None if tuple(sorted(spec.hf_subsets)) == full else list(spec.hf_subsets)
+    return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits), hf_subsets=subsets)
 
 
 def available_pins() -> list[str]:
@@ -225,9 +223,6 @@ def resolve_spec(
         include_tasks: tasks appended to the list (mteb's default splits and subsets).
         exclude_tasks: tasks removed from the list.
 
-    Returns:
-        The resolved spec.
-
     Raises:
         ValueError: unknown benchmark, pin or task (with the closest valid names), or
             an exclusion that names a task not in the list.
@@ -255,10 +250,7 @@ def resolve_spec(
         spec = _spec_from_mteb(str(benchmark))
     else:
         spec = _spec_from_pin(str(benchmark), pin)
-    task_list = list(spec.tasks)
-    for name in include_tasks or []:
-        if name not in spec.task_names:
-            task_list.append(_task_spec(name, None, None))
+    added = [_task_spec(n, None, None) for n in include_tasks or [] if n not in spec.task_names]
     excluded = tuple(exclude_tasks or [])
     for name in excluded:
         if name not in spec.task_names:
@@ -266,7 +258,7 @@ def resolve_spec(
                 f"`exclude_tasks` names {name!r}, which is not in {spec.name}. "
                 f"Closest: {close_names(name, spec.task_names)}."
             )
-    task_list = [t for t in task_list if t.task not in excluded]
+    task_list = [t for t in (*spec.tasks, *added) if t.task not in excluded]
     source = spec.source
     if include_tasks:
         source += f" + include {sorted(include_tasks)}"

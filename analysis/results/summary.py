@@ -127,19 +127,14 @@ def summarize(
         have_by_model[model][task] = score
         revisions_by_model[model].add(str(revision))
     missing_revisions: dict[str, set[str]] = defaultdict(set)
-    for model, revision in zip(
-        missing["model"].tolist(), missing["revision"].tolist(), strict=True
-    ):
+    for model, revision in missing[["model", "revision"]].itertuples(index=False):
         missing_revisions[model].add(str(revision))
     models = sorted(set(have_by_model) | set(missing_revisions))
     out = []
     for model in models:
         have = have_by_model.get(model, {})
-        revisions = sorted(revisions_by_model.get(model, set())) or sorted(
-            missing_revisions.get(model, set())
-        )
-        n_pub = len(public & have.keys())
-        n_priv = len(private & have.keys())
+        revisions = sorted(revisions_by_model.get(model) or missing_revisions.get(model) or ())
+        n_pub, n_priv = len(public & have.keys()), len(private & have.keys())
         out.append(
             {
                 "model": model,
@@ -220,12 +215,7 @@ def blocking_message(absent: Sequence[str], common: Sequence[str]) -> str:
 
 
 def completeness_message(
-    name: str,
-    pin: str,
-    n_complete: int,
-    n_models: int,
-    others: dict[str, int],
-    blocking: str = "",
+    name: str, pin: str, n_complete: int, n_models: int, others: dict[str, int], blocking: str = ""
 ) -> str | None:
     """The warning for a benchmark on which fewer than a quarter of the models are complete.
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.core.interrupt import stoppable_command
 from analysis.core.paths import DEFAULT_RUNS, display_path
+from analysis.core.quiet import setup_output
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,9 +44,6 @@ WORKER_OPTIONS = (
 ).split()
 
 
-# --------------------------------------------------------------------------- run
-
-
 def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb run``, parsed by :mod:`analysis.cli`.
 
@@ -54,7 +52,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         128 + the signal number when stopped (130 for Ctrl-C).
     """
     parser = args.command_parser
-    _setup_output(args.verbose)
+    setup_output(verbose=args.verbose)
     if args.plan:
         if args.model or args.tasks:
             parser.error("give either --plan or -m/-t, not both")
@@ -93,15 +91,6 @@ def _run_direct(args: argparse.Namespace) -> int:
     )
     _print_summary(summary)
     return 1 if (summary["status"] == "failed").any() else 0
-
-
-def _setup_output(verbose: bool) -> None:
-    """Logging at WARNING (INFO with --verbose); known harmless warnings hidden unless verbose."""
-    from analysis.core.quiet import quiet_command_line
-
-    level = logging.INFO if verbose else logging.WARNING
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    quiet_command_line(verbose=verbose)
 
 
 def _resume_command(argv: Sequence[str]) -> str:
@@ -194,9 +183,6 @@ def _report(plan: Plan, *, quiet: bool, since: float | None = None) -> int:
     return 1 if any(s.state == "failed" for s in statuses) else 0
 
 
-# --------------------------------------------------------------------------- plan
-
-
 def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb plan``: write a plan file (parsed by :mod:`analysis.cli`).
 
@@ -207,7 +193,7 @@ def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         args.command_parser.error(
             f"{len(args.name)} --name for {len(args.model)} --model; give one per model."
         )
-    _setup_output(args.verbose)
+    setup_output(verbose=args.verbose)
     resume = "static-rteb plan " + shlex.join(argv)
     return stoppable_command(lambda: _plan(args), resume=resume)
 
@@ -241,9 +227,6 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- status
-
-
 def status_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb status``: report (and optionally retry) the jobs of a plan.
 
@@ -272,18 +255,16 @@ def _status(args: argparse.Namespace) -> int:
     failed = [s for s in statuses if s.state == "failed"]
     if not args.retry_failed or not failed:
         return 1 if failed else 0
-    _setup_output(args.verbose)
-    last = last_submission(read_submissions(plan), failed[0].job_id)
-    args.executor = args.executor or (last or {}).get("executor") or "local"
+    setup_output(verbose=args.verbose)
+    last = last_submission(read_submissions(plan), failed[0].job_id) or {}
+    args.executor = args.executor or last.get("executor") or "local"
     try:
         check_executor(args.executor)
         check_plan(plan)
     except (ExecutorError, PlanError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    options = dict((last or {}).get("options") or {})
-    if (last or {}).get("executor") != args.executor:
-        options = {}
+    options = dict(last.get("options") or {}) if last.get("executor") == args.executor else {}
     print(f"Retrying {len(failed)} failed job(s) with --executor {args.executor}.")
     jobs = [plan.job(s.job_id) for s in failed]
     return _execute(plan, jobs, args, options=options, show_progress=not args.quiet)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import shlex
 import shutil
@@ -37,8 +36,6 @@ from ..core.errors import DistillError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
 from .models import MODULE_PREFIX, ModelLoadError, hub_offline, model_source
 from .token_cache import cached_encoding, token_cache_dir
-
-logger = logging.getLogger(__name__)
 
 #: BLAS threads while distilling: one, so the PCA's sums come out the same everywhere.
 DISTILL_BLAS_THREADS = 1
@@ -109,9 +106,6 @@ def distill_model(
             (another ``pca_dims``) then skips the encoding, and is byte-identical.
         use_cache: Read and keep token embeddings there (False: encode, keep nothing).
 
-    Returns:
-        The output folder.
-
     Raises:
         ValueError: If ``pca_dims`` is not positive.
         DistillError: ``output`` already holds a model and ``overwrite`` is False.
@@ -130,6 +124,8 @@ def distill_model(
         >>> folder == output, (folder / "config.json").is_file()
         (True, True)
     """
+    from threadpoolctl import threadpool_limits
+
     if pca_dims <= 0:
         raise ValueError(f"pca_dims must be positive, got {pca_dims}.")
     output = Path(output).expanduser()
@@ -144,7 +140,7 @@ def distill_model(
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(_one_progress_bar(show_progress))
-            stack.enter_context(_fixed_blas_threads())
+            stack.enter_context(threadpool_limits(limits=DISTILL_BLAS_THREADS, user_api="blas"))
             float64 = stack.enter_context(float64_token_encoding())
             if use_cache:
                 folder = token_cache_dir(cache_dir)
@@ -196,15 +192,6 @@ def _teacher_name(teacher: str | Path, source: str) -> str:
 
 
 @contextlib.contextmanager
-def _fixed_blas_threads() -> Iterator[None]:
-    """The BLAS of numpy and scipy on :data:`DISTILL_BLAS_THREADS` threads, restored after."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=DISTILL_BLAS_THREADS, user_api="blas"):
-        yield
-
-
-@contextlib.contextmanager
 def _one_progress_bar(show: bool) -> Iterator[None]:
     """model2vec's token-encoding bar only (as a widget in notebooks); transformers' off."""
     from transformers.utils import logging as hf_logging
@@ -221,20 +208,13 @@ def _one_progress_bar(show: bool) -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
-# --------------------------------------------------------------------------- command line
-
-
 def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb distill``; returns 0, 2 on a usage error, 128 + the signal when stopped."""
-    from ..core.quiet import quiet_command_line
+    from ..core.quiet import setup_output
 
     if args.pca_dims <= 0:
         args.command_parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    quiet_command_line(verbose=args.verbose)
+    setup_output(verbose=args.verbose)
     return stoppable_command(
         lambda: _distill(args), resume="static-rteb distill " + shlex.join(argv)
     )

@@ -410,27 +410,20 @@ def read_rows(path: Path, fields: Mapping[str, type | tuple[type, ...]]) -> list
     rows = list(_jsonl(path))
     if not rows:
         raise LocalTaskError(f"{path}: the split is empty (no rows).")
+    wanted = {
+        field: kinds if isinstance(kinds, tuple) else (kinds,) for field, kinds in fields.items()
+    }
     for number, record in rows:
-        for field, kinds in fields.items():
+        for field, kinds in wanted.items():
             if field not in record:
                 raise LocalTaskError(f"{path}:{number}: missing field {field!r}.")
             value = record[field]
-            if not isinstance(value, kinds) or (
-                isinstance(value, bool) and bool not in _as_tuple(kinds)
-            ):
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                names = " or ".join(kind.__name__ for kind in kinds)
                 raise LocalTaskError(
-                    f"{path}:{number}: field {field!r} must be {_type_names(kinds)}, "
-                    f"got {type(value).__name__}."
+                    f"{path}:{number}: field {field!r} must be {names}, got {type(value).__name__}."
                 )
     return rows
-
-
-def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kinds if isinstance(kinds, tuple) else (kinds,)
-
-
-def _type_names(kinds: type | tuple[type, ...]) -> str:
-    return " or ".join(kind.__name__ for kind in _as_tuple(kinds))
 
 
 # --------------------------------------------------------------------------- retrieval
@@ -474,11 +467,7 @@ def read_qrels(
 
 
 def _qrels_row(
-    path: Path,
-    number: int,
-    raw: str,
-    query_ids: Mapping[str, int],
-    corpus_ids: Mapping[str, int],
+    path: Path, number: int, raw: str, query_ids: Mapping[str, int], corpus_ids: Mapping[str, int]
 ) -> tuple[str, str, int]:
     parts = raw.rstrip("\r\n").split("\t")
     if len(parts) != 3:

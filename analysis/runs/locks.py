@@ -87,18 +87,12 @@ def process_start(pid: int) -> int | None:
 
 
 def pid_alive(pid: int, start: int | None = None) -> bool:
-    """Whether process ``pid`` runs on this host (and, when ``start`` is given, is the same one).
-
-    Returns:
-        True if the process exists (and started at ``start``).
-    """
+    """Whether process ``pid`` runs on this host (and, when ``start`` is given, is the same one)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         pass
-    if start is None:
-        return True
-    current = process_start(pid)
+    current = None if start is None else process_start(pid)
     return current is None or current == start

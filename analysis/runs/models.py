@@ -349,8 +349,7 @@ def model_identity(
 
 
 def _safe_name(text: str) -> str:
-    cleaned = re.sub(r"[^\w.\-]+", "-", text).strip("-")
-    return cleaned or "model"
+    return re.sub(r"[^\w.\-]+", "-", text).strip("-") or "model"
 
 
 def _local_meta(name: str, revision: str, kind: ModelKind, folder: Path) -> ModelMeta:
@@ -496,13 +495,12 @@ def _causes(err: BaseException) -> list[BaseException]:
 
 def _no_network(err: BaseException) -> bool:
     """Whether ``err`` says the hub could not be reached (offline flag, DNS, connection)."""
-    for cause in _causes(err):
-        name = type(cause).__name__
-        if name in {"OfflineModeIsEnabled", "LocalEntryNotFoundError"} or name in _NETWORK_ERRORS:
-            return True
-        if isinstance(cause, ConnectionError | TimeoutError | socket.gaierror):
-            return True
-    return False
+    offline = {"OfflineModeIsEnabled", "LocalEntryNotFoundError"}
+    return any(
+        type(cause).__name__ in offline | _NETWORK_ERRORS
+        or isinstance(cause, ConnectionError | TimeoutError | socket.gaierror)
+        for cause in _causes(err)
+    )
 
 
 def _hub_error(model_id: str, err: Exception) -> ModelLoadError:

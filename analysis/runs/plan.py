@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -165,10 +165,12 @@ def make_plan(
     if public_only:
         task_objects = [task for task in task_objects if task.metadata.is_public]
     by_name = {task.metadata.name: task for task in task_objects}
+    order = list(by_name)
+    groups = [order[i : i + tasks_per_job] for i in range(0, len(order), tasks_per_job)]
     jobs: list[Job] = []
     for source, name in zip(models, names, strict=True):
         identity = model_identity(source, name=name, encoder=encoder)
-        for group in _chunks(list(by_name), tasks_per_job):
+        for group in groups:
             job = Job(
                 job_id=job_id(identity.name, identity.revision, group, identity.experiment),
                 model=identity.source,
@@ -185,11 +187,6 @@ def make_plan(
             )
             jobs.append(replace(job, done=job_complete(job, [by_name[t] for t in group])))
     return Plan(results_dir=results, jobs=tuple(jobs))
-
-
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
@@ -244,19 +241,12 @@ def read_plan(path: str | Path) -> Plan:
         if isinstance(err, PlanError):
             raise
         raise PlanError(f"{path} is not a valid plan file ({err}); make it again.") from err
-    return Plan(
-        results_dir=header["results_dir"],
-        jobs=jobs,
-        created=float(header.get("created", 0.0)),
-        path=str(path.resolve()),
-    )
+    created = float(header.get("created", 0.0))
+    return Plan(header["results_dir"], jobs, created, path=str(path.resolve()))
 
 
 def _job(data: dict[str, Any]) -> Job:
     return Job(**{**data, "tasks": tuple(data["tasks"])})
-
-
-# --------------------------------------------------------------------------- checks
 
 
 def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:

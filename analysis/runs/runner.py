@@ -444,9 +444,7 @@ def _publish(source: Path, target: Path) -> None:
 
 def _main_score(result: TaskResult, task: AbsTask) -> float | None:
     splits = [split for split in task.eval_splits if split in result.scores]
-    if not splits:
-        return None
-    return float(result.get_score(splits=splits))
+    return float(result.get_score(splits=splits)) if splits else None
 
 
 def _host() -> str:

@@ -190,13 +190,6 @@ def result_rows(plan: Plan) -> pd.DataFrame:
             result = read_valid_result(path)
             complete = result is not None and not result.get_missing_evaluations(task)
             score = _main_score(result, task) if result is not None and complete else None
-            rows.append(
-                {
-                    "model": job.name,
-                    "revision": job.revision,
-                    "task": task.metadata.name,
-                    "status": "done" if complete else "missing",
-                    "main_score": score,
-                }
-            )
+            status = "done" if complete else "missing"
+            rows.append((job.name, job.revision, task.metadata.name, status, score))
     return pd.DataFrame(rows, columns=["model", "revision", "task", "status", "main_score"])

@@ -105,13 +105,11 @@ def check_executor(name: str) -> str:
 
 def outcomes_from_records(plan: Plan, job_ids: Sequence[str], since: float) -> list[JobOutcome]:
     """Outcomes of the jobs whose records say they ended (done or failed) after ``since``."""
-    outcomes = []
-    for job_id in job_ids:
-        record = read_record(plan, job_id)
-        if record is None or record.get("started", 0) < since - 1:
-            continue
-        if record.get("state") == "done":
-            outcomes.append(JobOutcome(job_id, True))
-        elif record.get("state") == "failed":
-            outcomes.append(JobOutcome(job_id, False, record.get("error")))
-    return outcomes
+    records = {job_id: read_record(plan, job_id) for job_id in job_ids}
+    return [
+        JobOutcome(job_id, record["state"] == "done", record.get("error"))
+        for job_id, record in records.items()
+        if record is not None
+        and record.get("started", 0) >= since - 1
+        and record.get("state") in {"done", "failed"}
+    ]

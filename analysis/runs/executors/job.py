@@ -48,14 +48,8 @@ def run_job(job: Job, *, batch_size: int = 32, threads: int | None = None) -> li
         )
         raise
     except Exception as err:
-        write_record(
-            job,
-            state="failed",
-            **base,
-            finished=time.time(),
-            error=f"{type(err).__name__}: {err}",
-            traceback=traceback.format_exc(),
-        )
+        details = {"error": f"{type(err).__name__}: {err}", "traceback": traceback.format_exc()}
+        write_record(job, state="failed", **base, finished=time.time(), **details)
         raise
     failed = [row for row in rows if row["status"] == "failed"]
     state = "failed" if failed else "done"
@@ -96,10 +90,7 @@ def _evaluate(job: Job, *, batch_size: int) -> tuple[list[dict[str, Any]], list[
         public_only=job.public_only,
         show_progress=False,
     )
-    rows = [
-        {key: (None if _is_nan(value) else value) for key, value in row.items()}
-        for row in summary.to_dict(orient="records")
-    ]
+    rows = summary.astype(object).where(summary.notna(), None).to_dict(orient="records")
     tracebacks = [f"[{task}]\n{trace}" for (_, task), trace in summary.attrs["tracebacks"].items()]
     return rows, tracebacks
 
@@ -108,10 +99,6 @@ def _described(folder: ModelFolder) -> str:
     """``<name> revision <revision>`` (``, experiment <name>`` when there is one)."""
     experiment = f", experiment {folder.experiment}" if folder.experiment else ""
     return f"{folder.name} revision {folder.revision}{experiment}"
-
-
-def _is_nan(value: object) -> bool:
-    return isinstance(value, float) and value != value
 
 
 def _int_env(name: str) -> int | None:
@@ -124,10 +111,7 @@ def _limit_threads(threads: int | None) -> None:
     if not threads:
         return
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(threads)
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # comes with scikit-learn, which mteb needs; keep going without it
-        return
     threadpool_limits(limits=threads)

@@ -96,16 +96,14 @@ class LocalExecutor(Executor):
     def submit(self, plan: Plan, jobs: Sequence[Job], *, batch_size: int = 32) -> LocalRun:
         """Start ``min(workers, len(jobs))`` worker processes on ``jobs``; log the submission."""
         token = new_token()
-        log_submission(
-            plan,
-            {
-                "executor": "local",
-                "token": token,
-                **this_process(),
-                "jobs": {job.job_id: None for job in jobs},
-                "options": {"workers": self.workers, "batch_size": batch_size},
-            },
-        )
+        entry = {
+            "executor": "local",
+            "token": token,
+            **this_process(),
+            "jobs": {job.job_id: None for job in jobs},
+            "options": {"workers": self.workers, "batch_size": batch_size},
+        }
+        log_submission(plan, entry)
         submitted = time.time()
         processes = self._start(jobs, token, batch_size)
         return LocalRun(plan, tuple(jobs), token, processes, submitted)

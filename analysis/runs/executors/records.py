@@ -64,11 +64,7 @@ def this_process() -> dict[str, Any]:
 
 
 def mark_interrupted(plan: Plan, job: Job, pids: set[int], reason: str) -> bool:
-    """Record a ``running`` job of one of ``pids`` (killed workers) as interrupted.
-
-    Returns:
-        True if the record was rewritten.
-    """
+    """Record a ``running`` job of one of ``pids`` (killed workers) as interrupted; True if so."""
     record = read_record(plan, job.job_id)
     if record is None or record.get("state") != "running" or record.get("pid") not in pids:
         return False

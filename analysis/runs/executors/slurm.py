@@ -163,11 +163,8 @@ def slurm_job_status(traces: JobTraces) -> JobStatus:
             **base, state="running", detail=state.lower(), executor="slurm", slurm_id=slurm_id
         )
     error, trace = _worker_error(plan, slurm_id, queue) if slurm_id else ("", None)
-    if not error:
-        error = (
-            "the job's worker left SLURM's queue without finishing it (killed, or its node failed)"
-        )
-    return failed(base, "slurm", slurm_id, error, trace)
+    lost = "the job's worker left SLURM's queue without finishing it (killed, or its node failed)"
+    return failed(base, "slurm", slurm_id, error or lost, trace)
 
 
 def _untaken_status(
@@ -345,13 +342,8 @@ def slurm_queue() -> dict[str, tuple[str, str]]:
     if shutil.which("squeue") is None:
         return {}
     try:
-        out = subprocess.run(
-            ["squeue", "-h", "-r", "-t", "all", "-o", "%i|%T|%r"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout
+        command = ["squeue", "-h", "-r", "-t", "all", "-o", "%i|%T|%r"]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True).stdout
     except (subprocess.SubprocessError, OSError) as err:
         logger.warning("squeue failed (%s); SLURM states are unknown.", err)
         return {}

@@ -180,24 +180,15 @@ def _dimensions(folder: Path, kind: str, config: dict[str, Any], put: Put) -> No
 
 
 def _st_output_dim(folder: Path) -> Derived | None:
-    modules = (
-        json.loads((folder / "modules.json").read_text())
-        if (folder / "modules.json").is_file()
-        else []
-    )
+    listed = folder / "modules.json"
+    modules = json.loads(listed.read_text()) if listed.is_file() else []
     dim = None
     for module in modules if isinstance(modules, list) else []:
         kind, path = str(module.get("type", "")), folder / str(module.get("path", ""))
         module_config = read_json(path / "config.json")
-        if kind.endswith(".Dense") and module_config.get("out_features"):
-            dim = Derived(
-                int(module_config["out_features"]), f"{path.name}/config.json out_features"
-            )
-        elif kind.endswith(".Pooling") and module_config.get("word_embedding_dimension"):
-            dim = Derived(
-                int(module_config["word_embedding_dimension"]),
-                f"{path.name}/config.json word_embedding_dimension",
-            )
+        for suffix, key in ((".Dense", "out_features"), (".Pooling", "word_embedding_dimension")):
+            if kind.endswith(suffix) and module_config.get(key):
+                dim = Derived(int(module_config[key]), f"{path.name}/config.json {key}")
     return dim
 
 

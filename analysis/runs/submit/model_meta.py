@@ -22,16 +22,9 @@ if TYPE_CHECKING:
 
 #: Fields a model folder may fill in when mteb's entry leaves them empty.
 FILLABLE = (
-    "release_date",
-    "languages",
-    "n_parameters",
-    "n_embedding_parameters",
-    "memory_usage_mb",
-    "max_tokens",
-    "embed_dim",
-    "similarity_fn_name",
-    "use_instructions",
-)
+    "release_date languages n_parameters n_embedding_parameters memory_usage_mb max_tokens "
+    "embed_dim similarity_fn_name use_instructions"
+).split()
 
 
 def submission_meta(name: str, revision: str, facts: FolderFacts | None = None) -> ModelMeta:

@@ -224,12 +224,8 @@ def _export(root: Path, ref: str, paths: list[str], dest: Path) -> None:
     present = gitrepo.git(root, "ls-tree", "--name-only", ref, "--", *paths).stdout.split()
     if not present:
         return
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", ref, "--", *present],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    )
+    command = ["git", "archive", "--format=tar", ref, "--", *present]
+    archive = subprocess.run(command, cwd=root, capture_output=True, check=True)
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(dest, filter="data")
 
@@ -261,9 +257,8 @@ def _run_tests(view: Path, folders: list[str]) -> tuple[list[Failure], str]:
     passed CI; with the mteb installed here, a model mteb registered later fails there).
     """
     report = view.parent / f"{view.name}-junit.xml"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    for name in ("PR_BASE_SHA", "PYTHONPATH", "MTEB_CACHE"):
-        env.pop(name, None)
+    dropped = {"PR_BASE_SHA", "PYTHONPATH", "MTEB_CACHE"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST") and k not in dropped}
     command = [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-l"]
     command += ["--deselect", NETWORK_TEST, f"--junitxml={report}"]
     try:

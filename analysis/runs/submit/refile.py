@@ -52,9 +52,8 @@ class RunFolder:
     @property
     def is_local(self) -> bool:
         """Filed under a local name or a content revision (``local/...``, ``local-...``)."""
-        return self.name.startswith(f"{LOCAL_ORG}/") or self.revision.startswith(
-            LOCAL_REVISION_PREFIX
-        )
+        local_name = self.name.startswith(f"{LOCAL_ORG}/")
+        return local_name or self.revision.startswith(LOCAL_REVISION_PREFIX)
 
     @property
     def model_dir(self) -> Path | None:
@@ -309,13 +308,9 @@ def stage(submission: Submission, meta_json: str, cache_dir: str | Path) -> Path
     for task, path in sorted(submission.tasks.items()):
         shutil.copyfile(path, target / f"{task}.json")
     atomic_write_text(target / META, meta_json)
-    lines: list[str] = []
-    for run in submission.runs:
-        settings = run.path / RUN_SETTINGS
-        if settings.is_file():
-            lines += [
-                line for line in settings.read_text(encoding="utf-8").splitlines() if line.strip()
-            ]
+    settings = [run.path / RUN_SETTINGS for run in submission.runs]
+    texts = [path.read_text(encoding="utf-8") for path in settings if path.is_file()]
+    lines = [line for text in texts for line in text.splitlines() if line.strip()]
     if lines:
         atomic_write_text(target / RUN_SETTINGS, "\n".join(dict.fromkeys(lines)) + "\n")
     return target

@@ -96,11 +96,8 @@ def render_entry(name: str, revision: str | None, facts: FolderFacts, *, mteb_ve
     if adapted := get("adapted_from"):
         add("adapted_from", adapted.value, f"from {adapted.source}")
     else:
-        add(
-            "adapted_from",
-            None,
-            "the hub id of the model it was distilled or fine-tuned from, if any",
-        )
+        hint = "the hub id of the model it was distilled or fine-tuned from, if any"
+        add("adapted_from", None, hint)
     add("superseded_by", None)
     add(
         "training_datasets",
@@ -109,11 +106,8 @@ def render_entry(name: str, revision: str | None, facts: FolderFacts, *, mteb_ve
         "teacher's (e.g. the teacher entry's training_datasets)",
     )
     add("public_training_code", None, f"{TODO}: URL of the training or distillation code")
-    add(
-        "public_training_data",
-        None,
-        f"{TODO}: URL of the training data, or False if it is not public",
-    )
+    data_hint = f"{TODO}: URL of the training data, or False if it is not public"
+    add("public_training_data", None, data_hint)
 
     uses_np = any("np.inf" in line for line in lines)
     header = [

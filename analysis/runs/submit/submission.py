@@ -138,12 +138,6 @@ def submit(
     )  # fmt: skip
 
 
-def registered_revision(name: str) -> str | None:
-    """The revision mteb registers for ``name`` (no hub access), or None when unknown."""
-    meta = compat.registered_meta(name)
-    return None if meta is None else meta.revision
-
-
 def _unchecked(root: Path, before: str, overlay: dict[str, Path]) -> tuple[str, ...]:
     """Files mteb's commit changed that differ from the ones the pre-flight checked."""
     committed = set(gitrepo.changed_files(root, before, include_deleted=True))
@@ -173,7 +167,7 @@ def _prepare(
         runs,
         model,
         revision=revision,
-        registered_revision=registered_revision(model),
+        registered_revision=getattr(compat.registered_meta(model), "revision", None),
         folder_revision=facts.value("revision") if facts is not None else None,
     )
     plan = dataclasses.replace(plan, notes=(*picked, *plan.notes))
