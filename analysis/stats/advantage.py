@@ -177,7 +177,7 @@ class PublicAdvantageResult(StatsResult):
 
 
 def _side_matrices(
-    scores: Any, public_tasks: Any, private_tasks: Any, argname: str = "scores"
+    scores: Any, public_tasks: Any, private_tasks: Any
 ) -> tuple[np.ndarray, np.ndarray, list[str], list[str], list[str]]:
     """The complete public and private score matrices (tasks x models), rows sorted."""
     public, private = _task_lists(public_tasks, private_tasks)
@@ -186,11 +186,11 @@ def _side_matrices(
     holes = wide.isna().any(axis=0)
     if holes.any():
         raise ValueError(
-            f"`{argname}` has missing scores for {list(wide.columns[holes])[:5]}: pass the "
+            f"`scores` has missing scores for {list(wide.columns[holes])[:5]}: pass the "
             "models complete on both sides (`lb.complete_models('public', 'private')`)"
         )
     if wide.shape[1] < 3:
-        raise ValueError(f"`{argname}` needs at least 3 models, got {wide.shape[1]}")
+        raise ValueError(f"`scores` needs at least 3 models, got {wide.shape[1]}")
     models = [str(m) for m in wide.columns]
     x = wide.to_numpy(dtype=float)
     rows = {t: i for i, t in enumerate(wide.index)}
@@ -322,30 +322,14 @@ def public_advantage(
     testable = min(len(public), len(private)) >= MIN_TASKS_PER_SIDE
     n_units = len(public) + len(private)
     codes = unit_clusters(clusters, pd.Index(public + private), n_units)
-    if not testable:
-        for column in ("ci_low", "ci_high", "pvalue", "pvalue_adjusted"):
-            table[column] = np.nan
-        table["beyond_chance"] = ""
-        return PublicAdvantageResult(
-            table=table.sort_values("advantage", ascending=False, ignore_index=True),
-            public_tasks=public,
-            private_tasks=private,
-            testable=False,
-            critical_value=np.nan,
-            n_patterns=0,
-            exact=False,
-            confidence_level=confidence_level,
-            alpha=alpha,
-            method="advantage only (a side under the minimum number of tasks)",
-            caveat=untestable_caveat(len(public), len(private), len(models)),
-        )
     n_clusters = n_units if codes is None else int(codes.max()) + 1
-    patterns = sign_patterns(n_clusters, n_resamples, gen)
-    observed = np.abs(w["t"])
-    adjusted, critical = simultaneous(y_pub, y_priv, observed, patterns, alpha, codes)
+    patterns, critical, adjusted = None, np.nan, np.full(len(models), np.nan)
+    if testable:
+        patterns = sign_patterns(n_clusters, n_resamples, gen)
+        adjusted, critical = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, alpha, codes)
     table["ci_low"] = w["estimate"] - critical * w["se"]
     table["ci_high"] = w["estimate"] + critical * w["se"]
-    table["pvalue"] = w["pvalue"]
+    table["pvalue"] = w["pvalue"] if testable else np.nan
     table["pvalue_adjusted"] = adjusted
     table["beyond_chance"] = np.where(
         table["ci_low"] > 0, "public", np.where(table["ci_high"] < 0, "private", "")
@@ -354,19 +338,22 @@ def public_advantage(
         table=table.sort_values("advantage", ascending=False, ignore_index=True),
         public_tasks=public,
         private_tasks=private,
-        testable=True,
+        testable=testable,
         critical_value=float(critical),
-        n_patterns=patterns.total,
-        exact=patterns.exact,
+        n_patterns=0 if patterns is None else patterns.total,
+        exact=patterns is not None and patterns.exact,
         confidence_level=confidence_level,
         alpha=alpha,
         method=(
-            f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
+            "advantage only (a side under the minimum number of tasks)"
+            if patterns is None
+            else f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
             f"simultaneous intervals and adjusted p-values by the studentized max-T over "
             f"{patterns.describe()} of the "
             + ("tasks'" if codes is None else f"{n_clusters} task clusters'")
             + " residuals (the larger of the within-side and pooled centrings)"
         ),
+        caveat="" if testable else untestable_caveat(len(public), len(private), len(models)),
     )
 
 
