@@ -289,17 +289,14 @@ def public_private_gap(
     mean_pub, mean_priv = x_pub.mean(axis=0), x_priv.mean(axis=0)
     rel = relative_gap_welch(x_pub, x_priv, confidence_level, reference)
     rank_pub, rank_priv = _ranks(mean_pub), _ranks(mean_priv)
-    shifts = np.empty((n_resamples, len(kept)))
-    start = 0
-    for idx_pub in _bootstrap_index_blocks(len(public), n_resamples, gen):
-        rows = len(idx_pub)
-        shifts[start : start + rows] = _ranks(x_pub[idx_pub].mean(axis=1))
-        start += rows
-    start = 0
-    for idx_priv in _bootstrap_index_blocks(len(private), n_resamples, gen):
-        rows = len(idx_priv)
-        shifts[start : start + rows] -= _ranks(x_priv[idx_priv].mean(axis=1))
-        start += rows
+    # the rank shift over stratified resamples: the public tasks' draws, then the private
+    boot_pub, boot_priv = (
+        np.concatenate(
+            [_ranks(x[i].mean(axis=1)) for i in _bootstrap_index_blocks(len(x), n_resamples, gen)]
+        )
+        for x in (x_pub, x_priv)
+    )
+    shifts = boot_pub - boot_priv
     shift_low, shift_high = _percentile_interval(
         np.ascontiguousarray(shifts.T), confidence_level, "two-sided"
     )
