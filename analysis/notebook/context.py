@@ -16,7 +16,6 @@ Every parameter goes into every table header; the results folder is resolved by
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,15 +42,6 @@ from .display import (
 )
 from .params import find_source, header_parameters, read_parameters
 from .style import apply_style
-
-
-def _kernel_shell() -> Any | None:
-    """The IPython shell when running inside a Jupyter kernel (lab or papermill), else None."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
-
 
 # --------------------------------------------------------------------------- results folder
 
@@ -246,16 +236,6 @@ class NotebookContext:
         return list(self._written)
 
 
-def _caller_globals(depth: int) -> dict[str, Any]:
-    """The globals of the frame ``depth`` levels above the caller: the kernel's, in a notebook."""
-    frame = inspect.currentframe()
-    for _ in range(depth + 1):
-        frame = frame.f_back if frame is not None else None
-    if frame is None:  # pragma: no cover - only without frame support
-        return dict(sys.modules["__main__"].__dict__)
-    return frame.f_globals
-
-
 def setup(
     notebook: str,
     *,
@@ -284,11 +264,15 @@ def setup(
     """
     if parameters is None:
         name = find_source(notebook).name
-        params = read_parameters(notebook, namespace or _caller_globals(1))
+        params = read_parameters(notebook, namespace or sys._getframe(1).f_globals)
     else:
         name, params = Path(notebook).name, dict(parameters)
     filter_harmless_warnings()
-    shell = _kernel_shell()
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if getattr(shell, "kernel", None) is None:  # not in a Jupyter kernel (lab or papermill)
+        shell = None
     if shell is not None:  # the inline backend even when MPLBACKEND=Agg (batch runs)
         shell.run_line_magic("matplotlib", "inline")
     apply_style()
