@@ -93,12 +93,6 @@ class _PairedArrays:
     min_pvalue: float
 
 
-def _tolerance(D: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
-    """Per-column tolerance for float ties: 1e-9 of the mean absolute value."""
-    base = np.mean(np.abs(D), axis=0) if scale is None else scale
-    return _REL_TOL * base
-
-
 def _paired_scale(X: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     """Scale of each pair's task differences: mean |a| + mean |b| over the tasks."""
     level = np.abs(X).mean(axis=0)
@@ -120,21 +114,20 @@ def _paired_tests(
     rng: np.random.Generator,
     interval: str = "inversion",
     tol: np.ndarray | None = None,
-    exact: bool | None = None,
     sizes: np.ndarray | None = None,
 ) -> _PairedArrays:
     """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j."""
     n = D.shape[0]
     w = np.ones(n) if sizes is None else sizes
     alpha = 1.0 - confidence_level
-    tol = _tolerance(D / w[:, None]) if tol is None else tol
+    if tol is None:  # float ties: 1e-9 of each column's mean absolute value
+        tol = _REL_TOL * np.mean(np.abs(D / w[:, None]), axis=0)
     statistic = D.sum(axis=0) / w.sum()
     boot = None
     if interval == "percentile":  # resample units; the mean over their tasks
         both = _bootstrap_means(np.column_stack([D, w]), n_resamples, rng)
         boot = both[:-1] / both[-1]
-    if exact is None:
-        exact = n <= _MAX_EXACT_SIGN_FLIP_N
+    exact = n <= _MAX_EXACT_SIGN_FLIP_N
     invert = interval == "inversion"
     unit = "units" if sizes is None else "clusters"
     if exact:
