@@ -409,13 +409,9 @@ def _without_only(argv: Sequence[str]) -> list[str]:
     """``argv`` without its ``--only`` names (the rerun names its own)."""
     out, skipping = [], False
     for arg in argv:
-        if arg == "--only":
-            skipping = True
-            continue
-        if skipping and not arg.startswith("-"):
-            continue
-        skipping = False
-        out.append(arg)
+        skipping = arg == "--only" or (skipping and not arg.startswith("-"))
+        if not skipping:
+            out.append(arg)
     return out
 
 

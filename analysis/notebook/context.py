@@ -94,10 +94,7 @@ class NotebookContext:
         count (the same whichever way the folder was given); ``output_dir`` and
         ``cache_dir`` are left out (see :data:`analysis.notebook.params.NOT_IN_HEADERS`).
         """
-        params = header_parameters(self.parameters)
-        params.update(extra or {})
-        params.update(self._results_provenance())
-        return params
+        return {**header_parameters(self.parameters), **(extra or {}), **self._results_provenance()}
 
     def rng(self, *key: str) -> np.random.Generator:
         """A generator of its own for one table or figure: ``nb.rng("significance_claims")``.

@@ -137,20 +137,13 @@ def show_package_warnings_as_notes() -> None:
     if getattr(current, "_analysis_notes", False):
         return
 
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: Any = None,
-        line: str | None = None,
-    ) -> None:
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **named: Any) -> None:
         if issubclass(category, AnalysisWarning):
             from IPython.display import Markdown, display
 
             display(Markdown(f"**{category.__name__}**: {html.escape(str(message))}"))
         else:
-            current(message, category, filename, lineno, file, line)
+            current(message, category, *rest, **named)
 
     show._analysis_notes = True  # type: ignore[attr-defined]
     warnings.showwarning = show

@@ -59,10 +59,8 @@ def scopes(board: Leaderboard, target: str = "auto") -> list[tuple[str, list[str
     from analysis.results.specs import SCOPES
 
     lists = {scope: board.spec.scope_tasks(scope) for scope in SCOPES}
-    if target == "auto":
-        chosen = ["public", "private"] if lists["private"] else ["all"]
-    else:
-        chosen = [target]
+    auto = ["public", "private"] if lists["private"] else ["all"]
+    chosen = auto if target == "auto" else [target]
     return [(scope, lists[scope]) for scope in chosen if lists[scope]]
 
 
