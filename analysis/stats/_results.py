@@ -104,3 +104,13 @@ class StatsResult:
         return f"<p><b>{html.escape(type(self).__name__)}</b><br>{head}</p>" + frame.to_html(
             float_format=lambda v: f"{v:.4g}", max_rows=60
         )
+
+
+class TableResult(StatsResult):
+    """A result whose ``table`` (one row per model, pair or predictor) is its frame."""
+
+    table: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The result's table (a copy)."""
+        return self.table.copy()

@@ -52,7 +52,7 @@ from ._checks import (
 )
 from ._maxt import single_step
 from ._resampling import sign_patterns
-from ._results import ConfidenceInterval, StatsResult
+from ._results import ConfidenceInterval, TableResult
 from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
@@ -126,7 +126,7 @@ def simultaneous(
 
 
 @dataclass(frozen=True, repr=False)
-class PublicAdvantageResult(StatsResult):
+class PublicAdvantageResult(TableResult):
     """Result of :func:`public_advantage`.
 
     Attributes:
@@ -159,10 +159,6 @@ class PublicAdvantageResult(StatsResult):
     alpha: float
     method: str
     caveat: str = ""
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         counts = self.table["beyond_chance"].value_counts()
@@ -361,7 +357,7 @@ def public_advantage(
 
 
 @dataclass(frozen=True, repr=False)
-class AdvantagePredictorsResult(StatsResult):
+class AdvantagePredictorsResult(TableResult):
     """Result of :func:`advantage_predictors`: one row per predictor in ``table``.
 
     Attributes:
@@ -385,10 +381,6 @@ class AdvantagePredictorsResult(StatsResult):
     power: float
     confidence_level: float
     method: str
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-predictor table (a copy)."""
-        return self.table.copy()
 
 
 def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
@@ -654,7 +646,7 @@ def _strata(families: Any, models: list[str]) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, repr=False)
-class TrainedTaskResult(StatsResult):
+class TrainedTaskResult(TableResult):
     """Result of :func:`trained_task_effect`.
 
     Attributes:
@@ -680,10 +672,6 @@ class TrainedTaskResult(StatsResult):
     confidence_level: float
     method: str
     caveat: str = ""
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
 
 def trained_task_effect(

@@ -23,7 +23,7 @@ from ._checks import (
     label_mismatch,
 )
 from ._resampling import _bootstrap_index_blocks, _percentile_interval
-from ._results import StatsResult
+from ._results import TableResult
 from .contrast import _welch_parts
 
 _REFERENCES = ("mean", "median")
@@ -89,7 +89,7 @@ def _ranks(means: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class PublicPrivateGapResult(StatsResult):
+class PublicPrivateGapResult(TableResult):
     """Result of :func:`public_private_gap`: one row per kept model in ``table``.
 
     Attributes:
@@ -116,10 +116,6 @@ class PublicPrivateGapResult(StatsResult):
     confidence_level: float
     method: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         flagged = int((self.table["relative_gap_pvalue"] < 1 - self.confidence_level).sum())

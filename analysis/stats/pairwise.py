@@ -30,7 +30,7 @@ from ._resampling import (
     random_sign_bits,
     unit_sums,
 )
-from ._results import StatsResult
+from ._results import TableResult
 from .paired import _paired_scale, _sign_flip_min_pvalue, _ttest_and_dz
 
 _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -89,7 +89,7 @@ def adjust_pvalues(
 
 
 @dataclass(frozen=True, repr=False)
-class PairwiseResult(StatsResult):
+class PairwiseResult(TableResult):
     """Result of :func:`pairwise_significance`: one row per pair in ``table``.
 
     Attributes:
@@ -130,10 +130,6 @@ class PairwiseResult(StatsResult):
     n_models: int
     exact: bool
     dropped: dict[Any, list[Any]] = field(default_factory=dict)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The pairs table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         n_sig = int(self.table["significant"].sum())

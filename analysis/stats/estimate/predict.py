@@ -32,7 +32,7 @@ from ...core.errors import (
     LeakageWarning,
 )
 from .._checks import RngLike, _check_open_unit, _check_rng
-from .._results import ConfidenceInterval, StatsResult
+from .._results import ConfidenceInterval, StatsResult, TableResult
 from ._checks import (
     MIN_REFERENCE_MODELS,
     _leaked,
@@ -492,16 +492,6 @@ def _prepare(
     return obs, target
 
 
-def _check_selection_models(
-    selection: TaskSelectionResult | None, models: Sequence[str], leaked: tuple[str, ...]
-) -> None:
-    if selection is not None and set(selection.models) - set(leaked) != set(models):
-        raise ValueError(
-            "`selection` was made on other reference models: run select_tasks on this "
-            "reference (or leave `selection` out)"
-        )
-
-
 def predict_benchmark(
     reference: pd.DataFrame,
     observed: Mapping[str, float] | pd.Series,
@@ -592,7 +582,11 @@ def predict_benchmark(
         selection = _narrowest_prefix(selection)
     dates = None if calibration == "exchangeable" else reference_dates
     cal = _calibrate(reference, list(obs.index), target, selection, dates, level)
-    _check_selection_models(selection, cal.models, leaked)
+    if selection is not None and set(selection.models) - set(leaked) != set(cal.models):
+        raise ValueError(
+            "`selection` was made on other reference models: run select_tasks on this "
+            "reference (or leave `selection` out)"
+        )
     return _predict(cal, obs, released_day, calibration)
 
 
@@ -620,7 +614,7 @@ def _min_forward(level: float) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class NextTasksResult(StatsResult):
+class NextTasksResult(TableResult):
     """Result of :func:`next_tasks`.
 
     Attributes:
@@ -635,10 +629,6 @@ class NextTasksResult(StatsResult):
     half_width: float
     n_observed: int
     confidence_level: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """The candidates table (a copy), narrowest first."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         best = ", ".join(
