@@ -787,35 +787,29 @@ def trained_task_effect(
             f"{len(table)} model(s) trained on some of the tasks but not all: too few to "
             "tell a difference from chance."
         )
-    if len(table) < 2:
-        return TrainedTaskResult(
-            table,
-            float(table["difference"].mean()) if len(table) else np.nan,
-            np.nan,
-            ConfidenceInterval(np.nan, np.nan),
-            len(table),
-            varying,
-            confidence_level,
-            "too few models to compare",
-            caveat,
-        )
-    observed = float(diffs[eligible].mean())
-    strata = _strata(families, list(np.asarray(scores.columns)[known]))
-    a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
-    return TrainedTaskResult(
-        table=table.sort_values("difference", ascending=False, ignore_index=True),
-        statistic=observed,
-        pvalue=_shift_pvalue(0.0, observed, a, g),
-        confidence_interval=_inverted(observed, a, g, 1 - confidence_level),
-        n_models=len(table),
-        n_tasks_varying=varying,
-        confidence_level=confidence_level,
-        method=(
+    observed = float(diffs[eligible].mean()) if len(table) else np.nan
+    pvalue, interval = np.nan, ConfidenceInterval(np.nan, np.nan)
+    method = "too few models to compare"
+    if len(table) >= 2:
+        strata = _strata(families, list(np.asarray(scores.columns)[known]))
+        a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
+        pvalue = _shift_pvalue(0.0, observed, a, g)
+        interval = _inverted(observed, a, g, 1 - confidence_level)
+        method = (
             "mean over models of (trained - untrained) relative score; permutation test "
             f"over {n_resamples} reassignments of the training patterns among the "
             f"{int(known.sum())} models with known training data"
             + ("" if strata is None else f", within {int(strata.max()) + 1} families")
             + "; interval by inverting it"
-        ),
+        )
+    return TrainedTaskResult(
+        table=table.sort_values("difference", ascending=False, ignore_index=True),
+        statistic=observed,
+        pvalue=pvalue,
+        confidence_interval=interval,
+        n_models=len(table),
+        n_tasks_varying=varying,
+        confidence_level=confidence_level,
+        method=method,
         caveat=caveat,
     )
