@@ -235,13 +235,8 @@ def run_notebook(
     try:  # the converted input is removed whatever happens
         unknown = sorted(set(params) - declared)
         if unknown:
-            return NotebookRun(
-                name,
-                False,
-                0.0,
-                nb_out,
-                error=f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
-            )
+            error = f"unknown parameters {unknown}; the notebook declares {sorted(declared)}"
+            return NotebookRun(name, False, 0.0, nb_out, error=error)
         pm.execute_notebook(
             str(nb_in),
             str(nb_out),

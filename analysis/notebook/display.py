@@ -71,12 +71,7 @@ def check_columns(
 
 def pvalues_as_text(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """A copy of ``frame`` whose p-value ``columns`` are text (``"<0.001"``, never ``"0.000"``)."""
-    if not columns:
-        return frame
-    out = frame.copy()
-    for column in columns:
-        out[column] = [format_pvalue(p) for p in frame[column]]
-    return out
+    return frame.assign(**{c: [format_pvalue(p) for p in frame[c]] for c in columns})
 
 
 def styled(
