@@ -273,8 +273,7 @@ def setup(
     if shell is not None:  # the inline backend even when MPLBACKEND=Agg (batch runs)
         shell.run_line_magic("matplotlib", "inline")
     apply_style()
-    pd.set_option("display.precision", 3)
-    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.precision", 3, "display.max_columns", 30)
     results = (
         resolve_results(params.get("results_dir"), params.get("runs_dir")) if resolve else None
     )
