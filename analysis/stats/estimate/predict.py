@@ -246,7 +246,6 @@ class _Calibrated:
     newest: float
     n_undated: int
     why_not_newer: str
-    selection_used: bool
 
     def exchangeable_half_width(self, leverage: float) -> float:
         """The exchangeable half-width at a model's leverage on the feature tasks."""
@@ -321,7 +320,6 @@ def _calibrate(
         newest=newest,
         n_undated=n_undated,
         why_not_newer=why_not,
-        selection_used=selection is not None,
     )
 
 
@@ -353,7 +351,7 @@ def _predict(
     else:
         half_exch = cal.exchangeable_half_width(lev)
         half, n_calibration, used = half_exch, cal.n_nested, "exchangeable"
-        chose = "select_tasks' selection" if cal.selection_used else "the task choice"
+        chose = "select_tasks' selection" if cal.features is not None else "the task choice"
         calib = (
             f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
             f"{len(cal.models)} reference models), scaled by sqrt(1 + {cal.gamma:.3g} * "
