@@ -113,10 +113,7 @@ class SignPatterns:
 
     def pvalue(self, count: np.ndarray) -> np.ndarray:
         """P-values from counts of patterns at least as extreme (exact or (b+1)/(B+1))."""
-        count = np.asarray(count, dtype=float)
-        if self.exact:
-            return np.minimum(count / self.total, 1.0)
-        return np.minimum((count + 1.0) / (self.total + 1.0), 1.0)
+        return np.minimum(_pvalue(count, self.total, self.exact), 1.0)
 
     @property
     def min_pvalue(self) -> float:

@@ -26,6 +26,7 @@ from ._resampling import (
     _MAX_EXACT_SIGN_FLIP_N,
     _REL_TOL,
     _bootstrap_means,
+    _min_pvalue,
     _percentile_interval,
     random_sign_bits,
     unit_sums,
@@ -99,12 +100,6 @@ def _paired_scale(X: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     return level[ia] + level[ib]
 
 
-def _sign_flip_min_pvalue(n: int, exact: bool, n_patterns: int, alternative: str) -> float:
-    if not exact:
-        return 1.0 / (n_patterns + 1.0)
-    return (2.0 if alternative == "two-sided" else 1.0) / 2**n
-
-
 def _paired_tests(
     D: np.ndarray,
     *,
@@ -158,7 +153,7 @@ def _paired_tests(
         exact=exact,
         n_patterns=n_patterns,
         method=f"{test}; {how}",
-        min_pvalue=_sign_flip_min_pvalue(n, exact, n_patterns, alternative),
+        min_pvalue=_min_pvalue(n_patterns, exact, alternative == "two-sided"),
     )
 
 

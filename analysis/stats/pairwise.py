@@ -26,12 +26,13 @@ from ._resampling import (
     _MAX_EXACT_SIGN_FLIP_N,
     _REL_TOL,
     SignPatterns,
+    _min_pvalue,
     maxt_is_exact,
     random_sign_bits,
     unit_sums,
 )
 from ._results import TableResult
-from .paired import _paired_scale, _sign_flip_min_pvalue, _ttest_and_dz
+from .paired import _paired_scale, _ttest_and_dz
 
 _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
@@ -361,7 +362,7 @@ def _pairwise(
         low, high = _maxt_intervals(D, sizes, crit, scale)
     else:
         _, low, high = invert(level, True)
-    min_p = _sign_flip_min_pvalue(g, pair_exact, n_resamples, "two-sided")
+    min_p = _min_pvalue(2**g if pair_exact else n_resamples, pair_exact, True)
     family = k if adjustment in ("holm", "bonferroni") else 1
     floor = patterns.min_pvalue if adjustment == "maxT" else family * min_p
     if floor >= alpha:
