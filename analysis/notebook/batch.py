@@ -122,20 +122,19 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
         BatchError: A name is not a notebook in ``notebooks/``.
     """
     sources = sorted((root / "notebooks").glob("*.py"))
-    if only:
-        names = {p.stem for p in sources}
-        wanted = {n.removesuffix(".py") for n in only}
-        unknown = sorted(wanted - names)
-        if unknown:
-            raise BatchError(
-                "; ".join(
-                    f"Unknown notebook {u!r} (closest: {close_names(u, names)})" for u in unknown
-                )
-                + f". Available: {sorted(names)}."
+    if not only:
+        return sources
+    by_name = {p.stem: p for p in sources}
+    wanted = list(dict.fromkeys(n.removesuffix(".py") for n in only))
+    unknown = sorted(set(wanted) - by_name.keys())
+    if unknown:
+        raise BatchError(
+            "; ".join(
+                f"Unknown notebook {u!r} (closest: {close_names(u, by_name)})" for u in unknown
             )
-        by_name = {p.stem: p for p in sources}
-        sources = [by_name[name] for name in dict.fromkeys(n.removesuffix(".py") for n in only)]
-    return sources
+            + f". Available: {sorted(by_name)}."
+        )
+    return [by_name[name] for name in wanted]
 
 
 def _check_profile_names(profile: Profile, names: Iterable[str]) -> None:
