@@ -129,17 +129,14 @@ class PublicPrivateGapResult(TableResult):
 
 
 def _task_lists(public_tasks: Any, private_tasks: Any) -> tuple[list[str], list[str]]:
-    public: list[str] = []
-    private: list[str] = []
-    for name, tasks, chosen in (
-        ("public_tasks", public_tasks, public),
-        ("private_tasks", private_tasks, private),
-    ):
+    lists = []
+    for name, tasks in (("public_tasks", public_tasks), ("private_tasks", private_tasks)):
         if isinstance(tasks, str) or tasks is None:
             raise ValueError(f"`{name}` must be a list of task names (the benchmark's list)")
-        chosen.extend(dict.fromkeys(tasks))
-        if len(chosen) < 2:
-            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(chosen)}")
+        lists.append(list(dict.fromkeys(tasks)))
+        if len(lists[-1]) < 2:
+            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(lists[-1])}")
+    public, private = lists
     both = sorted(set(public) & set(private))
     if both:
         raise ValueError(f"`public_tasks` and `private_tasks` share tasks {both}")
