@@ -86,11 +86,7 @@ def styled(
     Markdown links in text cells (a model's name linking to its page) show as links; column
     names may break after an underscore.
     """
-    floats = [
-        c
-        for c in frame.columns
-        if pd.api.types.is_float_dtype(frame[c]) and c not in pvalue_columns
-    ]
+    floats = [c for c in frame.select_dtypes("floating") if c not in pvalue_columns]
     styler = frame.style.format({c: f"{{:{floatfmt}}}" for c in floats}, na_rep="—").format(
         lambda p: html.escape(format_pvalue(p)), subset=list(pvalue_columns)
     )
