@@ -308,11 +308,10 @@ class RankExplorer:
                     "zeroShot": [_number(z, 0) for z in rows["zero_shot"]],
                 }
             )
-        groups = [g for g in GROUPS if (self.frame["group"] == g).any()]
         return {
             "title": self.title,
             "boards": boards,
-            "groups": [[g, GROUP_COLORS[g]] for g in groups],
+            "groups": [[g, GROUP_COLORS[g]] for g in GROUPS if g in set(self.frame["group"])],
             "found": self.found,
             "zeroShot": self.zero_shot,
             "colors": {"found": FOUND_COLOR, "own": OWN_COLOR},
