@@ -129,8 +129,7 @@ def _best_k(
 ) -> TaskSelectionResult | None:
     """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts."""
     limit = min(len(observed), max(reference.shape[1] - 3, 1))
-    unknown = [t for t in target if t not in set(observed)]
-    if not unknown:
+    if set(target) <= set(observed):
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedModelsWarning)  # said once by the caller
