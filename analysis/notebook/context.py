@@ -16,7 +16,7 @@ Every parameter goes into every table header; the results folder is resolved by
 from __future__ import annotations
 
 import functools
-import sys
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -261,7 +261,8 @@ def setup(
     """
     if parameters is None:
         name = find_source(notebook).name
-        params = read_parameters(notebook, namespace or sys._getframe(1).f_globals)
+        caller = getattr(inspect.currentframe(), "f_back", None)  # the kernel's, in a notebook
+        params = read_parameters(notebook, namespace or getattr(caller, "f_globals", {}))
     else:
         name, params = Path(notebook).name, dict(parameters)
     filter_harmless_warnings()
