@@ -24,10 +24,11 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import yaml
 
@@ -86,21 +87,15 @@ class Profile:
     notebooks: tuple[str, ...] | None = None
 
 
-def profile_path(profile: str, root: Path) -> Path:
-    """``params/<profile>.yaml`` under ``root``, or ``profile`` itself when it is a YAML path."""
-    if profile.endswith((".yaml", ".yml")):
-        return Path(profile)
-    return root / "params" / f"{profile}.yaml"
-
-
 def load_profile(profile: str, root: Path) -> Profile:
-    """Read a parameter profile (see the module docstring for its keys).
+    """Read ``params/<profile>.yaml`` under ``root`` (or the YAML path ``profile``).
 
     Raises:
         BatchError: The file does not exist, or it is not a mapping of notebook names to
             parameter mappings.
     """
-    path = profile_path(profile, root)
+    is_path = profile.endswith((".yaml", ".yml"))
+    path = Path(profile) if is_path else root / "params" / f"{profile}.yaml"
     if not path.is_file():
         choices = sorted(p.stem for p in (root / "params").glob("*.yaml"))
         raise BatchError(f"No parameter profile {path}. Available profiles: {choices}.")
@@ -127,20 +122,19 @@ def notebook_sources(root: Path, only: Sequence[str] | None = None) -> list[Path
         BatchError: A name is not a notebook in ``notebooks/``.
     """
     sources = sorted((root / "notebooks").glob("*.py"))
-    if only:
-        names = {p.stem for p in sources}
-        wanted = {n.removesuffix(".py") for n in only}
-        unknown = sorted(wanted - names)
-        if unknown:
-            raise BatchError(
-                "; ".join(
-                    f"Unknown notebook {u!r} (closest: {close_names(u, names)})" for u in unknown
-                )
-                + f". Available: {sorted(names)}."
+    if not only:
+        return sources
+    by_name = {p.stem: p for p in sources}
+    wanted = list(dict.fromkeys(n.removesuffix(".py") for n in only))
+    unknown = sorted(set(wanted) - by_name.keys())
+    if unknown:
+        raise BatchError(
+            "; ".join(
+                f"Unknown notebook {u!r} (closest: {close_names(u, by_name)})" for u in unknown
             )
-        by_name = {p.stem: p for p in sources}
-        sources = [by_name[name] for name in dict.fromkeys(n.removesuffix(".py") for n in only)]
-    return sources
+            + f". Available: {sorted(by_name)}."
+        )
+    return [by_name[name] for name in wanted]
 
 
 def _check_profile_names(profile: Profile, names: Iterable[str]) -> None:
@@ -153,11 +147,6 @@ def _check_profile_names(profile: Profile, names: Iterable[str]) -> None:
             + "; ".join(f"{u!r}{close_names(u, known)}" for u in unknown)
             + "."
         )
-
-
-def results_parameters(results: str | None) -> dict[str, Any]:
-    """What ``--results`` sets: ``results_dir`` of every notebook that declares it."""
-    return {} if results is None else {"results_dir": results}
 
 
 # --------------------------------------------------------------------------- running
@@ -227,17 +216,9 @@ def params_for(
     table = profile.parameters if isinstance(profile, Profile) else profile
     params = {k: v for k, v in table.get(ALL_KEY, {}).items() if k in declared}
     params.update(table.get(name, {}))
-    for extra in (results_parameters(results), overrides or {}):
+    for extra in ({} if results is None else {"results_dir": results}, overrides or {}):
         params.update({k: v for k, v in extra.items() if k in declared})
     return params
-
-
-def _execution_errors() -> tuple[type[BaseException], ...]:
-    """A notebook's own failures: a cell raised, the kernel died, a cell timed out."""
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-    from papermill.exceptions import PapermillExecutionError
-
-    return (PapermillExecutionError, DeadKernelError, CellTimeoutError)
 
 
 def run_notebook(
@@ -245,19 +226,16 @@ def run_notebook(
 ) -> NotebookRun:
     """Execute a converted notebook with papermill; a failing cell is returned, not raised."""
     import papermill as pm
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from papermill.exceptions import PapermillExecutionError
 
     nb_out = nb_in.with_name(f"{name}.ipynb")
     start = time.perf_counter()
     try:  # the converted input is removed whatever happens
         unknown = sorted(set(params) - declared)
         if unknown:
-            return NotebookRun(
-                name,
-                False,
-                0.0,
-                nb_out,
-                error=f"unknown parameters {unknown}; the notebook declares {sorted(declared)}",
-            )
+            error = f"unknown parameters {unknown}; the notebook declares {sorted(declared)}"
+            return NotebookRun(name, False, 0.0, nb_out, error=error)
         pm.execute_notebook(
             str(nb_in),
             str(nb_out),
@@ -274,7 +252,8 @@ def run_notebook(
             # errors only (a notebook's own warnings and errors still show in full)
             extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
-    except _execution_errors() as err:  # papermill saves the failed notebook before raising
+    # a cell raised, the kernel died or a cell timed out; papermill saved the notebook first
+    except (PapermillExecutionError, DeadKernelError, CellTimeoutError) as err:
         cell, line, code, message = (
             _failing_cell(nb_out) if nb_out.exists() else (None, None, None, None)
         )
@@ -318,7 +297,7 @@ def run_batch(
     sources = notebook_sources(root, only or prof.notebooks)
     _check_overrides(parameters or {}, sources)
     build = Path(build_dir) if build_dir else root / "build" / "notebooks" / prof.path.stem
-    with _reproducible_kernels():
+    with mock.patch.dict(os.environ, PYTHONHASHSEED=KERNEL_HASH_SEED):  # kernels inherit it
         return _run_all(sources, prof, build, root, results, parameters or {})
 
 
@@ -338,20 +317,6 @@ def _check_overrides(parameters: Mapping[str, Any], sources: Sequence[Path]) -> 
 #: matplotlib's constrained layout rounds differently from run to run and SVG
 #: coordinates change in the 6th decimal, so committed figures would never be stable.
 KERNEL_HASH_SEED = "0"
-
-
-@contextlib.contextmanager
-def _reproducible_kernels() -> Iterator[None]:
-    """Set ``PYTHONHASHSEED`` for the kernels papermill starts (they inherit os.environ)."""
-    old = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = KERNEL_HASH_SEED
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("PYTHONHASHSEED", None)
-        else:
-            os.environ["PYTHONHASHSEED"] = old
 
 
 def _run_all(
@@ -387,7 +352,9 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     Returns:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 128 + the signal when stopped.
     """
-    before = _children()
+    import psutil
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
     runs: list[NotebookRun] | None = None
     try:
         overrides = parameters_from_flags(args)
@@ -436,21 +403,10 @@ def _without_only(argv: Sequence[str]) -> list[str]:
     """``argv`` without its ``--only`` names (the rerun names its own)."""
     out, skipping = [], False
     for arg in argv:
-        if arg == "--only":
-            skipping = True
-            continue
-        if skipping and not arg.startswith("-"):
-            continue
-        skipping = False
-        out.append(arg)
+        skipping = arg == "--only" or (skipping and not arg.startswith("-"))
+        if not skipping:
+            out.append(arg)
     return out
-
-
-def _children() -> set[int]:
-    """The process ids of this process's children, grandchildren included."""
-    import psutil
-
-    return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
 def _stop_children(before: set[int], timeout: float = 2.0) -> None:

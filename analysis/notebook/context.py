@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,15 +42,6 @@ from .display import (
 )
 from .params import find_source, header_parameters, read_parameters
 from .style import apply_style
-
-
-def _kernel_shell() -> Any | None:
-    """The IPython shell when running inside a Jupyter kernel (lab or papermill), else None."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
-
 
 # --------------------------------------------------------------------------- results folder
 
@@ -104,10 +94,7 @@ class NotebookContext:
         count (the same whichever way the folder was given); ``output_dir`` and
         ``cache_dir`` are left out (see :data:`analysis.notebook.params.NOT_IN_HEADERS`).
         """
-        params = header_parameters(self.parameters)
-        params.update(extra or {})
-        params.update(self._results_provenance())
-        return params
+        return {**header_parameters(self.parameters), **(extra or {}), **self._results_provenance()}
 
     def rng(self, *key: str) -> np.random.Generator:
         """A generator of its own for one table or figure: ``nb.rng("significance_claims")``.
@@ -246,16 +233,6 @@ class NotebookContext:
         return list(self._written)
 
 
-def _caller_globals(depth: int) -> dict[str, Any]:
-    """The globals of the frame ``depth`` levels above the caller: the kernel's, in a notebook."""
-    frame = inspect.currentframe()
-    for _ in range(depth + 1):
-        frame = frame.f_back if frame is not None else None
-    if frame is None:  # pragma: no cover - only without frame support
-        return dict(sys.modules["__main__"].__dict__)
-    return frame.f_globals
-
-
 def setup(
     notebook: str,
     *,
@@ -284,16 +261,20 @@ def setup(
     """
     if parameters is None:
         name = find_source(notebook).name
-        params = read_parameters(notebook, namespace or _caller_globals(1))
+        caller = getattr(inspect.currentframe(), "f_back", None)  # the kernel's, in a notebook
+        params = read_parameters(notebook, namespace or getattr(caller, "f_globals", {}))
     else:
         name, params = Path(notebook).name, dict(parameters)
     filter_harmless_warnings()
-    shell = _kernel_shell()
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if getattr(shell, "kernel", None) is None:  # not in a Jupyter kernel (lab or papermill)
+        shell = None
     if shell is not None:  # the inline backend even when MPLBACKEND=Agg (batch runs)
         shell.run_line_magic("matplotlib", "inline")
     apply_style()
-    pd.set_option("display.precision", 3)
-    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.precision", 3, "display.max_columns", 30)
     results = (
         resolve_results(params.get("results_dir"), params.get("runs_dir")) if resolve else None
     )

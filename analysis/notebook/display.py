@@ -71,12 +71,7 @@ def check_columns(
 
 def pvalues_as_text(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """A copy of ``frame`` whose p-value ``columns`` are text (``"<0.001"``, never ``"0.000"``)."""
-    if not columns:
-        return frame
-    out = frame.copy()
-    for column in columns:
-        out[column] = [format_pvalue(p) for p in frame[column]]
-    return out
+    return frame.assign(**{c: [format_pvalue(p) for p in frame[c]] for c in columns})
 
 
 def styled(
@@ -91,11 +86,7 @@ def styled(
     Markdown links in text cells (a model's name linking to its page) show as links; column
     names may break after an underscore.
     """
-    floats = [
-        c
-        for c in frame.columns
-        if pd.api.types.is_float_dtype(frame[c]) and c not in pvalue_columns
-    ]
+    floats = [c for c in frame.select_dtypes("floating") if c not in pvalue_columns]
     styler = frame.style.format({c: f"{{:{floatfmt}}}" for c in floats}, na_rep="—").format(
         lambda p: html.escape(format_pvalue(p)), subset=list(pvalue_columns)
     )
@@ -137,20 +128,13 @@ def show_package_warnings_as_notes() -> None:
     if getattr(current, "_analysis_notes", False):
         return
 
-    def show(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: Any = None,
-        line: str | None = None,
-    ) -> None:
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **named: Any) -> None:
         if issubclass(category, AnalysisWarning):
             from IPython.display import Markdown, display
 
             display(Markdown(f"**{category.__name__}**: {html.escape(str(message))}"))
         else:
-            current(message, category, filename, lineno, file, line)
+            current(message, category, *rest, **named)
 
     show._analysis_notes = True  # type: ignore[attr-defined]
     warnings.showwarning = show

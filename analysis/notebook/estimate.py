@@ -59,10 +59,8 @@ def scopes(board: Leaderboard, target: str = "auto") -> list[tuple[str, list[str
     from analysis.results.specs import SCOPES
 
     lists = {scope: board.spec.scope_tasks(scope) for scope in SCOPES}
-    if target == "auto":
-        chosen = ["public", "private"] if lists["private"] else ["all"]
-    else:
-        chosen = [target]
+    auto = ["public", "private"] if lists["private"] else ["all"]
+    chosen = auto if target == "auto" else [target]
     return [(scope, lists[scope]) for scope in chosen if lists[scope]]
 
 
@@ -130,6 +128,8 @@ def estimate(
         released: the model's release date (default: mteb's date of a registered model,
             else just after the newest reference).
     """
+    import pandas as pd
+
     from analysis.core.errors import LeakageWarning
     from analysis.results.groups import release_dates
     from analysis.stats import next_tasks, predict_benchmark
@@ -143,12 +143,10 @@ def estimate(
     for scope, target_tasks in scopes(board, target):
         rows = list(dict.fromkeys([*usable.index, *target_tasks]))
         ref = _reference(board, rows, model)
-        notes = []
         sel, note = (None, None)
         if scope in ("all", "public") and set(usable.index) <= set(target_tasks):
             sel, note = lite_selection(board, scope, ref.loc[target_tasks], list(usable.index))
-        if note:
-            notes.append(note)
+        notes = [note] if note else []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", LeakageWarning)
             dates = release_dates(ref.columns)
@@ -164,31 +162,23 @@ def estimate(
                 )  # fmt: skip
         notes += [str(w.message) for w in caught]
         pool = [t for t in runnable_tasks(board, scope, target_tasks) if t not in usable.index]
-        pool_rows = list(dict.fromkeys([*rows, *pool]))
-        ref_next = _reference(board, pool_rows, model)
-        following = (
-            next_tasks(ref_next, usable, target_tasks=target_tasks, candidates=pool).to_frame()
-            if pool
-            else None
-        )
-        now = (
-            float(following["half_width"].iloc[0] + following["narrower_by"].iloc[0])
-            if following is not None and len(following)
-            else float("nan")
-        )
+        following = pd.DataFrame(columns=["task", "half_width", "narrower_by"])
+        if pool:
+            ref_next = _reference(board, list(dict.fromkeys([*rows, *pool])), model)
+            following = next_tasks(
+                ref_next, usable, target_tasks=target_tasks, candidates=pool
+            ).to_frame()
         out.append(
             Estimate(
                 scope=scope,
                 prediction=pred,
-                next_tasks=following.head(n_next) if following is not None else _empty(),
-                now_half_width=float(now),
+                next_tasks=following.head(n_next),
+                now_half_width=(
+                    float(following["half_width"].iloc[0] + following["narrower_by"].iloc[0])
+                    if len(following)
+                    else float("nan")
+                ),
                 notes=tuple(notes),
             )
         )
     return out
-
-
-def _empty() -> pd.DataFrame:
-    import pandas as pd
-
-    return pd.DataFrame(columns=["task", "half_width", "narrower_by"])

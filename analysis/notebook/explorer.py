@@ -308,11 +308,10 @@ class RankExplorer:
                     "zeroShot": [_number(z, 0) for z in rows["zero_shot"]],
                 }
             )
-        groups = [g for g in GROUPS if (self.frame["group"] == g).any()]
         return {
             "title": self.title,
             "boards": boards,
-            "groups": [[g, GROUP_COLORS[g]] for g in groups],
+            "groups": [[g, GROUP_COLORS[g]] for g in GROUPS if g in set(self.frame["group"])],
             "found": self.found,
             "zeroShot": self.zero_shot,
             "colors": {"found": FOUND_COLOR, "own": OWN_COLOR},
@@ -492,10 +491,7 @@ def rank_explorer(
                 "model": t["model"],
                 "score": [_number(s * score_scale, score_decimals) for s in t["score"]],
                 "rank": t["rank"].astype(int),
-                "rank_low": t["rank_low"].astype(float),
-                "rank_high": t["rank_high"].astype(float),
-                "n_better": t["n_better"].astype(float),
-                "n_worse": t["n_worse"].astype(float),
+                **t[["rank_low", "rank_high", "n_better", "n_worse"]].astype(float),
                 "tied_with_leader": t["tied_with_leader"].eq(True),  # NaN: untested
                 "group": [labels.get(m, "unknown") for m in t["model"]],
                 "own": t["model"].isin(mine),
@@ -508,9 +504,9 @@ def rank_explorer(
         frames.append(frame)
         why = {m: w for m, w in (unranked or {}).get(name, {}).items() if m not in set(t["model"])}
         boards.append(_Board(name, _board_caption(name, res, len(why)), res.n_models, dict(why)))
-    frame = pd.concat(frames, ignore_index=True)[COLUMNS]
-    frame["score"] = frame["score"].astype(float)
-    frame["zero_shot"] = frame["zero_shot"].astype(float)
+    frame = pd.concat(frames, ignore_index=True)[COLUMNS].astype(
+        {"score": float, "zero_shot": float}
+    )
     return RankExplorer(
         frame, title, score_label, found, score_decimals, tuple(boards), zero_shot is not None
     )

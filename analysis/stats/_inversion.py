@@ -62,6 +62,18 @@ def _kth(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
     return values[:, idx].copy()
 
 
+def _ends(
+    lower: np.ndarray, upper: np.ndarray, rank: int, alternative: str, t: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval ends: the rank-th smallest of each row of ``lower``, largest of ``upper``."""
+    lo, hi = np.full(len(t), -_INF), np.full(len(t), _INF)
+    if rank >= 1 and alternative != "less":
+        lo = _kth(np.ascontiguousarray(lower), rank, largest=False) - t
+    if rank >= 1 and alternative != "greater":
+        hi = _kth(np.ascontiguousarray(upper), rank, largest=True) + t
+    return lo, hi
+
+
 def _weights(n: int, sizes: np.ndarray | None) -> np.ndarray:
     return np.ones(n) if sizes is None else np.asarray(sizes, dtype=float)
 
@@ -114,16 +126,8 @@ def exact_inversion(
             p = np.where(m > tt, 2.0 * (1.0 + below) / total, 1.0)
             p = np.where(m < -tt, 2.0 * (1.0 + above) / total, p)
             pvalue[sl] = np.minimum(p, 1.0)
-        if not interval:
-            continue
-        lo = np.full(means.shape[0], -_INF)
-        hi = np.full(means.shape[0], _INF)
-        if rank >= 1:
-            if alternative in ("two-sided", "greater"):
-                lo = _kth(means, rank, largest=False) - tol[sl]
-            if alternative in ("two-sided", "less"):
-                hi = _kth(means, rank, largest=True) + tol[sl]
-        low[sl], high[sl] = lo, hi
+        if interval:
+            low[sl], high[sl] = _ends(means, means, rank, alternative, tol[sl])
     return pvalue, low, high
 
 
@@ -160,15 +164,14 @@ def mc_inversion(
             m_c = (total[sl] - flipped) / (n_tasks - size)
         empty_a, empty_c = size == 0, size == n_tasks
         t = tol[sl]
+        lower_side, upper_side = np.where(empty_a, -_INF, m_a), np.where(empty_a, _INF, m_a)
         if alternative == "greater":
-            lower_side = np.where(empty_a, -_INF, m_a)
             count = (lower_side <= t).sum(axis=0)
         elif alternative == "less":
-            upper_side = np.where(empty_a, _INF, m_a)
             count = (upper_side >= -t).sum(axis=0)
         else:
-            lower_side = np.minimum(np.where(empty_a, -_INF, m_a), np.where(empty_c, -_INF, m_c))
-            upper_side = np.maximum(np.where(empty_a, _INF, m_a), np.where(empty_c, _INF, m_c))
+            lower_side = np.minimum(lower_side, np.where(empty_c, -_INF, m_c))
+            upper_side = np.maximum(upper_side, np.where(empty_c, _INF, m_c))
             m = mean[sl]
             count = np.where(
                 m > t,
@@ -176,14 +179,6 @@ def mc_inversion(
                 np.where(m < -t, (upper_side >= -t).sum(axis=0), B),
             )
         pvalue[sl] = np.minimum((1.0 + count) / (B + 1.0), 1.0)
-        if not interval:
-            continue
-        rows = sl.stop - sl.start
-        lo, hi = np.full(rows, -_INF), np.full(rows, _INF)
-        if rank >= 1:
-            if alternative in ("two-sided", "greater"):
-                lo = _kth(np.ascontiguousarray(lower_side.T), rank, largest=False) - t
-            if alternative in ("two-sided", "less"):
-                hi = _kth(np.ascontiguousarray(upper_side.T), rank, largest=True) + t
-        low[sl], high[sl] = lo, hi
+        if interval:
+            low[sl], high[sl] = _ends(lower_side.T, upper_side.T, rank, alternative, t)
     return pvalue, low, high

@@ -121,7 +121,7 @@ def _rank_permutation_test(
         step = _rows_per_block(rows * n, total)
         for perms in _permutation_blocks(n, n_resamples, rng, step):
             null = ry[:, perms] @ rx[:, :, None]  # (rows, block, 1)
-            count += _count_as_extreme(null[..., 0], observed, 0.5, "two-sided")
+            count += _count_as_extreme(null[..., 0], observed, 0.5)
     else:
         # Reorder each row's pairs by x: neither tau nor its permutation distribution
         # changes, and without ties in x the (x, y) order is then the identity.
@@ -133,5 +133,5 @@ def _rank_permutation_test(
         step = _rows_per_block(rows * n, total, _RANK_BLOCK)
         for perms in _permutation_blocks(n, n_resamples, rng, step):
             null = fixed[:, None] + _kendall_varying(rx[:, None, :], ry[:, perms])
-            count += _count_as_extreme(null, observed, 0.5, "two-sided")
+            count += _count_as_extreme(null, observed, 0.5)
     return statistic, _pvalue(count, total, exact), exact, total

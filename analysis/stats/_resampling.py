@@ -13,7 +13,6 @@ patterns 0, 1, ... (bit i of the number flips unit i).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -114,10 +113,7 @@ class SignPatterns:
 
     def pvalue(self, count: np.ndarray) -> np.ndarray:
         """P-values from counts of patterns at least as extreme (exact or (b+1)/(B+1))."""
-        count = np.asarray(count, dtype=float)
-        if self.exact:
-            return np.minimum(count / self.total, 1.0)
-        return np.minimum((count + 1.0) / (self.total + 1.0), 1.0)
+        return np.minimum(_pvalue(count, self.total, self.exact), 1.0)
 
     @property
     def min_pvalue(self) -> float:
@@ -143,19 +139,9 @@ def sign_patterns(n_units: int, n_resamples: int, rng: np.random.Generator) -> S
 # --------------------------------------------------------------------------- counts, quantiles
 
 
-def _count_as_extreme(
-    null: np.ndarray, observed: np.ndarray, tol: np.ndarray | float, alternative: str
-) -> np.ndarray:
-    """Per row of ``null`` (rows x resamples): how many values are at least as extreme."""
-    observed = np.asarray(observed)[:, None]
-    tol = np.broadcast_to(np.asarray(tol, dtype=float), observed.shape[:1])[:, None]
-    if alternative == "two-sided":
-        hits = np.abs(null) >= np.abs(observed) - tol
-    elif alternative == "greater":
-        hits = null >= observed - tol
-    else:
-        hits = null <= observed + tol
-    return hits.sum(axis=1)
+def _count_as_extreme(null: np.ndarray, observed: np.ndarray, tol: float) -> np.ndarray:
+    """Per row of ``null`` (rows x resamples): how many are as extreme (two-sided, ``tol``)."""
+    return (np.abs(null) >= np.abs(np.asarray(observed))[:, None] - tol).sum(axis=1)
 
 
 def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:
@@ -170,38 +156,20 @@ def _min_pvalue(total: int, exact: bool, two_sided_pairs: bool) -> float:
     return (2.0 if two_sided_pairs else 1.0) / total
 
 
-def _quantile_rows(dist: np.ndarray, prob: float) -> np.ndarray:
-    """Row-wise quantile, numpy's/scipy's default "linear" (Hyndman-Fan type 7)."""
-    width = dist.shape[1]
-    h = prob * (width - 1)
-    j = math.floor(h)
-    g = h - j
-    if g == 0 or j + 1 >= width:
-        dist.partition(j, axis=1)
-        return dist[:, j].astype(np.float64)
-    if j + 1 <= width // 2:  # x_(j) is the max of the j+1 smallest
-        dist.partition(j + 1, axis=1)
-        upper = dist[:, j + 1].astype(np.float64)
-        lower = dist[:, : j + 1].max(axis=1).astype(np.float64)
-    else:  # x_(j+1) is the min of the width-j-1 largest
-        dist.partition(j, axis=1)
-        lower = dist[:, j].astype(np.float64)
-        upper = dist[:, j + 1 :].min(axis=1).astype(np.float64)
-    return lower + (upper - lower) * g
-
-
 def _percentile_interval(
     dist: np.ndarray, confidence_level: float, alternative: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval per row of ``dist``, as scipy.stats.bootstrap."""
-    if alternative == "two-sided":
-        alpha = (1.0 - confidence_level) / 2.0
-        return _quantile_rows(dist, alpha), _quantile_rows(dist, 1.0 - alpha)
+    """Percentile bootstrap interval per row of ``dist`` (partitioned in place), as scipy's."""
     alpha = 1.0 - confidence_level
+    if alternative == "two-sided":
+        alpha /= 2.0
+    low, high = np.quantile(dist, [alpha, 1.0 - alpha], axis=1, overwrite_input=True)
     inf = np.full(dist.shape[0], np.inf)
     if alternative == "less":
-        return -inf, _quantile_rows(dist, 1.0 - alpha)
-    return _quantile_rows(dist, alpha), inf
+        return -inf, high
+    if alternative == "greater":
+        return low, inf
+    return low, high
 
 
 # --------------------------------------------------------------------------- clustered units

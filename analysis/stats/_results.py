@@ -75,11 +75,8 @@ class StatsResult:
 
     def _summary_lines(self) -> list[str]:
         """Lines of the repr after the class name: ``field=value`` for short fields."""
-        parts = []
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            text = _short(getattr(self, f.name))
-            if text is not None:
-                parts.append(f"{f.name}={text}")
+        shorts = {f.name: _short(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        parts = [f"{name}={text}" for name, text in shorts.items() if text is not None]
         lines, line = [], ""
         for part in parts:
             if line and len(line) + len(part) > 86:
@@ -104,3 +101,13 @@ class StatsResult:
         return f"<p><b>{html.escape(type(self).__name__)}</b><br>{head}</p>" + frame.to_html(
             float_format=lambda v: f"{v:.4g}", max_rows=60
         )
+
+
+class TableResult(StatsResult):
+    """A result whose ``table`` (one row per model, pair or predictor) is its frame."""
+
+    table: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """The result's table (a copy)."""
+        return self.table.copy()

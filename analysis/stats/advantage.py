@@ -52,7 +52,7 @@ from ._checks import (
 )
 from ._maxt import single_step
 from ._resampling import sign_patterns
-from ._results import ConfidenceInterval, StatsResult
+from ._results import ConfidenceInterval, TableResult
 from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
@@ -126,7 +126,7 @@ def simultaneous(
 
 
 @dataclass(frozen=True, repr=False)
-class PublicAdvantageResult(StatsResult):
+class PublicAdvantageResult(TableResult):
     """Result of :func:`public_advantage`.
 
     Attributes:
@@ -160,10 +160,6 @@ class PublicAdvantageResult(StatsResult):
     method: str
     caveat: str = ""
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
-
     def _summary_lines(self) -> list[str]:
         counts = self.table["beyond_chance"].value_counts()
         lines = [
@@ -177,7 +173,7 @@ class PublicAdvantageResult(StatsResult):
 
 
 def _side_matrices(
-    scores: Any, public_tasks: Any, private_tasks: Any, argname: str = "scores"
+    scores: Any, public_tasks: Any, private_tasks: Any
 ) -> tuple[np.ndarray, np.ndarray, list[str], list[str], list[str]]:
     """The complete public and private score matrices (tasks x models), rows sorted."""
     public, private = _task_lists(public_tasks, private_tasks)
@@ -186,11 +182,11 @@ def _side_matrices(
     holes = wide.isna().any(axis=0)
     if holes.any():
         raise ValueError(
-            f"`{argname}` has missing scores for {list(wide.columns[holes])[:5]}: pass the "
+            f"`scores` has missing scores for {list(wide.columns[holes])[:5]}: pass the "
             "models complete on both sides (`lb.complete_models('public', 'private')`)"
         )
     if wide.shape[1] < 3:
-        raise ValueError(f"`{argname}` needs at least 3 models, got {wide.shape[1]}")
+        raise ValueError(f"`scores` needs at least 3 models, got {wide.shape[1]}")
     models = [str(m) for m in wide.columns]
     x = wide.to_numpy(dtype=float)
     rows = {t: i for i, t in enumerate(wide.index)}
@@ -322,30 +318,14 @@ def public_advantage(
     testable = min(len(public), len(private)) >= MIN_TASKS_PER_SIDE
     n_units = len(public) + len(private)
     codes = unit_clusters(clusters, pd.Index(public + private), n_units)
-    if not testable:
-        for column in ("ci_low", "ci_high", "pvalue", "pvalue_adjusted"):
-            table[column] = np.nan
-        table["beyond_chance"] = ""
-        return PublicAdvantageResult(
-            table=table.sort_values("advantage", ascending=False, ignore_index=True),
-            public_tasks=public,
-            private_tasks=private,
-            testable=False,
-            critical_value=np.nan,
-            n_patterns=0,
-            exact=False,
-            confidence_level=confidence_level,
-            alpha=alpha,
-            method="advantage only (a side under the minimum number of tasks)",
-            caveat=untestable_caveat(len(public), len(private), len(models)),
-        )
     n_clusters = n_units if codes is None else int(codes.max()) + 1
-    patterns = sign_patterns(n_clusters, n_resamples, gen)
-    observed = np.abs(w["t"])
-    adjusted, critical = simultaneous(y_pub, y_priv, observed, patterns, alpha, codes)
+    patterns, critical, adjusted = None, np.nan, np.full(len(models), np.nan)
+    if testable:
+        patterns = sign_patterns(n_clusters, n_resamples, gen)
+        adjusted, critical = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, alpha, codes)
     table["ci_low"] = w["estimate"] - critical * w["se"]
     table["ci_high"] = w["estimate"] + critical * w["se"]
-    table["pvalue"] = w["pvalue"]
+    table["pvalue"] = w["pvalue"] if testable else np.nan
     table["pvalue_adjusted"] = adjusted
     table["beyond_chance"] = np.where(
         table["ci_low"] > 0, "public", np.where(table["ci_high"] < 0, "private", "")
@@ -354,19 +334,22 @@ def public_advantage(
         table=table.sort_values("advantage", ascending=False, ignore_index=True),
         public_tasks=public,
         private_tasks=private,
-        testable=True,
+        testable=testable,
         critical_value=float(critical),
-        n_patterns=patterns.total,
-        exact=patterns.exact,
+        n_patterns=0 if patterns is None else patterns.total,
+        exact=patterns is not None and patterns.exact,
         confidence_level=confidence_level,
         alpha=alpha,
         method=(
-            f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
+            "advantage only (a side under the minimum number of tasks)"
+            if patterns is None
+            else f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
             f"simultaneous intervals and adjusted p-values by the studentized max-T over "
             f"{patterns.describe()} of the "
             + ("tasks'" if codes is None else f"{n_clusters} task clusters'")
             + " residuals (the larger of the within-side and pooled centrings)"
         ),
+        caveat="" if testable else untestable_caveat(len(public), len(private), len(models)),
     )
 
 
@@ -374,7 +357,7 @@ def public_advantage(
 
 
 @dataclass(frozen=True, repr=False)
-class AdvantagePredictorsResult(StatsResult):
+class AdvantagePredictorsResult(TableResult):
     """Result of :func:`advantage_predictors`: one row per predictor in ``table``.
 
     Attributes:
@@ -398,10 +381,6 @@ class AdvantagePredictorsResult(StatsResult):
     power: float
     confidence_level: float
     method: str
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-predictor table (a copy)."""
-        return self.table.copy()
 
 
 def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
@@ -667,7 +646,7 @@ def _strata(families: Any, models: list[str]) -> np.ndarray | None:
 
 
 @dataclass(frozen=True, repr=False)
-class TrainedTaskResult(StatsResult):
+class TrainedTaskResult(TableResult):
     """Result of :func:`trained_task_effect`.
 
     Attributes:
@@ -693,10 +672,6 @@ class TrainedTaskResult(StatsResult):
     confidence_level: float
     method: str
     caveat: str = ""
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
 
 def trained_task_effect(
@@ -812,35 +787,29 @@ def trained_task_effect(
             f"{len(table)} model(s) trained on some of the tasks but not all: too few to "
             "tell a difference from chance."
         )
-    if len(table) < 2:
-        return TrainedTaskResult(
-            table,
-            float(table["difference"].mean()) if len(table) else np.nan,
-            np.nan,
-            ConfidenceInterval(np.nan, np.nan),
-            len(table),
-            varying,
-            confidence_level,
-            "too few models to compare",
-            caveat,
-        )
-    observed = float(diffs[eligible].mean())
-    strata = _strata(families, list(np.asarray(scores.columns)[known]))
-    a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
-    return TrainedTaskResult(
-        table=table.sort_values("difference", ascending=False, ignore_index=True),
-        statistic=observed,
-        pvalue=_shift_pvalue(0.0, observed, a, g),
-        confidence_interval=_inverted(observed, a, g, 1 - confidence_level),
-        n_models=len(table),
-        n_tasks_varying=varying,
-        confidence_level=confidence_level,
-        method=(
+    observed = float(diffs[eligible].mean()) if len(table) else np.nan
+    pvalue, interval = np.nan, ConfidenceInterval(np.nan, np.nan)
+    method = "too few models to compare"
+    if len(table) >= 2:
+        strata = _strata(families, list(np.asarray(scores.columns)[known]))
+        a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
+        pvalue = _shift_pvalue(0.0, observed, a, g)
+        interval = _inverted(observed, a, g, 1 - confidence_level)
+        method = (
             "mean over models of (trained - untrained) relative score; permutation test "
             f"over {n_resamples} reassignments of the training patterns among the "
             f"{int(known.sum())} models with known training data"
             + ("" if strata is None else f", within {int(strata.max()) + 1} families")
             + "; interval by inverting it"
-        ),
+        )
+    return TrainedTaskResult(
+        table=table.sort_values("difference", ascending=False, ignore_index=True),
+        statistic=observed,
+        pvalue=pvalue,
+        confidence_interval=interval,
+        n_models=len(table),
+        n_tasks_varying=varying,
+        confidence_level=confidence_level,
+        method=method,
         caveat=caveat,
     )

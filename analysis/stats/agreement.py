@@ -188,22 +188,17 @@ def benchmark_agreement(
 
     order = np.argsort(-xv, kind="stable")
     overall = correlate(np.arange(n))
-    top_rows: list[dict[str, Any]] = []
-    for k in tops:
-        assert k is not None
-        sel = order[:k]
-        res = correlate(sel)
-        top_rows.append(
+    top = pd.DataFrame(
+        [
             {
                 "k": k,
-                "statistic": res.statistic,
-                "ci_low": res.confidence_interval.low,
-                "ci_high": res.confidence_interval.high,
-                "pvalue": res.pvalue,
-                "min_pvalue": res.min_pvalue,
-                "models": [names[i] for i in sel],
+                **correlate(order[:k]).to_frame().iloc[0],
+                "models": [names[i] for i in order[:k]],
             }
-        )
+            for k in tops
+        ],
+        columns=["k", "statistic", "ci_low", "ci_high", "pvalue", "min_pvalue", "models"],
+    )
     subset_rows: list[dict[str, Any]] = []
     distributions: dict[int, np.ndarray] = {}
     for size in sizes:
@@ -232,15 +227,15 @@ def benchmark_agreement(
                 else np.nan,
             }
         )
-    for row in top_rows:
-        dist = distributions.get(int(row["k"]), np.empty(0))
-        ok = dist.size > 0 and int(row["k"]) < n
-        stat = float(row["statistic"])
-        row["subset_percentile"] = float((dist <= stat + 1e-12).mean()) if ok else np.nan
-    columns = ["k", "statistic", "ci_low", "ci_high", "pvalue", "min_pvalue"]
+    percentiles = []
+    for k, stat in zip(top["k"], top["statistic"], strict=True):
+        dist = distributions.get(k, np.empty(0))
+        ok = dist.size > 0 and k < n
+        percentiles.append(float((dist <= stat + 1e-12).mean()) if ok else np.nan)
+    top.insert(6, "subset_percentile", percentiles)
     return BenchmarkAgreementResult(
         overall=overall,
-        top=pd.DataFrame(top_rows, columns=[*columns, "subset_percentile", "models"]),
+        top=top,
         subsets=pd.DataFrame(subset_rows),
         distributions=distributions,
         method=method,

@@ -121,21 +121,18 @@ class ComparisonReport(StatsResult):
         )
 
     def _model_rows(self, digits: int, superscript: str) -> list[list[str]]:
-        rows = []
-        for model, r in self.models.iterrows():
-            beats = r["better_than"]
-            mark = superscript.format(beats) if beats else ""
-            rows.append(
-                [
-                    r["key"],
-                    str(model),
-                    f"{r['score']:.{digits}f}{mark}",
-                    f"{int(r['rank'])}",
-                    f"[{int(r['rank_low'])}, {int(r['rank_high'])}]",
-                    f"{int(r['wins'])}/{int(r['ties'])}/{int(r['losses'])}",
-                ]
-            )
-        return rows
+        return [
+            [
+                r["key"],
+                str(model),
+                f"{r['score']:.{digits}f}"
+                + (superscript.format(r["better_than"]) if r["better_than"] else ""),
+                f"{int(r['rank'])}",
+                f"[{int(r['rank_low'])}, {int(r['rank_high'])}]",
+                f"{int(r['wins'])}/{int(r['ties'])}/{int(r['losses'])}",
+            ]
+            for model, r in self.models.iterrows()
+        ]
 
     def to_markdown(self, *, digits: int = 3, pairs: bool = True) -> str:
         """Markdown: the model table (ranx style) and, with ``pairs``, the pairs table."""

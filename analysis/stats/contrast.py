@@ -169,54 +169,36 @@ def group_contrast(
             raise ValueError(f"`values` has NaN or inf in group {label!r}")
     a, b = vals[in_a], vals[in_b]
     n_a, n_b = len(a), len(b)
-    sd_a = float(a.std(ddof=1)) if n_a > 1 else math.nan
-    sd_b = float(b.std(ddof=1)) if n_b > 1 else math.nan
-    common = dict(
+    testable = min(n_a, n_b) >= _MIN_GROUP
+    res = dict.fromkeys(("pvalue", "low", "high", "t", "df", "se"), math.nan)
+    if testable:
+        parts = _welch_parts(a[:, None], b[:, None], confidence_level)
+        res = {key: float(parts[key][0]) for key in res}
+    small = group_a if n_a < _MIN_GROUP else group_b
+    caveat = (
+        f"No test and no interval: group {small!r} has {min(n_a, n_b)} model(s); with "
+        f"fewer than {_MIN_GROUP} models a group's spread cannot be estimated, and a test "
+        "would rest on an assumption the data cannot check."
+    )
+    return GroupContrastResult(
         statistic=float(a.mean() - b.mean()),
+        pvalue=res["pvalue"],
+        confidence_interval=ConfidenceInterval(res["low"], res["high"]),
         n_a=n_a,
         n_b=n_b,
         mean_a=float(a.mean()),
         mean_b=float(b.mean()),
-        sd_a=sd_a,
-        sd_b=sd_b,
+        sd_a=float(a.std(ddof=1)) if n_a > 1 else math.nan,
+        sd_b=float(b.std(ddof=1)) if n_b > 1 else math.nan,
+        t_statistic=res["t"],
+        df=res["df"],
+        standard_error=res["se"],
         confidence_level=confidence_level,
-    )
-    if min(n_a, n_b) < _MIN_GROUP:
-        small = group_a if n_a < _MIN_GROUP else group_b
-        caveat = (
-            f"No test and no interval: group {small!r} has {min(n_a, n_b)} model(s); with "
-            f"fewer than {_MIN_GROUP} models a group's spread cannot be estimated, and a test "
-            "would rest on an assumption the data cannot check."
-        )
-        return GroupContrastResult(
-            pvalue=math.nan,
-            confidence_interval=ConfidenceInterval(math.nan, math.nan),
-            t_statistic=math.nan,
-            df=math.nan,
-            standard_error=math.nan,
-            method="difference of group means only (a group under 3 models)",
-            caveat=caveat,
-            **common,  # type: ignore[arg-type]
-        )
-    res = welch(
-        np.array(a.mean()),
-        np.array(sd_a**2),
-        n_a,
-        np.array(b.mean()),
-        np.array(sd_b**2),
-        n_b,
-        confidence_level,
-    )
-    return GroupContrastResult(
-        pvalue=float(res["pvalue"]),
-        confidence_interval=ConfidenceInterval(float(res["low"]), float(res["high"])),
-        t_statistic=float(res["t"]),
-        df=float(res["df"]),
-        standard_error=float(res["se"]),
         method=(
             "Welch's t-test (unequal variances, Welch-Satterthwaite df); "
             "interval by inverting it (Welch interval)"
+            if testable
+            else "difference of group means only (a group under 3 models)"
         ),
-        caveat="",
-        **common,  # type: ignore[arg-type]
+        caveat="" if testable else caveat,
     )

@@ -23,7 +23,7 @@ from ._checks import (
     label_mismatch,
 )
 from ._resampling import _bootstrap_index_blocks, _percentile_interval
-from ._results import StatsResult
+from ._results import TableResult
 from .contrast import _welch_parts
 
 _REFERENCES = ("mean", "median")
@@ -89,7 +89,7 @@ def _ranks(means: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, repr=False)
-class PublicPrivateGapResult(StatsResult):
+class PublicPrivateGapResult(TableResult):
     """Result of :func:`public_private_gap`: one row per kept model in ``table``.
 
     Attributes:
@@ -117,10 +117,6 @@ class PublicPrivateGapResult(StatsResult):
     method: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
-
     def _summary_lines(self) -> list[str]:
         flagged = int((self.table["relative_gap_pvalue"] < 1 - self.confidence_level).sum())
         return [
@@ -133,17 +129,14 @@ class PublicPrivateGapResult(StatsResult):
 
 
 def _task_lists(public_tasks: Any, private_tasks: Any) -> tuple[list[str], list[str]]:
-    public: list[str] = []
-    private: list[str] = []
-    for name, tasks, chosen in (
-        ("public_tasks", public_tasks, public),
-        ("private_tasks", private_tasks, private),
-    ):
+    lists = []
+    for name, tasks in (("public_tasks", public_tasks), ("private_tasks", private_tasks)):
         if isinstance(tasks, str) or tasks is None:
             raise ValueError(f"`{name}` must be a list of task names (the benchmark's list)")
-        chosen.extend(dict.fromkeys(tasks))
-        if len(chosen) < 2:
-            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(chosen)}")
+        lists.append(list(dict.fromkeys(tasks)))
+        if len(lists[-1]) < 2:
+            raise ValueError(f"`{name}` needs at least 2 tasks, got {len(lists[-1])}")
+    public, private = lists
     both = sorted(set(public) & set(private))
     if both:
         raise ValueError(f"`public_tasks` and `private_tasks` share tasks {both}")
@@ -289,17 +282,14 @@ def public_private_gap(
     mean_pub, mean_priv = x_pub.mean(axis=0), x_priv.mean(axis=0)
     rel = relative_gap_welch(x_pub, x_priv, confidence_level, reference)
     rank_pub, rank_priv = _ranks(mean_pub), _ranks(mean_priv)
-    shifts = np.empty((n_resamples, len(kept)))
-    start = 0
-    for idx_pub in _bootstrap_index_blocks(len(public), n_resamples, gen):
-        rows = len(idx_pub)
-        shifts[start : start + rows] = _ranks(x_pub[idx_pub].mean(axis=1))
-        start += rows
-    start = 0
-    for idx_priv in _bootstrap_index_blocks(len(private), n_resamples, gen):
-        rows = len(idx_priv)
-        shifts[start : start + rows] -= _ranks(x_priv[idx_priv].mean(axis=1))
-        start += rows
+    # the rank shift over stratified resamples: the public tasks' draws, then the private
+    boot_pub, boot_priv = (
+        np.concatenate(
+            [_ranks(x[i].mean(axis=1)) for i in _bootstrap_index_blocks(len(x), n_resamples, gen)]
+        )
+        for x in (x_pub, x_priv)
+    )
+    shifts = boot_pub - boot_priv
     shift_low, shift_high = _percentile_interval(
         np.ascontiguousarray(shifts.T), confidence_level, "two-sided"
     )

@@ -26,6 +26,7 @@ from ._resampling import (
     _MAX_EXACT_SIGN_FLIP_N,
     _REL_TOL,
     _bootstrap_means,
+    _min_pvalue,
     _percentile_interval,
     random_sign_bits,
     unit_sums,
@@ -93,22 +94,10 @@ class _PairedArrays:
     min_pvalue: float
 
 
-def _tolerance(D: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
-    """Per-column tolerance for float ties: 1e-9 of the mean absolute value."""
-    base = np.mean(np.abs(D), axis=0) if scale is None else scale
-    return _REL_TOL * base
-
-
 def _paired_scale(X: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     """Scale of each pair's task differences: mean |a| + mean |b| over the tasks."""
     level = np.abs(X).mean(axis=0)
     return level[ia] + level[ib]
-
-
-def _sign_flip_min_pvalue(n: int, exact: bool, n_patterns: int, alternative: str) -> float:
-    if not exact:
-        return 1.0 / (n_patterns + 1.0)
-    return (2.0 if alternative == "two-sided" else 1.0) / 2**n
 
 
 def _paired_tests(
@@ -120,21 +109,20 @@ def _paired_tests(
     rng: np.random.Generator,
     interval: str = "inversion",
     tol: np.ndarray | None = None,
-    exact: bool | None = None,
     sizes: np.ndarray | None = None,
 ) -> _PairedArrays:
     """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j."""
     n = D.shape[0]
     w = np.ones(n) if sizes is None else sizes
     alpha = 1.0 - confidence_level
-    tol = _tolerance(D / w[:, None]) if tol is None else tol
+    if tol is None:  # float ties: 1e-9 of each column's mean absolute value
+        tol = _REL_TOL * np.mean(np.abs(D / w[:, None]), axis=0)
     statistic = D.sum(axis=0) / w.sum()
     boot = None
     if interval == "percentile":  # resample units; the mean over their tasks
         both = _bootstrap_means(np.column_stack([D, w]), n_resamples, rng)
         boot = both[:-1] / both[-1]
-    if exact is None:
-        exact = n <= _MAX_EXACT_SIGN_FLIP_N
+    exact = n <= _MAX_EXACT_SIGN_FLIP_N
     invert = interval == "inversion"
     unit = "units" if sizes is None else "clusters"
     if exact:
@@ -165,7 +153,7 @@ def _paired_tests(
         exact=exact,
         n_patterns=n_patterns,
         method=f"{test}; {how}",
-        min_pvalue=_sign_flip_min_pvalue(n, exact, n_patterns, alternative),
+        min_pvalue=_min_pvalue(n_patterns, exact, alternative == "two-sided"),
     )
 
 

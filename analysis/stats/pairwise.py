@@ -26,12 +26,13 @@ from ._resampling import (
     _MAX_EXACT_SIGN_FLIP_N,
     _REL_TOL,
     SignPatterns,
+    _min_pvalue,
     maxt_is_exact,
     random_sign_bits,
     unit_sums,
 )
-from ._results import StatsResult
-from .paired import _paired_scale, _sign_flip_min_pvalue, _ttest_and_dz
+from ._results import TableResult
+from .paired import _paired_scale, _ttest_and_dz
 
 _CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 _ADJUSTMENTS = ("maxT", "holm", "bonferroni", "bh", "none")
@@ -89,7 +90,7 @@ def adjust_pvalues(
 
 
 @dataclass(frozen=True, repr=False)
-class PairwiseResult(StatsResult):
+class PairwiseResult(TableResult):
     """Result of :func:`pairwise_significance`: one row per pair in ``table``.
 
     Attributes:
@@ -130,10 +131,6 @@ class PairwiseResult(StatsResult):
     n_models: int
     exact: bool
     dropped: dict[Any, list[Any]] = field(default_factory=dict)
-
-    def to_frame(self) -> pd.DataFrame:
-        """The pairs table (a copy)."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         n_sig = int(self.table["significant"].sum())
@@ -365,7 +362,7 @@ def _pairwise(
         low, high = _maxt_intervals(D, sizes, crit, scale)
     else:
         _, low, high = invert(level, True)
-    min_p = _sign_flip_min_pvalue(g, pair_exact, n_resamples, "two-sided")
+    min_p = _min_pvalue(2**g if pair_exact else n_resamples, pair_exact, True)
     family = k if adjustment in ("holm", "bonferroni") else 1
     floor = patterns.min_pvalue if adjustment == "maxT" else family * min_p
     if floor >= alpha:

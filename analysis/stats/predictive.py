@@ -10,7 +10,7 @@ import pandas as pd
 from scipy.stats import t as t_dist
 
 from ._checks import _as_vector, _check_open_unit, label_mismatch
-from ._results import ConfidenceInterval, StatsResult
+from ._results import ConfidenceInterval, TableResult
 
 
 def loo_errors(target: np.ndarray, predictor: np.ndarray, weights: Any = None) -> np.ndarray:
@@ -45,7 +45,7 @@ def jackknife_gaps(target: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarr
 
 
 @dataclass(frozen=True, repr=False)
-class PredictiveComparisonResult(StatsResult):
+class PredictiveComparisonResult(TableResult):
     """Result of :func:`predictive_comparison`.
 
     Attributes:
@@ -80,10 +80,6 @@ class PredictiveComparisonResult(StatsResult):
     n: int
     confidence_level: float
     method: str
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy)."""
-        return self.table.copy()
 
 
 def predictive_comparison(

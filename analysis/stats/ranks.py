@@ -32,7 +32,7 @@ from ._checks import (
 )
 from ._maxt import maxt
 from ._resampling import SignPatterns, _bootstrap_index_blocks, sign_patterns, unit_sums
-from ._results import StatsResult
+from ._results import TableResult
 
 _AGGREGATES = ("mean", "borda")
 _INTERVALS = ("pairwise", "bootstrap")
@@ -40,7 +40,7 @@ _MIN_TASKS = 3
 
 
 @dataclass(frozen=True, repr=False)
-class RankIntervalsResult(StatsResult):
+class RankIntervalsResult(TableResult):
     """Result of :func:`rank_intervals`.
 
     Attributes:
@@ -88,10 +88,6 @@ class RankIntervalsResult(StatsResult):
     method: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
     caveat: str = ""
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model table (a copy), in rank order."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         lines = [

@@ -21,6 +21,8 @@ types when just enough remain); with fewer, forward selection takes distinct typ
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from scipy.stats import rankdata
 
@@ -151,17 +153,14 @@ def mmteb_path(
     while len(current) > k:
         _, rho = task_predictability(X[:, current])
         rho = np.nan_to_num(rho, nan=-np.inf)
-        counts: dict[int, int] = {}
-        if types is not None:
-            values_, n_each = np.unique(types[current], return_counts=True)
-            counts = dict(zip(values_.tolist(), n_each.tolist(), strict=True))
+        counts = Counter(types[current].tolist() if types is not None else [])
         order = np.argsort(-rho, kind="stable")
         removable = [
             int(i) for i in order if types is None or counts[int(types[current[int(i)]])] > 1
         ]
-        drop = removable[0] if removable else None
-        if drop is None:
+        if not removable:
             break
+        drop = removable[0]
         values.append(float(rho[drop]))
         del current[drop]
         path.append(list(current))

@@ -37,12 +37,9 @@ class TargetModel:
     w_unknown: float
     fit: RidgeFit | None
 
-    def _known_part(self, x: np.ndarray) -> float:
-        return self.w_known * float(np.mean(x[self.known])) if len(self.known) else 0.0
-
     def predict(self, x: np.ndarray) -> float:
         """Predicted target mean of a model with feature vector ``x``."""
-        base = self._known_part(x)
+        base = self.w_known * float(np.mean(x[self.known])) if len(self.known) else 0.0
         return base if self.fit is None else base + self.w_unknown * float(self.fit.predict(x)[0])
 
     def loo_errors(self) -> np.ndarray:

@@ -32,7 +32,7 @@ from ...core.errors import (
     LeakageWarning,
 )
 from .._checks import RngLike, _check_open_unit, _check_rng
-from .._results import ConfidenceInterval, StatsResult
+from .._results import ConfidenceInterval, StatsResult, TableResult
 from ._checks import (
     MIN_REFERENCE_MODELS,
     _leaked,
@@ -129,8 +129,7 @@ def _best_k(
 ) -> TaskSelectionResult | None:
     """The forward selection among the observed tasks, cut as :func:`_narrowest_prefix` cuts."""
     limit = min(len(observed), max(reference.shape[1] - 3, 1))
-    unknown = [t for t in target if t not in set(observed)]
-    if not unknown:
+    if set(target) <= set(observed):
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedModelsWarning)  # said once by the caller
@@ -246,7 +245,6 @@ class _Calibrated:
     newest: float
     n_undated: int
     why_not_newer: str
-    selection_used: bool
 
     def exchangeable_half_width(self, leverage: float) -> float:
         """The exchangeable half-width at a model's leverage on the feature tasks."""
@@ -321,7 +319,6 @@ def _calibrate(
         newest=newest,
         n_undated=n_undated,
         why_not_newer=why_not,
-        selection_used=selection is not None,
     )
 
 
@@ -353,7 +350,7 @@ def _predict(
     else:
         half_exch = cal.exchangeable_half_width(lev)
         half, n_calibration, used = half_exch, cal.n_nested, "exchangeable"
-        chose = "select_tasks' selection" if cal.selection_used else "the task choice"
+        chose = "select_tasks' selection" if cal.features is not None else "the task choice"
         calib = (
             f"nested leave-one-model-out errors ({chose} and fit redone without each of the "
             f"{len(cal.models)} reference models), scaled by sqrt(1 + {cal.gamma:.3g} * "
@@ -492,16 +489,6 @@ def _prepare(
     return obs, target
 
 
-def _check_selection_models(
-    selection: TaskSelectionResult | None, models: Sequence[str], leaked: tuple[str, ...]
-) -> None:
-    if selection is not None and set(selection.models) - set(leaked) != set(models):
-        raise ValueError(
-            "`selection` was made on other reference models: run select_tasks on this "
-            "reference (or leave `selection` out)"
-        )
-
-
 def predict_benchmark(
     reference: pd.DataFrame,
     observed: Mapping[str, float] | pd.Series,
@@ -592,7 +579,11 @@ def predict_benchmark(
         selection = _narrowest_prefix(selection)
     dates = None if calibration == "exchangeable" else reference_dates
     cal = _calibrate(reference, list(obs.index), target, selection, dates, level)
-    _check_selection_models(selection, cal.models, leaked)
+    if selection is not None and set(selection.models) - set(leaked) != set(cal.models):
+        raise ValueError(
+            "`selection` was made on other reference models: run select_tasks on this "
+            "reference (or leave `selection` out)"
+        )
     return _predict(cal, obs, released_day, calibration)
 
 
@@ -620,7 +611,7 @@ def _min_forward(level: float) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class NextTasksResult(StatsResult):
+class NextTasksResult(TableResult):
     """Result of :func:`next_tasks`.
 
     Attributes:
@@ -635,10 +626,6 @@ class NextTasksResult(StatsResult):
     half_width: float
     n_observed: int
     confidence_level: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """The candidates table (a copy), narrowest first."""
-        return self.table.copy()
 
     def _summary_lines(self) -> list[str]:
         best = ", ".join(
