@@ -9,11 +9,20 @@ BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 
 .PHONY: setup docs figures runs all-figures test test-all test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
+# uv installs the pinned set (its version is pyproject.toml's dev pin) from the package
+# sources pip is configured with (tools/uv_install_args.py): about 4x faster than pip
+# (benchmarks/results/install.md). INSTALLER=pip installs with pip instead.
+INSTALLER ?= uv
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+ifeq ($(INSTALLER),pip)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e ".[runs,dev,docs]"
+else
+	$(PY) -m pip install --quiet "$$(grep -o 'uv==[0-9.]*' pyproject.toml)"
+	UV_LINK_MODE=copy $(VENV)/bin/uv pip install --quiet --python $(PY) \
+	  $$($(PY) tools/uv_install_args.py) -e ".[runs,dev,docs]"
+endif
 	touch $@
 
 # `make setup` as the goal ends by printing the next commands (not when another target

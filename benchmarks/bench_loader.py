@@ -20,7 +20,9 @@ All models, benchmarks RTEB(beta), MTEB(eng, v2), MTEB(Multilingual, v2), side b
 1-6 each run in a fresh process, timed after importing mteb and the package.
 
 ``--busy N`` starts N CPU-bound processes beside the measurement (a busy machine);
-``--repeat`` alternates the runs and reports the median of each. Every result
+``--repeat`` alternates the runs and reports the median of each, and the median of the
+paired ratios now / ``--before`` (each pair run back to back: "no slower" is a ratio
+<= 1); ``--mteb-repeat`` runs mteb's settings (1-3, minutes each) fewer times. Every result
 file is read once before timing so every run starts from the OS page cache. Writes a
 markdown table to benchmarks/results/loader.md (one section per --busy setting).
 
@@ -142,40 +144,57 @@ def _fresh(script: str, args: list[str], first: Path | None = None) -> list[str]
     return done.stdout.strip().splitlines()[-1].split()
 
 
-def _measure(root: Path, repeat: int, patched: Path, old: Path) -> tuple[dict[str, float], bool]:
+def _measure(
+    root: Path, repeat: int, patched: Path, old: Path, mteb_repeat: int
+) -> tuple[dict[str, float], bool, dict[str, list[float]]]:
     from analysis.results import folder
 
     names = ["mteb", "mteb_patched", "mteb_cache_cold", "mteb_cache_warm", "cold", "warm"]
     names += ["before_cold", "before_warm"]
     times: dict[str, list[float]] = {k: [] for k in [*names, "header_first", "header_again"]}
     same = True
-    for _ in range(repeat):
+    for round_ in range(repeat):
         folder._SCANS.clear()
         for key in ("header_first", "header_again"):
             t0 = time.perf_counter()
             folder.ResultsFolders.resolve(root).provenance()
             times[key].append(time.perf_counter() - t0)
         folder._SCANS.clear()
-        seconds, digest = _fresh(MTEB_RUN, [str(root), *BENCHMARKS])
-        times["mteb"].append(float(seconds))
-        seconds, patched_digest = _fresh(MTEB_RUN, [str(root), *BENCHMARKS], patched)
-        times["mteb_patched"].append(float(seconds))
-        same = same and patched_digest == digest
-        with tempfile.TemporaryDirectory() as tmp:
-            cold, warm = _fresh(MTEB_CACHE_RUN, [str(root), f"{tmp}/lb.parquet", *BENCHMARKS])
-            times["mteb_cache_cold"].append(float(cold))
-            times["mteb_cache_warm"].append(float(warm))
+        if round_ < mteb_repeat:
+            same = _measure_mteb(root, patched, times) and same
         for key, first in (("", None), ("before_", old)):
             with tempfile.TemporaryDirectory() as tmp:
                 package, cold, warm = _fresh(OURS_RUN, [str(root), tmp, *BENCHMARKS], first)
                 assert Path(package).is_relative_to(first or REPO), package
                 times[f"{key}cold"].append(float(cold))
                 times[f"{key}warm"].append(float(warm))
-    return {k: statistics.median(v) for k, v in times.items()}, same
+    paired = {
+        k: [a / b for a, b in zip(times[k], times[f"before_{k}"], strict=True)]
+        for k in ("cold", "warm")
+    }
+    return {k: statistics.median(v) for k, v in times.items()}, same, paired
+
+
+def _measure_mteb(root: Path, patched: Path, times: dict[str, list[float]]) -> bool:
+    """mteb's loading, patched and with its own cache, once; whether the patch's frames agree."""
+    seconds, digest = _fresh(MTEB_RUN, [str(root), *BENCHMARKS])
+    times["mteb"].append(float(seconds))
+    seconds, patched_digest = _fresh(MTEB_RUN, [str(root), *BENCHMARKS], patched)
+    times["mteb_patched"].append(float(seconds))
+    with tempfile.TemporaryDirectory() as tmp:
+        cold, warm = _fresh(MTEB_CACHE_RUN, [str(root), f"{tmp}/lb.parquet", *BENCHMARKS])
+        times["mteb_cache_cold"].append(float(cold))
+        times["mteb_cache_warm"].append(float(warm))
+    return patched_digest == digest
 
 
 def _section(
-    busy: int, t: dict[str, float], load: tuple[float, float], same: bool, before: str
+    busy: int,
+    t: dict[str, float],
+    load: tuple[float, float],
+    same: bool,
+    before: str,
+    paired: dict[str, list[float]],
 ) -> list[str]:
     cold, warm = t["mteb"] / t["cold"], t["mteb"] / t["warm"]
     ok = {"cold": cold >= GOALS["cold"], "warm": warm >= GOALS["warm"]}
@@ -207,6 +226,12 @@ def _section(
         ),
         row(f"`load_leaderboards` cold, the package at {before}", "before_cold"),
         row(f"`load_leaderboards` warm, the package at {before}", "before_warm"),
+        *(
+            f"| `load_leaderboards` {k}: now / at {before}, median of {len(r)} paired runs "
+            f"(range {min(r):.2f}–{max(r):.2f}) | {statistics.median(r):.2f} | | ≤ 1 "
+            f"{'met' if statistics.median(r) <= 1 else 'NOT met'} |"
+            for k, r in paired.items()
+        ),
         f"| table header provenance, first in the process (scan) | {t['header_first']:.2f} | | |",
         f"| table header provenance, again (re-stat folders only) | {t['header_again']:.3f} | | |",
         "",
@@ -218,6 +243,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", default="../shared/mteb-cache", help="ResultCache folder")
     busy_arguments(parser)
     parser.add_argument("--repeat", type=int, default=1, help="runs per setting (median)")
+    parser.add_argument(
+        "--mteb-repeat", type=int, default=None, help="runs of mteb's settings (default: --repeat)"
+    )
     parser.add_argument("--before", default="d58da1b", help="the commit to compare ours with")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "loader.md"))
     args = parser.parse_args(argv)
@@ -231,6 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         "<!-- generated by: python benchmarks/bench_loader.py --results "
         f"{args.results} --busy {' '.join(map(str, args.busy))} --repeat {args.repeat} "
+        f"{f'--mteb-repeat {args.mteb_repeat} ' if args.mteb_repeat else ''}"
         f"--before {args.before} "
         f"(mteb {mteb.__version__}, {platform.machine()}, {os.cpu_count()} cores); "
         "do not edit by hand -->",
@@ -242,8 +271,10 @@ def main(argv: list[str] | None = None) -> None:
         for busy in args.busy:
             with cpu_hogs(busy):
                 load = os.getloadavg()[0]
-                measured, same = _measure(root, args.repeat, patched, old)
-                lines += _section(busy, measured, (load, os.getloadavg()[0]), same, args.before)
+                mteb_repeat = min(args.repeat, args.mteb_repeat or args.repeat)
+                measured, same, paired = _measure(root, args.repeat, patched, old, mteb_repeat)
+                after = os.getloadavg()[0]
+                lines += _section(busy, measured, (load, after), same, args.before, paired)
             print("\n".join(lines), flush=True)
     if args.note:
         lines.append(f"Measured on {args.note}.\n")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -134,3 +137,61 @@ def test_every_library_the_package_imports_is_declared():
         f"{module} (from {', '.join(dists)}; imported in {imported[module][0]})"
         for module, dists in sorted(undeclared.items())
     )
+
+
+def _uv_install_args():
+    spec = importlib.util.spec_from_file_location(
+        "uv_install_args", REPO / "tools" / "uv_install_args.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_make_setup_gives_uv_the_package_sources_pip_is_configured_with():
+    tool = _uv_install_args()
+    listing = "\n".join(
+        [
+            "global.extra-index-url='file:///a/simple https://mirror/simple'",
+            "global.find-links='/global/wheels'",
+            "install.find-links='/install/wheels'",
+            ":env:.constraint='/c.txt'",
+            "global.constraint='/ignored.txt'",
+            "global.timeout='60'",
+            "global.cert='/etc/ssl/certs/ca-certificates.crt'",
+            "global.no-index='false'",
+            "global.use-feature='truststore'",
+            "not a config line",
+        ]
+    )
+    config = tool.pip_config(listing)
+    # pip's precedence: the environment over the install section over global
+    assert config["find-links"] == "/install/wheels" and config["constraint"] == "/c.txt"
+    args, unknown = tool.uv_args(config)
+    assert args == [
+        "--index-strategy", "unsafe-best-match",
+        "--native-tls",
+        "--constraint", "/c.txt",
+        "--extra-index-url", "file:///a/simple",
+        "--extra-index-url", "https://mirror/simple",
+        "--find-links", "/install/wheels",
+    ]  # fmt: skip
+    assert unknown == ["use-feature"]
+    assert tool.uv_args(tool.pip_config("global.no-index='true'"))[0][-1] == "--no-index"
+
+
+def test_the_uv_options_of_this_machine_name_each_configured_source():
+    config = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, check=True
+    ).stdout
+    printed = subprocess.run(
+        [sys.executable, "tools/uv_install_args.py"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    tool = _uv_install_args()
+    for option, value in tool.pip_config(config).items():
+        for item in value.split() if option in tool.SAME else ():
+            assert item in printed, (option, item, printed)
