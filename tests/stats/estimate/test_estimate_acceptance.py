@@ -9,13 +9,15 @@ k, the baseline; ``benchmarks/results/estimate.md``). Here, smaller:
 * the lite lists are the final ones (leave one model out) and are what
   ``select_tasks`` picks on the snapshot with the recorded options;
 * a leaderboard model rerun as a twin gets a finite prediction (a sample of the models;
-  every model in ``make test-all``).
+  every model in ``make test-all``);
+* RTEB's private mean predicted from public scores, each model from the others, as
+  ``estimate_from_few_tasks`` does: every seventh complete model by private mean (10 of
+  70), not implausibly rarely covered for 95% intervals.
 
 ``make test-all`` (the ``xslow`` tier) adds the minutes-long ones: coverage at k = 8 on
 models the selection never saw, with 5-fold cross-fitting (selected and calibrated on
 four fifths of the models), within three binomial standard errors of 0.95; and the
-coverage of RTEB's private mean predicted from public scores (0.93-0.97 over the
-complete models).
+coverage of RTEB's private mean over every complete model (0.93-0.97).
 """
 
 from __future__ import annotations
@@ -60,28 +62,39 @@ def test_k8_half_width_on_the_snapshot(boards):
     assert width.half_width < mse.half_width
 
 
-# every complete model of the snapshot, left out in turn (minutes): make test-all; make test
-# runs the same loop in estimate_from_few_tasks' smoke run, which prints the coverage
-@pytest.mark.xslow
-def test_rteb_private_mean_from_public_scores_covers(boards):
+@pytest.mark.slow  # each prediction reruns the selection without every other model
+@pytest.mark.parametrize(
+    "every",
+    [
+        7,  # make test: every seventh complete model by private mean, the whole range
+        pytest.param(1, marks=pytest.mark.xslow),  # make test-all: every model (minutes)
+    ],
+)
+def test_rteb_private_mean_from_public_scores_covers(boards, every):
+    """Each complete model's private mean from its public scores, the others as reference."""
+    from scipy.stats import binom
+
     board = boards[RTEB]
     complete = board.complete_models("public", "private")
     wide = board.wide().reindex(columns=complete)
     public = [t.task for t in board.spec.tasks if t.is_public]
     private = [t.task for t in board.spec.tasks if not t.is_public]
+    assert len(complete) >= 60
     hits = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", LeakageWarning)  # identical twins leave each other out
         warnings.simplefilter("ignore", ExtrapolationWarning)
-        for m in complete:
+        for m in wide.loc[private].mean().sort_values().index[::every]:
             res = predict_benchmark(wide.drop(columns=m), wide.loc[public, m], target_tasks=private)
             hits.append(
                 res.confidence_interval.low
                 <= wide.loc[private, m].mean()
                 <= res.confidence_interval.high
             )
-    assert len(hits) >= 60
-    assert 0.93 <= np.mean(hits) <= 0.97, np.mean(hits)
+    if every == 1:
+        assert 0.93 <= np.mean(hits) <= 0.97, np.mean(hits)
+    else:  # a sample of 10 cannot pin 95% down; it can refuse a coverage far below it
+        assert binom.cdf(sum(hits), len(hits), 0.95) > 0.01, f"{sum(hits)} of {len(hits)}"
 
 
 def test_lite_lists_are_final_and_what_select_tasks_picks(boards):
