@@ -134,24 +134,10 @@ def mteb_results(shared_results: Path) -> Any:
 
 @pytest.fixture(scope="module")
 def mteb_tables(mteb_results: Any) -> dict[Key, Reference]:
-    """mteb's reference per (benchmark, pin, view); a task list both pins share is made once.
-
-    The table's zero-shot column looks up each registered model's ``adapted_from`` model;
-    for the ~400 not in the registry ``get_model_meta`` ranks every registered name with
-    ``difflib`` for a "did you mean" that ``get_training_datasets`` catches and only logs
-    at debug level: 3.4 of the 5.4 s of CPU that column's lookups take for the 969
-    registered models. The suggestion is left out here, in mteb's module only; the lookups
-    return the same training sets without it.
-    """
-    import types
-
-    import mteb.models.get_model_meta as registry
-
+    """mteb's reference per (benchmark, pin, view); a task list both pins share is made once."""
     made: dict[str, dict[str, Reference]] = {}
     out = {}
-    with warnings.catch_warnings(), pytest.MonkeyPatch.context() as patch:
-        no_suggestion = types.SimpleNamespace(get_close_matches=lambda *args, **kwargs: [])
-        patch.setattr(registry, "difflib", no_suggestion)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in BENCHMARKS:
             for pin in PINS:
