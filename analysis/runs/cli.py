@@ -52,7 +52,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         128 + the signal number when stopped (130 for Ctrl-C).
     """
     parser = args.command_parser
-    setup_output(verbose=args.verbose)
+    setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
     if args.plan:
         if args.model or args.tasks:
             parser.error("give either --plan or -m/-t, not both")
