@@ -118,7 +118,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     if args.executor == "local":
         from analysis.runs.executors.local import start_fork_server
 
-        start_fork_server()  # its imports overlap with plan_status's
+        start_fork_server()  # its imports overlap with plan_status (mteb once results exist)
     started = time.time()  # corrupt results are set aside from here on (plan_status, jobs)
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere
