@@ -11,7 +11,9 @@ them: ``predictions/`` (retrieval rankings, ``<Task>_predictions.json``) and ``.
 Every module that needs one of these paths asks :class:`ModelFolder`; no other module
 joins ``model_folder_name`` or ``experiments`` into a path (``tests/core/test_layout.py``
 fails for one that does). Nothing here imports mteb: a ``ModelMeta`` is read by its
-``name``, ``revision`` and ``experiment_name`` attributes.
+``name``, ``revision`` and ``experiment_name`` attributes. Here too, as light path rules
+that a plan's status reads without mteb: a local folder's revision level
+(:func:`content_revision`) and where a corrupt result is set aside (:func:`corrupt_path`).
 """
 
 from __future__ import annotations
