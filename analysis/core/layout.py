@@ -11,21 +11,37 @@ them: ``predictions/`` (retrieval rankings, ``<Task>_predictions.json``) and ``.
 Every module that needs one of these paths asks :class:`ModelFolder`; no other module
 joins ``model_folder_name`` or ``experiments`` into a path (``tests/core/test_layout.py``
 fails for one that does). Nothing here imports mteb: a ``ModelMeta`` is read by its
-``name``, ``revision`` and ``experiment_name`` attributes.
+``name``, ``revision`` and ``experiment_name`` attributes. Here too, as light path rules
+that a plan's status reads without mteb: a local folder's revision level
+(:func:`content_revision`) and where a corrupt result is set aside (:func:`corrupt_path`).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import model_folder_name
+from .errors import ModelLoadError, model_folder_name
 
 RESULTS = "results"
 PREDICTIONS = "predictions"
 LOCKS = ".locks"
 EXPERIMENTS = "experiments"
+#: Appended to a result file that does not parse when it is moved aside.
+CORRUPT_SUFFIX = ".corrupt"
+
+
+def corrupt_path(path: Path) -> Path:
+    """Where a result file that does not parse is set aside: ``<Task>.json.corrupt``.
+
+    Examples:
+        >>> corrupt_path(Path("results/a__b/1/SciFact.json")).name
+        'SciFact.json.corrupt'
+    """
+    return path.with_name(path.name + CORRUPT_SUFFIX)
 
 
 @dataclass(frozen=True)
@@ -68,3 +84,49 @@ class ModelFolder:
     def lock_file(self, results_dir: str | Path, what: str) -> Path:
         """``<results_dir>/.locks/<relative>/<what>.lock`` (``what``: a task, or a shared file)."""
         return Path(results_dir) / LOCKS / self.relative / f"{what}.lock"
+
+
+#: Revision prefix of a revision computed from a local folder's content.
+LOCAL_REVISION_PREFIX = "local-"
+
+# Files that define a model: weights, configs, tokenizer/vocabulary. README, licences,
+# .gitattributes and the like do not change the embeddings and are left out of the hash.
+_CONTENT_SUFFIXES = frozenset(
+    {".safetensors", ".bin", ".pt", ".pth", ".onnx", ".npy", ".json", ".txt", ".model"}
+)
+
+
+def content_revision(folder: str | Path) -> str:
+    """A revision derived from the content of a model folder: ``"local-"`` + 32 hex digits.
+
+    SHA-256 of the relative path and bytes of every weight, config and tokenizer file
+    (suffixes ``.safetensors .bin .pt .pth .onnx .npy .json .txt .model``), in sorted order:
+    any change to the model changes it, a copy keeps it.
+
+    Raises:
+        ModelLoadError: If the folder holds no such file.
+    """
+    folder = Path(folder)
+    files = sorted(_content_files(folder))
+    if not files:
+        raise ModelLoadError(
+            f"{folder} holds no weight, config or tokenizer file "
+            f"({', '.join(sorted(_CONTENT_SUFFIXES))}); point to a model folder."
+        )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return LOCAL_REVISION_PREFIX + digest.hexdigest()[:32]
+
+
+def _content_files(folder: Path) -> Iterable[Path]:
+    for path in folder.rglob("*"):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.is_file() and path.suffix.lower() in _CONTENT_SUFFIXES:
+            yield path

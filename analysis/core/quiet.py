@@ -88,11 +88,19 @@ def quiet_command_line(*, verbose: bool = False) -> None:
     datasets.disable_progress_bars()
 
 
-def setup_output(*, verbose: bool = False) -> None:
-    """A command's logging at WARNING (INFO when ``verbose``), then :func:`quiet_command_line`."""
+def setup_output(*, verbose: bool = False, libraries: bool = True) -> None:
+    """A command's logging at WARNING (INFO when ``verbose``), then :func:`quiet_command_line`.
+
+    ``libraries=False``: only the harmless filters, for a process that loads no model and
+    no data set (``run --plan``'s main process: its workers quiet themselves), so that it
+    does not import the Hugging Face libraries (seconds of CPU) for nothing.
+    """
     level = logging.INFO if verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    quiet_command_line(verbose=verbose)
+    if libraries:
+        quiet_command_line(verbose=verbose)
+    elif not verbose:
+        filter_harmless_warnings()
 
 
 @contextlib.contextmanager

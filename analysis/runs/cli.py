@@ -52,7 +52,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         128 + the signal number when stopped (130 for Ctrl-C).
     """
     parser = args.command_parser
-    setup_output(verbose=args.verbose)
+    setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
     if args.plan:
         if args.model or args.tasks:
             parser.error("give either --plan or -m/-t, not both")
@@ -118,7 +118,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     if args.executor == "local":
         from analysis.runs.executors.local import start_fork_server
 
-        start_fork_server()  # its imports overlap with plan_status's
+        start_fork_server()  # its imports overlap with plan_status (mteb once results exist)
     started = time.time()  # corrupt results are set aside from here on (plan_status, jobs)
     statuses = plan_status(plan)
     # unfinished and not already queued or running somewhere

@@ -12,13 +12,11 @@ experiment (``docs/running.md``, "How a model is encoded").
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import os
 import re
 import socket
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -29,6 +27,7 @@ from mteb.models import ModelMeta
 from ..core.choices import ENCODERS, Encoder
 from ..core.compat import AbsEncoder, registered_meta, scoring_function
 from ..core.errors import ModelLoadError
+from ..core.layout import content_revision
 
 if TYPE_CHECKING:
     from mteb import TaskMetadata
@@ -38,16 +37,9 @@ if TYPE_CHECKING:
 
 ModelKind = Literal["model2vec", "sentence-transformers"]
 
-#: Revision prefix of a revision computed from a local folder's content.
-LOCAL_REVISION_PREFIX = "local-"
 #: Organisation used to name an unregistered local folder (mteb requires ``org/name``).
 LOCAL_ORG = "local"
 
-# Files that define a model: weights, configs, tokenizer/vocabulary. README, licences,
-# .gitattributes and the like do not change the embeddings and are left out of the hash.
-_CONTENT_SUFFIXES = frozenset(
-    {".safetensors", ".bin", ".pt", ".pth", ".onnx", ".npy", ".json", ".txt", ".model"}
-)
 #: A Hugging Face hub id, ``org/name``.
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
@@ -95,42 +87,6 @@ class StaticModelEncoder(AbsEncoder):
             show_progress_bar=bool(kwargs.get("show_progress_bar", False)),
         )
         return np.asarray(embeddings, dtype=np.float32)
-
-
-def content_revision(folder: str | Path) -> str:
-    """A revision derived from the content of a model folder: ``"local-"`` + 32 hex digits.
-
-    SHA-256 of the relative path and bytes of every weight, config and tokenizer file
-    (suffixes ``.safetensors .bin .pt .pth .onnx .npy .json .txt .model``), in sorted order:
-    any change to the model changes it, a copy keeps it.
-
-    Raises:
-        ModelLoadError: If the folder holds no such file.
-    """
-    folder = Path(folder)
-    files = sorted(_content_files(folder))
-    if not files:
-        raise ModelLoadError(
-            f"{folder} holds no weight, config or tokenizer file "
-            f"({', '.join(sorted(_CONTENT_SUFFIXES))}); point to a model folder."
-        )
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
-        with path.open("rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return LOCAL_REVISION_PREFIX + digest.hexdigest()[:32]
-
-
-def _content_files(folder: Path) -> Iterable[Path]:
-    for path in folder.rglob("*"):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.is_file() and path.suffix.lower() in _CONTENT_SUFFIXES:
-            yield path
 
 
 def detect_model_kind(folder: str | Path) -> ModelKind:

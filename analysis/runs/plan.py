@@ -194,10 +194,10 @@ def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
 
     ``tasks`` are its task objects (resolved from ``job.tasks`` when None).
     """
+    if not all(path.is_file() for path in job.result_files()):
+        return False  # without importing mteb: a plan's status before its run is quick
     from .runner import read_valid_result, resolve_tasks
 
-    if not all(path.is_file() for path in job.result_files()):
-        return False
     if tasks is None:
         tasks = resolve_tasks(job.tasks, job.local_tasks_dir)
     for task, path in zip(tasks, job.result_files(), strict=True):
@@ -263,7 +263,7 @@ def check_plan(plan: Plan, *, results_dir: str | Path | None = None) -> None:
                 f"{plan.results_dir}, not {wanted}. Make a new plan with "
                 f"`static-rteb plan ... --results {wanted}`."
             )
-    from .models import content_revision
+    from ..core.layout import content_revision
 
     current: dict[str, str] = {}
     for job in plan.jobs:

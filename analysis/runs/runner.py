@@ -35,7 +35,7 @@ from ..core.choices import OVERWRITE_STRATEGIES, Overwrite
 from ..core.errors import RunInterrupted, UnknownTaskError, close_names
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
-from ..core.layout import PREDICTIONS, ModelFolder
+from ..core.layout import PREDICTIONS, ModelFolder, corrupt_path
 from ..core.paths import display_path
 from .local_tasks import discover_local_tasks, load_local_task
 from .locks import file_lock, lock_path, pid_alive, task_lock
@@ -47,8 +47,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SUMMARY_COLUMNS = ["model", "revision", "task", "status", "main_score", "error"]
-#: Appended to a result file that does not parse when it is moved aside.
-CORRUPT_SUFFIX = ".corrupt"
 STAGING = ".staging"
 #: Staging folders of other hosts older than this (seconds) belong to dead runs.
 FOREIGN_STAGING_AGE = 24 * 3600.0
@@ -148,11 +146,6 @@ def result_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Pat
 def predictions_path(results_dir: str | Path, meta: ModelMeta, task_name: str) -> Path:
     """``<results_dir>/predictions/<org>__<model>/<revision>/<Task>_predictions.json``."""
     return ModelFolder.of(meta).predictions_file(results_dir, task_name)
-
-
-def corrupt_path(path: Path) -> Path:
-    """Where :func:`read_valid_result` sets an unreadable result file aside: ``*.json.corrupt``."""
-    return path.with_name(path.name + CORRUPT_SUFFIX)
 
 
 def set_aside_note(paths: Sequence[str | Path], *, ran_again: bool = True) -> str | None:

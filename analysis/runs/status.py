@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.layout import corrupt_path
 from .executors.factory import executor_class
 from .executors.records import read_record
 from .executors.slurm import slurm_queue
@@ -43,8 +44,6 @@ def set_aside_files(job: Job) -> list[Path]:
 
     Only those whose task has no result file again: a task run again since is not news.
     """
-    from .runner import corrupt_path
-
     return [
         corrupt_path(path)
         for path in job.result_files()
@@ -58,8 +57,6 @@ def set_aside_since(plan: Plan, since: float) -> list[Path]:
     The rename is the file's last status change (``st_ctime``); its content, and so its
     modification time, are the corrupt file's own.
     """
-    from .runner import corrupt_path
-
     found = []
     for job in plan.jobs:
         for path in job.result_files():
@@ -76,11 +73,12 @@ def _with_set_aside(job: Job, status: JobStatus) -> JobStatus:
     """A pending job whose results were set aside as corrupt says so, not "results missing"."""
     if status.state != "pending":
         return status
+    files = set_aside_files(job)
+    if not files:  # the usual case: mteb (imported by the runner) is not needed
+        return status
     from .runner import set_aside_note
 
-    note = set_aside_note(set_aside_files(job), ran_again=False)
-    if note is None:
-        return status
+    note = set_aside_note(files, ran_again=False)
     return dataclasses.replace(status, detail=f"{note}; run again")
 
 

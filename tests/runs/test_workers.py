@@ -256,3 +256,40 @@ def test_a_stopped_run_counts_as_status_does(
     assert records.stop_counts(jobs, ended) == (4, 1, 1)
     complete.clear()
     assert records.stop_counts(jobs, ended) == (2, 2, 2)
+
+
+LIGHT_MAIN = """
+import sys
+from analysis.core.quiet import setup_output
+from analysis.runs.plan import check_plan, read_plan
+from analysis.runs.status import jobs_to_run, plan_status
+
+setup_output(libraries=False)
+plan = read_plan(sys.argv[1])
+check_plan(plan)
+print(len(jobs_to_run(plan, plan_status(plan))), sorted(
+    name for name in ("mteb", "torch", "transformers", "datasets", "sklearn") if name in sys.modules
+))
+"""
+
+
+def test_a_plans_main_process_reads_its_status_without_importing_mteb(tmp_path: Path) -> None:
+    """``run --plan``'s main process only waits on its workers: before they start it reads
+    the plan's status, which for an unrun plan (no result file, no corrupt file set aside)
+    needs neither mteb nor the Hugging Face libraries (seconds of CPU each command)."""
+    import subprocess
+    import sys
+
+    from tests._cli import cli_env
+
+    plan = write_plan(_plan(tmp_path / "runs", 3), tmp_path / "plan.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-c", LIGHT_MAIN, str(plan.path)],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(None, 1) == ["3", "[]\n"], done.stdout

@@ -223,7 +223,8 @@ def start_fork_server() -> None:
     """Start the fork server now, so that its imports overlap with other work of this process.
 
     ``static-rteb run --plan`` calls it before reading the plan's status (which imports
-    mteb here too): on two cores the server's imports then cost no extra wait. Harmless
+    mteb here too once some results exist): on two cores the server's imports then cost no
+    extra wait. Harmless
     when the server already runs, or where there is no fork server.
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():

@@ -1,7 +1,7 @@
 """Re-file own runs under the hub name and commit SHA the results repository requires.
 
 A run of a local model folder is filed under ``local/<folder>`` and revision
-``local-<content hash>`` (:func:`analysis.runs.models.content_revision`), which the
+``local-<content hash>`` (:func:`analysis.core.layout.content_revision`), which the
 results repository's CI rejects: it wants the model's hub id (``org/name``) and the
 40-character commit SHA of the weights on the hub. A result file holds no model name or
 revision (only the task, its scores and the dataset revision), so re-filing moves the
@@ -22,9 +22,9 @@ from urllib.parse import unquote, urlparse
 from ...core import compat
 from ...core.errors import LeaderboardSubmitError
 from ...core.io import atomic_write_text
-from ...core.layout import RESULTS, ModelFolder
+from ...core.layout import LOCAL_REVISION_PREFIX, RESULTS, ModelFolder, content_revision
 from ...core.paths import display_path
-from ..models import HUB_ID, LOCAL_ORG, LOCAL_REVISION_PREFIX, content_revision
+from ..models import HUB_ID, LOCAL_ORG
 
 META = "model_meta.json"
 RUN_SETTINGS = "run_settings.jsonl"
