@@ -72,8 +72,9 @@ def _batch_inputs_digest(shared_results: Path) -> str:
     """12 hex digits of what the figures batch's copies depend on.
 
     The code (``analysis/``, ``notebooks/``, ``tools/``), the profiles, the pinned
-    dependencies and the results folder's path: a kept batch run is used only for the
-    very same inputs (stricter than :func:`tools.docs_notebooks.stale`, which ignores
+    dependencies, the results folder's path and what this test runs the batch with (its
+    profile and the parameters it sets): a kept batch run is used only for the very same
+    inputs (stricter than :func:`tools.docs_notebooks.stale`, which ignores
     ``analysis/``).
     """
     import hashlib
@@ -81,6 +82,7 @@ def _batch_inputs_digest(shared_results: Path) -> str:
     sources = [*ROOT.glob("analysis/**/*.py"), *ROOT.glob("notebooks/*.py")]
     sources += [*ROOT.glob("tools/*.py"), *ROOT.glob("params/*.yaml"), ROOT / "pyproject.toml"]
     digest = hashlib.sha256(str(shared_results.resolve()).encode())
+    digest.update(f"{SITE_PROFILE} {sorted(_site_overrides(Path()))}".encode())
     for path in sorted(sources):
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
