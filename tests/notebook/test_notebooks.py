@@ -255,9 +255,9 @@ def test_committed_table_headers_name_every_parameter(path):
     check_headers(tables, path, batch.params_for(path.stem, declared, profile, None))
 
 
-#: The figures profile's notebooks: ``make test`` runs them with the figures parameters
-#: (``tests/site/test_docs.py`` builds the site from that batch and checks its tables'
-#: headers), so their smoke runs are left to ``make test-all``.
+#: The figures profile's notebooks: ``make test`` runs them with the smoke parameters in
+#: ``tests/site/test_docs.py``'s batch (which checks their headers and stderr), so their
+#: one-at-a-time smoke runs here are left to ``make test-all``.
 FIGURES = set(batch.load_profile("figures", REPO).notebooks or ())
 
 

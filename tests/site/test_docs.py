@@ -11,11 +11,14 @@ shows an output block (``text``, ``console``, no language) that no test checks: 
 live in ``docs/getting_started.md``, whose own test runs its walk and compares each
 output with what the command printed (another page includes them from there).
 
-The notebook pages are the figures batch's executed copies (``tools/docs_notebooks.py``):
+The notebook pages are the figures profile's executed copies (``tools/docs_notebooks.py``):
 the repository's ``build/notebooks/figures/`` when every copy is fresh (after ``make
-docs`` or ``make figures``), else a batch run into a temporary folder (minutes; the
-committed ``figures/`` is not touched), kept in ``build/test-docs-notebooks/`` for the
-next session with the same code, profiles and results.
+docs`` or ``make figures``), else the same notebooks run with the smoke profile's
+parameters (the smoke runs of ``tests/notebook/test_notebooks.py``: same code paths,
+fewer resamples and tasks, about a quarter of the figures batch's time) into a temporary
+folder (the committed ``figures/`` is not touched), kept in ``build/test-docs-notebooks/``
+for the next session with the same code, profiles and results. ``make docs`` builds from
+the figures profile's copies.
 
 The browser tests serve the built site over http (``python -m http.server``) and drive
 Debian's Chromium with Playwright, as tests/site/test_lab.py does (Chromium is installed with
@@ -69,8 +72,9 @@ def _batch_inputs_digest(shared_results: Path) -> str:
     """12 hex digits of what the figures batch's copies depend on.
 
     The code (``analysis/``, ``notebooks/``, ``tools/``), the profiles, the pinned
-    dependencies and the results folder's path: a kept batch run is used only for the
-    very same inputs (stricter than :func:`tools.docs_notebooks.stale`, which ignores
+    dependencies, the results folder's path and what this test runs the batch with (its
+    profile and the parameters it sets): a kept batch run is used only for the very same
+    inputs (stricter than :func:`tools.docs_notebooks.stale`, which ignores
     ``analysis/``).
     """
     import hashlib
@@ -78,9 +82,14 @@ def _batch_inputs_digest(shared_results: Path) -> str:
     sources = [*ROOT.glob("analysis/**/*.py"), *ROOT.glob("notebooks/*.py")]
     sources += [*ROOT.glob("tools/*.py"), *ROOT.glob("params/*.yaml"), ROOT / "pyproject.toml"]
     digest = hashlib.sha256(str(shared_results.resolve()).encode())
+    digest.update(f"{SITE_PROFILE} {sorted(_site_overrides(Path()))}".encode())
     for path in sorted(sources):
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
+
+
+#: The parameters the site test runs the figures profile's notebooks with: the smoke runs'.
+SITE_PROFILE = "smoke"
 
 
 @pytest.fixture(scope="module")
@@ -102,14 +111,16 @@ def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Pa
         return kept
     tmp = tmp_path_factory.mktemp("figures-batch")
     runs = batch.run_batch(
-        tool.PROFILE,
+        SITE_PROFILE,
         results=str(shared_results),
-        parameters={"output_dir": str(tmp / "figures")},
+        only=tool.page_names(ROOT),
+        parameters=_site_overrides(tmp),
         build_dir=tmp / "notebooks",
     )
     failed = [f"{r.name}: {r.where()}: {r.error}" for r in runs if not r.ok]
-    assert not failed, f"the figures batch failed: {failed}"
-    _check_the_batchs_table_headers(tmp / "figures")
+    assert not failed, f"the figures profile's notebooks failed: {failed}"
+    _check_the_batchs_table_headers(tmp / "figures", _site_overrides(tmp))
+    _check_no_stderr(tmp / "notebooks")
     shutil.rmtree(KEPT_COPIES, ignore_errors=True)  # older inputs' runs
     staging = KEPT_COPIES / f".staging-{os.getpid()}"
     shutil.copytree(tmp / "notebooks", staging / "notebooks")  # keeps the copies' times
@@ -120,18 +131,29 @@ def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Pa
     return kept
 
 
-def _check_the_batchs_table_headers(figures: Path) -> None:
+def _site_overrides(tmp: Path) -> dict[str, str]:
+    """What the site's batch sets beyond the smoke profile: its own output folders.
+
+    ``my_model`` distils its student into the temporary folder (a folder the smoke runs
+    of ``tests/notebook/`` may be distilling into at the same time on another worker is
+    not shared); its runs go to the smoke profile's ``build/smoke-results`` (the runner
+    shares them safely, and the student is byte-identical to the smoke one).
+    """
+    return {"output_dir": str(tmp / "figures"), "model": str(tmp / "models" / "minilm-m2v")}
+
+
+def _check_the_batchs_table_headers(figures: Path, overrides: dict[str, str]) -> None:
     """Every table of the batch names its notebook's parameters (the smoke runs' check).
 
     ``make test`` leaves the figures profile's smoke runs out (``make test-all`` runs
-    them): this batch runs those notebooks, with the parameters ``make figures`` uses.
+    them): this batch runs those notebooks, with the same parameters.
     """
     from tests.notebook.test_notebooks import cell_defaults, check_headers
 
-    profile = batch.load_profile(_docs_notebooks().PROFILE, ROOT)
-    for name in profile.notebooks or ():
+    profile = batch.load_profile(SITE_PROFILE, ROOT)
+    for name in _docs_notebooks().page_names(ROOT):
         path = ROOT / "notebooks" / f"{name}.py"
-        applied = batch.params_for(name, set(cell_defaults(path)), profile, None)
+        applied = batch.params_for(name, set(cell_defaults(path)), profile, None, overrides)
         tables = sorted(t for t in figures.glob("*.md") if _made_by(t, path.name))
         check_headers(tables, path, applied)
 
@@ -142,6 +164,23 @@ def _made_by(table: Path, notebook: str) -> bool:
 
     found = HEADER.match(table.read_text(encoding="utf-8").split("\n", 1)[0])
     return found is not None and found["notebook"] == notebook
+
+
+def _check_no_stderr(copies: Path) -> None:
+    """No cell of an executed copy printed to stderr (a warning, a progress bar).
+
+    JupyterLab shows such output in red under the cell; ``tests/site/test_lab.py`` checks
+    it in the browser for the notebooks ``make test`` opens there, this for every page.
+    """
+    import json
+
+    printed = {}
+    for copy in sorted(copies.glob("*.ipynb")):
+        cells = json.loads(copy.read_text(encoding="utf-8"))["cells"]
+        outputs = [o for c in cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+        if outputs:
+            printed[copy.stem] = ["".join(o.get("text", ""))[:500] for o in outputs]
+    assert not printed, f"notebooks printed to stderr: {printed}"
 
 
 @pytest.fixture(scope="module")
