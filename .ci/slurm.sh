@@ -159,10 +159,18 @@ start() {
     start_daemon slurmctld
     sleep 0.5
     start_daemon slurmd
+    local resumed=""
     for _ in $(seq 120); do
         if node_up; then
             echo "SLURM_CONF=$CONF"
             return 0
+        fi
+        # A drain or down state restored from an earlier cluster's $DIR/state (its reason,
+        # e.g. a spool folder that was full then, is stale): resume it once; if the cause
+        # persists, slurmd drains it again and the message below shows the reason.
+        if [[ -z "$resumed" ]] && timeout 10 sinfo -h -N -o '%t' 2>/dev/null | grep -qE "^(drain|drng|down)"; then
+            timeout 10 scontrol update NodeName="$(hostname -s)" State=RESUME >/dev/null 2>&1 || true
+            resumed=1
         fi
         sleep 0.5
     done

@@ -250,3 +250,27 @@ def test_ctrl_c_while_waiting_leaves_the_array_running(
         lambda: plan_status(plan)[0].state == "done", "the array to finish the job", timeout=240
     )
     assert all(result_path(runs, meta, task).is_file() for task in TASKS)
+
+
+def test_a_node_drained_by_an_earlier_cluster_is_resumed_on_start(slurm_cluster: Path) -> None:
+    """The node's drain state (restored from the state folder) must not stop a new start.
+
+    A cluster whose spool folder once filled up drains its node, and slurmctld restores
+    that state on the next start in the same folder: the start resumes the node once
+    (on the code before, it waited 60 s and failed with "the node did not become idle").
+    """
+    env = {**os.environ, "SLURM_CI_DIR": str(slurm_cluster.parent)}
+    node = subprocess.run(
+        ["sinfo", "-h", "-N", "-o", "%N"], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    drain = ["scontrol", "update", f"NodeName={node}", "State=DRAIN", "Reason=an earlier cause"]
+    subprocess.run(drain, env=env, check=True, timeout=30)
+    subprocess.run(["bash", str(SCRIPT), "stop"], env=env, check=True, timeout=120)
+    start = subprocess.run(
+        ["bash", str(SCRIPT), "start"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert start.returncode == 0, start.stderr
+    state = subprocess.run(
+        ["sinfo", "-h", "-N", "-o", "%t"], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    assert state in {"idle", "mix", "alloc"}, state
