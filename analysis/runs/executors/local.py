@@ -224,8 +224,7 @@ def start_fork_server() -> None:
 
     ``static-rteb run --plan`` calls it before reading the plan's status (which imports
     mteb here too once some results exist): on two cores the server's imports then cost no
-    extra wait. Harmless
-    when the server already runs, or where there is no fork server.
+    extra wait. Harmless when the server already runs, or where there is no fork server.
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
