@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_file
 
 
 def _norm(req: str) -> tuple[str, str]:
@@ -140,12 +139,7 @@ def test_every_library_the_package_imports_is_declared():
 
 
 def _uv_install_args():
-    spec = importlib.util.spec_from_file_location(
-        "uv_install_args", REPO / "tools" / "uv_install_args.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file(REPO / "tools" / "uv_install_args.py", "uv_install_args")
 
 
 def test_make_setup_gives_uv_the_package_sources_pip_is_configured_with():
