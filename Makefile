@@ -39,18 +39,20 @@ docs: setup  ## the documentation site from docs/ into build/docs (fails on warn
 	@stale="$$($(PY) tools/docs_notebooks.py --stale)" || exit $$?; \
 	if [ -n "$$stale" ]; then \
 	  echo "make docs: running the figures batch for $$stale (executed copy missing, stale or failed)"; \
-	  $(BATCH) --profile figures --only $$stale || exit $$?; \
+	  $(BATCH) --profile figures --jobs $(JOBS) --only $$stale || exit $$?; \
 	fi
 	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs
 
+# The figures batch runs JOBS notebooks at once, each in its own kernel (JOBS=1: one at a time).
+JOBS ?= 2
 figures: setup  ## the blog's tables and figures (params/figures.yaml, minutes): regenerates figures/
-	$(BATCH) --profile figures
+	$(BATCH) --profile figures --jobs $(JOBS)
 
 runs: setup  ## the model-running notebooks (params/runs.yaml); finished runs in data/runs are reused
 	$(BATCH) --profile runs
 
 all-figures: setup  ## everything: `make runs`, then `make figures` (a failure in one does not skip the other)
-	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures && exit $$runs
+	$(BATCH) --profile runs; runs=$$?; $(BATCH) --profile figures --jobs $(JOBS) && exit $$runs
 
 # Both test targets run pytest-xdist workers, a whole file per worker at a time (module
 # fixtures are made once; the SLURM cluster, the JupyterLab server and the docs build each

@@ -72,6 +72,14 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
         "offline; ../shared/mteb-cache data/runs adds your own runs)",
     )
     parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="notebooks run at once, each in its own kernel, started in the listed order "
+        "(default 1; `make figures` runs 2)",
+    )
     add_parameter_flags(parser)
     parser.add_argument(
         "--build-dir", help="where executed notebooks go (default build/notebooks/<profile>)"

@@ -219,16 +219,20 @@ class BatchInterrupted(KeyboardInterrupt):
 
     Attributes:
         finished: The :class:`analysis.notebook.batch.NotebookRun` of each notebook that ended.
-        stopped: The notebook that was running.
+        stopped: The notebooks that were running (one, unless the batch ran several at once).
         rest: The notebooks that never started, in order.
         signum: The signal that stopped it (SIGINT for Ctrl-C).
     """
 
     def __init__(
-        self, finished: Sequence[Any], stopped: str, rest: Sequence[str], signum: int = 2
+        self,
+        finished: Sequence[Any],
+        stopped: Sequence[str],
+        rest: Sequence[str],
+        signum: int = 2,
     ) -> None:
-        super().__init__(stopped)
-        self.finished, self.stopped, self.rest = list(finished), stopped, list(rest)
+        super().__init__(", ".join(stopped))
+        self.finished, self.stopped, self.rest = list(finished), list(stopped), list(rest)
         self.signum = signum
 
 

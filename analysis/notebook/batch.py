@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -280,12 +281,14 @@ def run_batch(
     parameters: Mapping[str, Any] | None = None,
     build_dir: str | Path | None = None,
     root: str | Path | None = None,
+    jobs: int = 1,
 ) -> list[NotebookRun]:
     """Run every notebook of the profile; returns one :class:`NotebookRun` each.
 
     ``profile`` is a name under ``params/`` or a YAML path; ``results`` (``os.pathsep``
     between folders) is every declaring notebook's ``results_dir``; ``only`` defaults to the
     profile's ``_notebooks``, else all; ``parameters`` (``-p`` etc.) win over the profile's.
+    ``jobs`` notebooks run at once (each in its own kernel), started in the listed order.
 
     Raises:
         BatchError: Unknown profile or notebook, or a command-line parameter that no
@@ -298,7 +301,7 @@ def run_batch(
     _check_overrides(parameters or {}, sources)
     build = Path(build_dir) if build_dir else root / "build" / "notebooks" / prof.path.stem
     with mock.patch.dict(os.environ, PYTHONHASHSEED=KERNEL_HASH_SEED):  # kernels inherit it
-        return _run_all(sources, prof, build, root, results, parameters or {})
+        return _run_all(sources, prof, build, root, results, parameters or {}, jobs)
 
 
 def _check_overrides(parameters: Mapping[str, Any], sources: Sequence[Path]) -> None:
@@ -326,24 +329,82 @@ def _run_all(
     root: Path,
     results: str | None,
     overrides: Mapping[str, Any],
+    jobs: int = 1,
 ) -> list[NotebookRun]:
-    runs: list[NotebookRun] = []
-    for i, source in enumerate(sources, 1):
-        try:
-            nb_in, declared = prepare(source, build)
-            params = params_for(source.stem, declared, profile, results, overrides)
-            print(f"[{i}/{len(sources)}] {source.name} {params}", flush=True)
-            run = run_notebook(nb_in, source.stem, params, declared, root)
-        except KeyboardInterrupt as err:
-            rest = [p.stem for p in sources[i:]]
-            raise BatchInterrupted(runs, source.stem, rest, signal_of(err)) from None
-        status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
-        print(
-            f"[{i}/{len(sources)}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}",
-            flush=True,
-        )
-        runs.append(run)
-    return runs
+    """Run the notebooks on ``jobs`` threads, in the order given; one result each, in order.
+
+    The work runs in the threads (each waits on its notebook's kernel); the calling thread
+    only waits. On Ctrl-C (or a signal raised as one) it stops every kernel the batch
+    started, lets the threads note their notebook's end, and raises :class:`BatchInterrupted`.
+    """
+    import psutil
+
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    queue = list(enumerate(sources, 1))[::-1]  # popped from the end: the first one first
+    done: dict[int, NotebookRun] = {}
+    running: dict[int, str] = {}
+    errors: list[BaseException] = []
+    lock, stopping = threading.Lock(), threading.Event()
+
+    def work() -> None:
+        while True:
+            with lock:
+                if stopping.is_set() or not queue or errors:
+                    return
+                i, source = queue.pop()
+                running[i] = source.stem
+            try:
+                run = _run_one(i, len(sources), source, profile, build, root, results, overrides)
+            except BaseException as err:  # raised again by the waiting thread
+                with lock:
+                    errors.append(err)
+                return
+            finally:
+                with lock:
+                    running.pop(i, None)
+            with lock:
+                done[i] = run
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    except KeyboardInterrupt as err:
+        with lock:
+            stopping.set()
+            stopped = dict(sorted(running.items()))
+            rest = [source.stem for _, source in reversed(queue)]
+        _stop_children(before)  # the running notebooks' kernels
+        deadline = time.monotonic() + 3
+        for thread in threads:  # each notes its notebook's end (its kernel is gone)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        finished = [done[i] for i in sorted(done) if i not in stopped]
+        raise BatchInterrupted(finished, list(stopped.values()), rest, signal_of(err)) from None
+    if errors:
+        raise errors[0]
+    return [done[i] for i in sorted(done)]
+
+
+def _run_one(
+    i: int,
+    n: int,
+    source: Path,
+    profile: Profile,
+    build: Path,
+    root: Path,
+    results: str | None,
+    overrides: Mapping[str, Any],
+) -> NotebookRun:
+    """Convert, parameterize and execute one notebook, saying when it starts and ends."""
+    nb_in, declared = prepare(source, build)
+    params = params_for(source.stem, declared, profile, results, overrides)
+    print(f"[{i}/{n}] {source.name} {params}", flush=True)
+    run = run_notebook(nb_in, source.stem, params, declared, root)
+    status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
+    print(f"[{i}/{n}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}", flush=True)
+    return run
 
 
 def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -368,12 +429,12 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 parameters=overrides,
                 build_dir=args.build_dir,
                 root=args.root,
+                jobs=args.jobs,
             )
     except (AnalysisError, OSError, yaml.YAMLError) as err:
         print(f"static-rteb batch: {err}", file=sys.stderr)
         return 2
-    except BatchInterrupted as stop:
-        _stop_children(before)  # the interrupted notebook's kernel
+    except BatchInterrupted as stop:  # its kernels are stopped
         print(_interrupted_message(stop, argv), flush=True)
         return 128 + stop.signum
     except KeyboardInterrupt as err:  # before the first notebook, or after the last one
@@ -391,10 +452,10 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _interrupted_message(stop: BatchInterrupted, argv: Sequence[str]) -> str:
     """One line: what finished, what was stopped, the command that runs the rest."""
     finished = ", ".join(f"{r.name} ({'ok' if r.ok else 'failed'})" for r in stop.finished)
-    rest = [stop.stopped, *stop.rest]
+    rest = [*stop.stopped, *stop.rest]
     command = "static-rteb batch " + shlex.join([*_without_only(argv), "--only", *rest])
     return (
-        f"\nInterrupted in {stop.stopped}; finished: {finished or 'none'}. "
+        f"\nInterrupted in {', '.join(stop.stopped)}; finished: {finished or 'none'}. "
         f"Run the rest with: {command}"
     )
 

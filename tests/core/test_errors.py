@@ -27,8 +27,8 @@ def test_all_lists_every_exception_and_warning_class_of_errors() -> None:
 def test_batch_interrupted_lives_in_errors_and_keeps_its_old_import_path() -> None:
     assert batch.BatchInterrupted is errors.BatchInterrupted
     assert issubclass(errors.BatchInterrupted, KeyboardInterrupt)
-    stop = errors.BatchInterrupted([], "b", ["c"])
-    assert (stop.finished, stop.stopped, stop.rest) == ([], "b", ["c"])
+    stop = errors.BatchInterrupted([], ["b"], ["c"])
+    assert (stop.finished, stop.stopped, stop.rest) == ([], ["b"], ["c"])
 
 
 def test_spell_names_an_option_the_way_the_call_was_typed() -> None:

@@ -125,6 +125,44 @@ def test_batch_runs_all_and_names_the_failing_statement(tmp_path, capsys):
     assert (tmp_path / "b" / "b_good.ipynb").exists() and (tmp_path / "b" / "a_bad.ipynb").exists()
 
 
+def _waits_for(mine: Path, other: Path, seconds: int) -> str:
+    """A notebook that marks ``mine`` and then needs ``other`` to appear within ``seconds``."""
+    return PARAMS_CELL + (
+        f"# %%\nimport pathlib, time\npathlib.Path({str(mine)!r}).touch()\n"
+        f"deadline = time.monotonic() + {seconds}\n"
+        f"while not pathlib.Path({str(other)!r}).exists():\n"
+        "    assert time.monotonic() < deadline, 'the other notebook did not run beside me'\n"
+        "    time.sleep(0.05)\n"
+    )
+
+
+def test_jobs_run_notebooks_at_once_and_report_them_in_the_listed_order(tmp_path, capsys):
+    """Two notebooks that each wait for the other pass only when they run at the same time."""
+    a, b = tmp_path / "a.started", tmp_path / "b.started"
+    notebooks = {"b_second": _waits_for(b, a, 60), "a_first": _waits_for(a, b, 60)}
+    root = _project(tmp_path, notebooks, "_notebooks: [b_second, a_first, c_last]\n")
+    (root / "notebooks" / "c_last.py").write_text(PARAMS_CELL + "# %%\nx = value\n")
+    runs = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b", jobs=2)
+    assert [(r.name, r.ok) for r in runs] == [
+        ("b_second", True),
+        ("a_first", True),
+        ("c_last", True),
+    ]
+    # one at a time, the first waits in vain (the failure this test exists to catch)
+    a.unlink(), b.unlink()
+    solo = _project(
+        tmp_path / "solo", {"b_second": _waits_for(b, a, 2), "a_first": _waits_for(a, b, 2)}
+    )
+    runs = batch.run_batch(
+        "smoke", root=solo, build_dir=tmp_path / "b1", only=["b_second", "a_first"]
+    )
+    assert [r.ok for r in runs] == [False, True]
+    assert "the other notebook did not run beside me" in (runs[0].error or "")
+    with pytest.raises(SystemExit):
+        static_rteb(["batch", "--jobs", "0"])
+    assert "--jobs" in capsys.readouterr().err
+
+
 def test_a_syntax_error_is_named_too(tmp_path):
     root = _project(tmp_path, {"s": PARAMS_CELL + "# %%\nx = 1\nif x\n"})
     run = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b")[0]
@@ -203,7 +241,7 @@ def test_command_line_parameters_merge_in_papermills_order(tmp_path):
 
 def test_an_interrupted_batch_says_what_finished_and_how_to_run_the_rest():
     finished = [batch.NotebookRun("a", True, 1.0, Path("a.ipynb"))]
-    stop = batch.BatchInterrupted(finished, "b", ["c"])
+    stop = batch.BatchInterrupted(finished, ["b"], ["c"])
     text = batch._interrupted_message(
         stop, ["--profile", "smoke", "--only", "a", "b", "c", "-p", "x", "1 2"]
     )
@@ -222,7 +260,8 @@ def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
     )
     transformer_runs = {"run_models", "distill_and_place", "estimate_from_few_tasks"}
     assert transformer_runs <= set(runs), "transformer runs stay out of `make figures`"
-    assert list(figures)[-1] == "my_model", "the blog's notebooks come first in `make figures`"
+    # the longest first: `make figures` runs two at once, the blog's beside it
+    assert figures[0] == "my_model", "my_model starts first in `make figures`"
     for profile in ("full", "smoke"):
         assert batch.load_profile(profile, REPO).notebooks is None, f"{profile} runs every notebook"
     full = yaml.safe_load((REPO / "params" / "full.yaml").read_text())
@@ -398,6 +437,7 @@ def test_the_plain_papermill_route_of_the_readme(shared_results, tmp_path):
         "SIGINT to the main process",
         "SIGTERM",
         "SIGTERM, started in background",
+        "SIGINT to the group, two at once",
     ],
 )
 def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_path, how):
@@ -413,23 +453,30 @@ def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_pa
 
     import psutil
 
-    marker = tmp_path / "started"
-    sleeper = (
-        '# %% tags=["parameters"]\nwait: int = 120  # seconds\n\n'
-        f"# %%\nimport pathlib, time\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(wait)\n"
-    )
-    root = _project(tmp_path, {"a_sleep": sleeper, "b_next": PARAMS_CELL}, "_all: {}\n")
+    def sleeper(marker: Path) -> str:
+        return (
+            '# %% tags=["parameters"]\nwait: int = 120  # seconds\n\n'
+            f"# %%\nimport pathlib, time\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(wait)\n"
+        )
+
+    two = how.endswith("two at once")
+    sleepers = ["a_sleep", "a_sleep2"] if two else ["a_sleep"]
+    markers = [tmp_path / f"{name}.started" for name in sleepers]
+    notebooks = {name: sleeper(m) for name, m in zip(sleepers, markers, strict=True)}
+    root = _project(tmp_path, {**notebooks, "b_next": PARAMS_CELL}, "_all: {}\n")
     build = tmp_path / "b"
     argv = ["batch", "--profile", "smoke", "--root", str(root), "--build-dir", str(build)]
+    argv += ["--jobs", "2"] if two else []
     # its own process group, as a terminal's foreground job
     proc = start_cli(argv, new_session=True, ignore_sigint=how.endswith("background"))
     try:
-        wait_for(marker.exists, "the kernel to run the sleeping cell", process=proc)
+        for marker in markers:
+            wait_for(marker.exists, "the kernels to run the sleeping cells", process=proc)
         kernels = psutil.Process(proc.pid).children(recursive=True)
-        assert kernels, "the kernel runs as a child of the batch"
+        assert len(kernels) >= len(sleepers), "the kernels run as children of the batch"
         start = time.monotonic()
         sent = signal.SIGINT if how.startswith("SIGINT") else signal.SIGTERM
-        if how == "SIGINT to the group":
+        if how.startswith("SIGINT to the group"):
             os.killpg(proc.pid, sent)
         else:
             proc.send_signal(sent)
@@ -440,8 +487,9 @@ def test_a_signal_stops_the_batch_within_5_s_and_says_how_to_run_the_rest(tmp_pa
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 128 + sent, (out, err)  # 130 for SIGINT, 143 for SIGTERM
     assert seconds < 5, f"stopped after {seconds:.1f} s"
-    assert "Interrupted in a_sleep; finished: none. Run the rest with: static-rteb batch" in out
-    assert out.rstrip().endswith("--only a_sleep b_next"), out
+    stopped = ", ".join(sleepers)
+    assert f"Interrupted in {stopped}; finished: none. Run the rest with: static-rteb batch" in out
+    assert out.rstrip().endswith(f"--only {' '.join(sleepers)} b_next"), out
     assert "Traceback" not in out + err, err
     time.sleep(0.5)
     alive = [k.pid for k in kernels if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
