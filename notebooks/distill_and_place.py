@@ -59,8 +59,7 @@ runs = from_root(runs_dir)
 # ## Distil (skipped when the student folder already exists)
 
 # %%
-if not (student_path / "config.json").is_file():
-    distill_model(teacher_dir, student_path, pca_dims=pca_dims)  # = static-rteb distill TEACHER -o FOLDER
+distill_model(teacher_dir, student_path, pca_dims=pca_dims, reuse=True)  # = static-rteb distill TEACHER -o FOLDER --reuse
 student = load_model(student_path)
 teacher_model = load_model(teacher_dir, name=teacher_name)
 student_meta, teacher_meta = student.mteb_model_meta, teacher_model.mteb_model_meta

@@ -158,8 +158,7 @@ offline = [t for t in (tasks or list(local)) if t in task_types and t in local]
 assert offline, f"none of {tasks or list(local)} is a local task of {mteb_benchmark}"
 teacher_dir = model_source(teacher)
 student_path = from_root(student_dir)
-if not (student_path / "config.json").is_file():
-    distill_model(teacher_dir, student_path, pca_dims=pca_dims)  # = static-rteb distill TEACHER -o FOLDER
+distill_model(teacher_dir, student_path, pca_dims=pca_dims, reuse=True)  # = static-rteb distill TEACHER -o FOLDER --reuse
 runs = from_root(runs_dir)
 summary = run_evaluation(
     [ModelSpec(teacher_dir, name=teacher_name), ModelSpec(student_path)], offline,

@@ -71,8 +71,7 @@ local_tasks = from_root(local_tasks_dir) if local_tasks_dir else None
 task_names = [t.metadata.name for t in resolve_tasks(tasks, local_tasks)]
 if distill_from:  # `model` is the student's folder: distilled once, reused after
     source = str(from_root(model))
-    if not (Path(source) / "config.json").is_file():
-        distill_model(model_source(distill_from), source, pca_dims=pca_dims)  # = static-rteb distill TEACHER -o FOLDER
+    distill_model(model_source(distill_from), source, pca_dims=pca_dims, reuse=True)  # = static-rteb distill TEACHER -o FOLDER --reuse
 else:  # a folder (relative to the repo root), module:<package>, or a hub id
     source = str(from_root(model)) if from_root(model).is_dir() else model_source(model)
 nb.md(f"Model `{model}` ({'local folder' if Path(source).is_dir() else 'hub id'}); {len(task_names)} tasks: {', '.join(task_names)}.")

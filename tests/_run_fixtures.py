@@ -71,14 +71,10 @@ def distilled_static_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = root / name
     if (folder / "config.json").is_file():
         return folder
-    from analysis.runs.locks import file_lock
+    from analysis.runs.distill import distill_model
 
-    with file_lock(root / f"{name}.lock"):
-        if not (folder / "config.json").is_file():
-            from analysis.runs.distill import distill_model
-
-            distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False)
-    return folder
+    # the first to ask distils; distill_model's lock makes the others wait, then reuse it
+    return distill_model(minilm_dir(), folder, pca_dims=128, show_progress=False, reuse=True)
 
 
 def _distill_recipe() -> str:

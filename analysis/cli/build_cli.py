@@ -218,7 +218,14 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="extra tokens to embed, one per line (beside the teacher's vocabulary)",
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
+    existing = parser.add_mutually_exclusive_group()
+    existing.add_argument("--overwrite", action="store_true", help="replace a model in FOLDER")
+    existing.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep a model already in FOLDER when it is the same teacher's with the same "
+        "--pca-dims (else an error); another process distilling into FOLDER is waited for",
+    )
     parser.add_argument(
         "--cache-dir",
         metavar="FOLDER",

