@@ -7,6 +7,8 @@ folder) and, for the model-running notebooks, no own runs and no distilled stude
 (``output_dir``), so ``figures/``, ``data/runs`` and ``build/models`` are not touched. With
 ``--warm`` the profile runs a second time in the same state: what a rerun costs (parsed
 results cached, runs finished). Each notebook's time is papermill's wall time for it.
+``--jobs 1 2`` measures each number of notebooks at once (``static-rteb batch --jobs``)
+from its own fresh state, in one run, and gives the wall-time ratio against the first.
 
 ``--busy N`` starts N CPU-bound processes beside the measurement: "2 busy cores" made
 reproducible. The section for the profile in the output file is replaced; it records the
@@ -16,6 +18,7 @@ measurement on a busy machine says so.
 Usage (from the repository root):
 
     python benchmarks/bench_batch.py --profile figures --results ../shared/mteb-cache --warm --busy 2
+    python benchmarks/bench_batch.py --profile figures --results ../shared/mteb-cache --jobs 1 2
     python benchmarks/bench_batch.py --profile runs --results ../shared/mteb-cache --warm
 """
 
@@ -61,6 +64,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--warm", action="store_true", help="run a second time in the same state")
     parser.add_argument("--busy", type=int, default=0, help="CPU-bound processes beside the run")
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", default=[1], help="notebooks at once, each measured"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/batch.md"))
     return parser.parse_args(argv)
@@ -76,13 +82,17 @@ def fresh_parameters(profile: str, state: Path) -> dict[str, str]:
     return {k: str(state / v) for k, v in FRESH.items() if k in declared}
 
 
-def run_once(profile: str, results: str | None, state: Path, label: str) -> list[batch.NotebookRun]:
+def run_once(
+    profile: str, results: str | None, state: Path, label: str, jobs: int = 1
+) -> list[batch.NotebookRun]:
     print(f"--- {profile}, {label} (state in {state})", flush=True)
+    os.environ[CACHE_ENV] = str(state / "cache")
     return batch.run_batch(
         profile,
         results=results,
         parameters=fresh_parameters(profile, state),
-        build_dir=state / "notebooks" / label,
+        build_dir=state / "notebooks" / label.replace(" ", "").replace(",", "-"),
+        jobs=jobs,
     )
 
 
@@ -109,6 +119,15 @@ def section(
     lines.append(
         "| wall time of the batch | " + " | ".join(f"{w:.0f}" for _, w in passes.values()) + " |"
     )
+    walls = [w for _, w in passes.values()]
+    ratios = [
+        f"{label}: {w / walls[0]:.2f}"
+        for label, (_, w) in list(passes.items())[1:]
+        if "fresh" in label
+    ]
+    if ratios and len({label.split(", ")[-1] for label in passes}) > 1:
+        lines.append("")
+        lines.append(f"Wall time against `{next(iter(passes))}`: " + "; ".join(ratios) + ".")
     load_text = "; ".join(f"{a:.1f} / {b:.1f} / {c:.1f}" for a, b, c in loads)
     loaded = max(load[0] for load in loads) > (os.cpu_count() or 1)
     return "\n".join(
@@ -152,18 +171,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     root = repo_root()
     (root / "build").mkdir(exist_ok=True)
-    state = Path(tempfile.mkdtemp(prefix="bench-batch-", dir=root / "build"))
-    os.environ[CACHE_ENV] = str(state / "cache")
+    states: list[Path] = []
     passes: dict[str, tuple[list[batch.NotebookRun], float]] = {}
     loads = []
     try:
         with cpu_hogs(args.busy):
-            for label in ["fresh", "warm"] if args.warm else ["fresh"]:
-                before = os.getloadavg()
-                start = time.perf_counter()
-                runs = run_once(args.profile, args.results, state, label)
-                passes[label] = (runs, time.perf_counter() - start)
-                loads += [before, os.getloadavg()]
+            for jobs in args.jobs:  # each from its own fresh state
+                state = Path(tempfile.mkdtemp(prefix="bench-batch-", dir=root / "build"))
+                states.append(state)
+                for kind in ["fresh", "warm"] if args.warm else ["fresh"]:
+                    label = kind if args.jobs == [1] else f"{kind}, jobs {jobs}"
+                    before = os.getloadavg()
+                    start = time.perf_counter()
+                    runs = run_once(args.profile, args.results, state, label, jobs)
+                    passes[label] = (runs, time.perf_counter() - start)
+                    loads += [before, os.getloadavg()]
         command = "python " + shlex.join(
             ["benchmarks/bench_batch.py", *(argv if argv is not None else sys.argv[1:])]
         )
@@ -173,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}")
     finally:
         if not args.keep:
-            shutil.rmtree(state, ignore_errors=True)
+            for state in states:
+                shutil.rmtree(state, ignore_errors=True)
     failed = [r.name for runs, _ in passes.values() for r in runs if not r.ok]
     return 1 if failed else 0
 
