@@ -8,6 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import REPO, load_file
@@ -189,3 +190,20 @@ def test_the_uv_options_of_this_machine_name_each_configured_source():
     for option, value in tool.pip_config(config).items():
         for item in value.split() if option in tool.SAME else ():
             assert item in printed, (option, item, printed)
+
+
+@pytest.mark.parametrize("name", ["mteb.evaluate", "torch.nn.modules.linear", "sklearn.base"])
+def test_the_install_wrote_the_bytecode_that_every_process_would_compile(name: str) -> None:
+    """`make setup` writes every module's .pyc (uv: --compile-bytecode, as pip does).
+
+    uv leaves the bytecode to the first import; where nothing may write it then
+    (PYTHONDONTWRITEBYTECODE, as on this project's CI machines) every process compiled
+    mteb and torch again: about 20 s of CPU per command, worker and kernel.
+    """
+    import importlib
+    import importlib.util
+
+    source = importlib.import_module(name).__file__
+    assert source is not None
+    cached = Path(importlib.util.cache_from_source(source))
+    assert cached.is_file(), f"no bytecode for {source}: install with uv --compile-bytecode"
