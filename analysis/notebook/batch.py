@@ -354,7 +354,9 @@ def _run_all(
                 i, source = queue.pop()
                 running[i] = source.stem
             try:
-                run = _run_one(i, len(sources), source, profile, build, root, results, overrides)
+                run = _run_one(
+                    i, len(sources), source, profile, build, root, results, overrides, stopping
+                )
             except BaseException as err:  # raised again by the waiting thread
                 with lock:
                     errors.append(err)
@@ -396,14 +398,23 @@ def _run_one(
     root: Path,
     results: str | None,
     overrides: Mapping[str, Any],
+    stopping: threading.Event,
 ) -> NotebookRun:
     """Convert, parameterize and execute one notebook, saying when it starts and ends."""
     nb_in, declared = prepare(source, build)
     params = params_for(source.stem, declared, profile, results, overrides)
-    print(f"[{i}/{n}] {source.name} {params}", flush=True)
+    if stopping.is_set():  # stopped while converting: no kernel starts after the stop
+        nb_in.unlink(missing_ok=True)
+        return NotebookRun(source.stem, False, 0.0, nb_in, error="stopped before it started")
+    # one write per line (text and newline together): lines of two threads never interleave
+    print(f"[{i}/{n}] {source.name} {params}\n", end="", flush=True)
     run = run_notebook(nb_in, source.stem, params, declared, root)
     status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
-    print(f"[{i}/{n}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}", flush=True)
+    print(
+        f"[{i}/{n}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}\n",
+        end="",
+        flush=True,
+    )
     return run
 
 
