@@ -140,13 +140,12 @@ def _warn_incomplete(
             continue
         pending.append((board, pin, _other_pins(board.spec, pin, options)))
     # parse only the tasks (or task definitions) that the loaded boards do not hold
+    held = [set(board.spec.tasks) for board, _, _ in pending]
     extra_specs = [
         BenchmarkSpec(
-            f"{spec.name} ({other})",
-            tuple(t for t in spec.tasks if t not in set(board.spec.tasks)),
-            spec.source,
+            f"{spec.name} ({other})", tuple(t for t in spec.tasks if t not in have), spec.source
         )
-        for board, _, others in pending
+        for (_, _, others), have in zip(pending, held, strict=True)
         for other, spec in others.items()
     ]
     wanted = [s for s in extra_specs if s.tasks]
@@ -155,10 +154,10 @@ def _warn_incomplete(
         warnings.simplefilter("ignore", ResultsConflictWarning)
         extra = iter(_load(wanted, [None] * len(wanted), **options) if wanted else [])
     specs = iter(extra_specs)
-    for board, pin, others in pending:
+    for (board, pin, others), have in zip(pending, held, strict=True):
         counts = {}
         for other, spec in others.items():
-            shared = {t.task for t in spec.tasks if t in set(board.spec.tasks)}
+            shared = {t.task for t in spec.tasks if t in have}
             parts = [board.scores[board.scores["task"].isin(shared)]]
             if next(specs).tasks:
                 parts.append(next(extra).scores)

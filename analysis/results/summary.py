@@ -57,9 +57,14 @@ def borda_rank(
     n = len(models) if n_models is None else n_models
     if scores.empty:
         return pd.Series(1, index=pd.Index(models, name="model"), dtype="int64")
-    ranks = scores.groupby("task")["main_score"].rank(method="average", ascending=False)
-    everyone = list(dict.fromkeys([*models, *scores["model"]]))
-    points = (n - ranks).groupby(scores["model"]).sum().reindex(everyone, fill_value=0.0)
+    # grouped by integer codes: grouping the loader's Arrow string columns costs 3x more
+    tasks, _ = pd.factorize(scores["task"])
+    codes, names = pd.factorize(scores["model"])
+    ranks = scores["main_score"].groupby(tasks).rank(method="average", ascending=False)
+    summed = (n - ranks).groupby(codes).sum()
+    points = pd.Series(summed.to_numpy(), index=list(names[summed.index]))
+    everyone = list(dict.fromkeys([*models, *names]))
+    points = points.reindex(everyone, fill_value=0.0)
     return points.rank(method="min", ascending=False).astype("int64").loc[list(models)]
 
 
@@ -73,7 +78,7 @@ def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.Dat
          partial.rename(columns={"partial_score": "main_score"})],
         ignore_index=True,
     )  # fmt: skip
-    return seen, sorted(set(scores["model"]))
+    return seen, sorted(set(scores["model"].tolist()))  # tolist: Arrow strings one by one are slow
 
 
 def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
@@ -127,7 +132,10 @@ def summarize(
         have_by_model[model][task] = score
         revisions_by_model[model].add(str(revision))
     missing_revisions: dict[str, set[str]] = defaultdict(set)
-    for model, revision in missing[["model", "revision"]].itertuples(index=False):
+    # tolist, not itertuples: iterating the loader's Arrow columns row by row costs 0.1 s a table
+    for model, revision in zip(
+        missing["model"].tolist(), missing["revision"].tolist(), strict=True
+    ):
         missing_revisions[model].add(str(revision))
     models = sorted(set(have_by_model) | set(missing_revisions))
     out = []
