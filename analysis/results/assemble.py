@@ -74,21 +74,20 @@ def fill_never_loaded(
     The reason is "unreadable: <error>" when a file for it could not be read, else
     "no result file".
     """
-    seen = set(zip(scores["model"], scores["task"], strict=True)) | set(
-        zip(missing["model"], missing["task"], strict=True)
-    )
+    # columns as lists first: iterating the parsed Arrow string columns one by one is slow
+    s_model, s_task, s_rev = (scores[c].tolist() for c in ("model", "task", "revision"))
+    m_model, m_task, m_rev = (missing[c].tolist() for c in ("model", "task", "revision"))
+    seen = set(zip(s_model, s_task, strict=True)) | set(zip(m_model, m_task, strict=True))
     tasks = {t.task for t in spec.tasks}
     broken: dict[tuple[str, str], tuple[Any, int | None, str]] = {}
     for model, revision, task, source, reason in sorted(unreadable, key=lambda r: (r[3], r[4])):
         if task in tasks:
             broken.setdefault((model, task), (revision, source, reason))
-    all_models = sorted(
-        set(scores["model"]) | set(missing["model"]) | set(models or []) | {m for m, _ in broken}
-    )
+    all_models = sorted(set(s_model) | set(m_model) | set(models or []) | {m for m, _ in broken})
     revision = {
         **{m: r for (m, _), (r, _, _) in broken.items()},
-        **dict(zip(missing["model"], missing["revision"], strict=True)),
-        **dict(zip(scores["model"], scores["revision"], strict=True)),
+        **dict(zip(m_model, m_rev, strict=True)),
+        **dict(zip(s_model, s_rev, strict=True)),
     }
     extra = []
     for m in all_models:
