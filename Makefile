@@ -10,7 +10,7 @@ BATCH := $(VENV)/bin/static-rteb batch $(if $(RESULTS),--results "$(RESULTS)")
 .PHONY: setup docs figures runs all-figures test test-all test-fast lint typecheck goldens bench bench-scale slurm-up slurm-down bench-encode reproduce-full lab lab-check clean
 
 # uv installs the pinned set (its version is pyproject.toml's dev pin) from the package
-# sources pip is configured with (tools/uv_install_args.py): about 3x faster than pip
+# sources pip is configured with (tools/uv_install_args.py): about 2x faster than pip
 # (benchmarks/results/install.md). INSTALLER=pip installs with pip instead.
 # --compile-bytecode writes every module's .pyc at install, as pip does: uv leaves it to
 # the first import, and where nothing may write it then (PYTHONDONTWRITEBYTECODE, set on

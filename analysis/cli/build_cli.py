@@ -77,8 +77,7 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
         "--jobs",
         type=positive_int,
         default=1,
-        help="notebooks run at once, each in its own kernel, started in the listed order "
-        "(default 1; `make figures` runs 2)",
+        help="notebooks at once, each in its own kernel, started in the listed order (default 1)",
     )
     add_parameter_flags(parser)
     parser.add_argument(
@@ -223,8 +222,7 @@ def add_distill_parser(subparsers: argparse._SubParsersAction) -> None:
     existing.add_argument(
         "--reuse",
         action="store_true",
-        help="keep a model already in FOLDER when it is the same teacher's with the same "
-        "--pca-dims (else an error); another process distilling into FOLDER is waited for",
+        help="keep a model in FOLDER of the same teacher and --pca-dims (else an error)",
     )
     parser.add_argument(
         "--cache-dir",

@@ -1,17 +1,11 @@
-"""Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.
-
-Usage::
-
-    static-rteb batch --profile figures --results ../shared/mteb-cache
-    static-rteb batch --profile smoke --only blog_tables
-    static-rteb batch --only significance -p top_n 10 -y "pin: now"
+"""Run the notebooks in ``notebooks/`` with papermill: ``static-rteb batch --profile figures``.
 
 Each jupytext notebook is converted to ``.ipynb`` and executed by papermill in
-``build/notebooks/<profile>/`` (the executed copy stays there), from the repository
-root. Parameters come from ``params/<profile>.yaml`` (notebook name -> parameters; ``_all``
-for every notebook that declares one, ``_notebooks`` the list to run), ``--results``
-(``results_dir``), then papermill's own ``-p``/``-r``/``-y``/``-f``. A failing notebook
-does not stop the others; the summary names its failing cell, line, code and error
+``build/notebooks/<profile>/`` (the executed copy stays there), from the repository root,
+``-j N`` of them at once. Parameters come from ``params/<profile>.yaml`` (notebook name ->
+parameters; ``_all`` for every notebook that declares one, ``_notebooks`` the list to run),
+``--results`` (``results_dir``), then papermill's own ``-p``/``-r``/``-y``/``-f``. A failing
+notebook does not stop the others; the summary names its failing cell, line, code and error
 (``docs/notebooks_guide.md``, "Batch runs").
 """
 
@@ -331,11 +325,9 @@ def _run_all(
     overrides: Mapping[str, Any],
     jobs: int = 1,
 ) -> list[NotebookRun]:
-    """Run the notebooks on ``jobs`` threads, in the order given; one result each, in order.
+    """Run the notebooks on ``jobs`` threads, each waiting on its kernel; this one waits.
 
-    The work runs in the threads (each waits on its notebook's kernel); the calling thread
-    only waits. On Ctrl-C (or a signal raised as one) it stops every kernel the batch
-    started, lets the threads note their notebook's end, and raises :class:`BatchInterrupted`.
+    On Ctrl-C it stops every kernel started and raises :class:`BatchInterrupted`.
     """
     import psutil
 
@@ -346,6 +338,9 @@ def _run_all(
     errors: list[BaseException] = []
     lock, stopping = threading.Lock(), threading.Event()
 
+    def say(line: str) -> None:  # one write: two threads' lines never interleave
+        print(line + "\n", end="", flush=True)
+
     def work() -> None:
         while True:
             with lock:
@@ -354,23 +349,27 @@ def _run_all(
                 i, source = queue.pop()
                 running[i] = source.stem
             try:
-                run = _run_one(
-                    i, len(sources), source, profile, build, root, results, overrides, stopping
-                )
+                nb_in, declared = prepare(source, build)
+                params = params_for(source.stem, declared, profile, results, overrides)
+                if stopping.is_set():  # stopped while converting: no kernel starts after it
+                    nb_in.unlink(missing_ok=True)
+                    return
+                tag = f"[{i}/{len(sources)}] {source.name}"
+                say(f"{tag} {params}")
+                done[i] = run = run_notebook(nb_in, source.stem, params, declared, root)
+                status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
+                say(f"{tag}: {status} ({run.seconds:.0f} s) -> {run.output}")
             except BaseException as err:  # raised again by the waiting thread
-                with lock:
-                    errors.append(err)
+                errors.append(err)
                 return
             finally:
                 with lock:
                     running.pop(i, None)
-            with lock:
-                done[i] = run
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(min(jobs, len(sources)))]
-    for thread in threads:
-        thread.start()
-    try:
+    try:  # from the first start: every kernel is started inside
+        for thread in threads:
+            thread.start()
         for thread in threads:
             thread.join()
     except KeyboardInterrupt as err:
@@ -380,7 +379,7 @@ def _run_all(
             rest = [source.stem for _, source in reversed(queue)]
         _stop_children(before)  # the running notebooks' kernels
         deadline = time.monotonic() + 3
-        for thread in threads:  # each notes its notebook's end (its kernel is gone)
+        for thread in (t for t in threads if t.is_alive()):  # each notes its notebook's end
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
         finished = [done[i] for i in sorted(done) if i not in stopped]
         raise BatchInterrupted(finished, list(stopped.values()), rest, signal_of(err)) from None
@@ -389,44 +388,12 @@ def _run_all(
     return [done[i] for i in sorted(done)]
 
 
-def _run_one(
-    i: int,
-    n: int,
-    source: Path,
-    profile: Profile,
-    build: Path,
-    root: Path,
-    results: str | None,
-    overrides: Mapping[str, Any],
-    stopping: threading.Event,
-) -> NotebookRun:
-    """Convert, parameterize and execute one notebook, saying when it starts and ends."""
-    nb_in, declared = prepare(source, build)
-    params = params_for(source.stem, declared, profile, results, overrides)
-    if stopping.is_set():  # stopped while converting: no kernel starts after the stop
-        nb_in.unlink(missing_ok=True)
-        return NotebookRun(source.stem, False, 0.0, nb_in, error="stopped before it started")
-    # one write per line (text and newline together): lines of two threads never interleave
-    print(f"[{i}/{n}] {source.name} {params}\n", end="", flush=True)
-    run = run_notebook(nb_in, source.stem, params, declared, root)
-    status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
-    print(
-        f"[{i}/{n}] {source.name}: {status} ({run.seconds:.0f} s) -> {run.output}\n",
-        end="",
-        flush=True,
-    )
-    return run
-
-
 def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``static-rteb batch``, parsed by :mod:`analysis.cli`.
 
     Returns:
         The exit status: 0 ok, 1 a notebook failed, 2 usage, 128 + the signal when stopped.
     """
-    import psutil
-
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
     runs: list[NotebookRun] | None = None
     try:
         overrides = parameters_from_flags(args)
@@ -449,7 +416,6 @@ def batch_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(_interrupted_message(stop, argv), flush=True)
         return 128 + stop.signum
     except KeyboardInterrupt as err:  # before the first notebook, or after the last one
-        _stop_children(before)
         where = "before any notebook ran" if runs is None else f"after all {len(runs)} ran"
         print(f"\nInterrupted {where}.", flush=True)
         return 128 + signal_of(err)

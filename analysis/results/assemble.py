@@ -74,7 +74,6 @@ def fill_never_loaded(
     The reason is "unreadable: <error>" when a file for it could not be read, else
     "no result file".
     """
-    # columns as lists first: iterating the parsed Arrow string columns one by one is slow
     s_model, s_task, s_rev = (scores[c].tolist() for c in ("model", "task", "revision"))
     m_model, m_task, m_rev = (missing[c].tolist() for c in ("model", "task", "revision"))
     seen = set(zip(s_model, s_task, strict=True)) | set(zip(m_model, m_task, strict=True))

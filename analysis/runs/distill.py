@@ -95,9 +95,8 @@ def distill_model(
 ) -> Path:
     """Distil a static model2vec model from ``teacher`` into ``output``, atomically.
 
-    One process distils into a folder at a time (a lock file beside it,
-    ``.<name>.distill.lock``): another one waits, then finds the model there, and reuses
-    it, replaces it or refuses, as its own options say.
+    One process distils into a folder at a time (a lock ``.<name>.distill.lock`` beside it);
+    another waits, then reuses, replaces or refuses the model there, as its options say.
 
     Args:
         teacher: Local sentence-transformers folder, ``module:<package>``, or hub id.
@@ -105,9 +104,8 @@ def distill_model(
         pca_dims: Embedding dimensions of the student (PCA).
         vocabulary: Extra tokens to embed beside the teacher's vocabulary.
         overwrite: Replace a model already in ``output`` (else it is an error).
-        reuse: Return a model already in ``output`` instead, once its ``config.json``
-            names the same teacher and ``pca_dims`` (else it is an error; an extra
-            ``vocabulary`` is not recorded there, so it is not checked).
+        reuse: Return a model already in ``output`` whose ``config.json`` names the same
+            teacher and ``pca_dims`` (else an error; ``vocabulary`` is not recorded there).
         show_progress: Show model2vec's progress bar (one, over the tokens).
         cache_dir: Where the teacher's token embeddings are kept
             (:mod:`analysis.runs.token_cache`; None: ``$STATIC_RTEB_CACHE`` or
@@ -117,9 +115,8 @@ def distill_model(
 
     Raises:
         ValueError: If ``pca_dims`` is not positive.
-        DistillError: ``output`` already holds a model and neither ``overwrite`` nor
-            ``reuse`` is set, or ``reuse`` is set and the model there is another teacher's
-            or has other ``pca_dims``.
+        DistillError: ``output`` holds a model that neither ``overwrite`` nor ``reuse``
+            (same teacher and ``pca_dims``) lets go or keep.
         ModelLoadError: The teacher cannot be found (see :func:`teacher_folder`).
         RunInterrupted: On Ctrl-C / SIGTERM; nothing is written to ``output``.
 
@@ -178,37 +175,24 @@ def distill_model(
     return output
 
 
-def _check_existing(
-    output: Path, teacher_name: str, pca_dims: int, overwrite: bool, reuse: bool
-) -> bool:
-    """Whether ``output`` holds a model to reuse; raises if one is there and may not go.
-
-    Raises:
-        DistillError: A model is there and neither option allows it, or ``reuse`` is set
-            and the model there is another teacher's or has other dimensions.
-    """
+def _check_existing(output: Path, name: str, pca_dims: int, overwrite: bool, reuse: bool) -> bool:
+    """Whether ``output`` holds a model to reuse; a :class:`DistillError` if it may not go."""
     if not output.is_dir() or not any(output.iterdir()) or overwrite:
         return False
+    fix = "choose another folder, or pass --overwrite (overwrite=True) to replace it"
     if not reuse:
         raise DistillError(
-            f"{output} already exists and is not empty; choose another folder, or pass "
-            "--overwrite (overwrite=True) to replace it or --reuse (reuse=True) to keep it."
+            f"{output} already exists and is not empty; {fix}, or --reuse to keep it."
         )
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         config = json.loads((output / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise DistillError(
-            f"{output} is not empty but holds no readable model2vec config.json ({err}); "
-            "choose another folder, or pass --overwrite (overwrite=True)."
-        ) from err
-    found = (config.get("tokenizer_name"), config.get("apply_pca"))
-    if found != (teacher_name, pca_dims):
-        raise DistillError(
-            f"{output} holds a student of {found[0]!r} with pca_dims={found[1]}, not of "
-            f"{teacher_name!r} with pca_dims={pca_dims}; choose another folder, or pass "
-            "--overwrite (overwrite=True) to replace it."
-        )
-    return True
+        found = (config.get("tokenizer_name"), config.get("apply_pca"))
+        if found == (name, pca_dims):
+            return True
+    raise DistillError(
+        f"{output} holds no student of {name!r} with pca_dims={pca_dims} (its "
+        f"config.json names another teacher or pca_dims, or is unreadable); {fix}."
+    )
 
 
 def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | None) -> Any:
