@@ -333,8 +333,7 @@ def _run_all(
 
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     queue = list(enumerate(sources, 1))[::-1]  # popped from the end: the first one first
-    done: dict[int, NotebookRun] = {}
-    running: dict[int, str] = {}
+    done, running = dict[int, NotebookRun](), dict[int, str]()
     errors: list[BaseException] = []
     lock, stopping = threading.Lock(), threading.Event()
 
@@ -358,7 +357,8 @@ def _run_all(
                 say(f"{tag} {params}")
                 done[i] = run = run_notebook(nb_in, source.stem, params, declared, root)
                 status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
-                say(f"{tag}: {status} ({run.seconds:.0f} s) -> {run.output}")
+                if not stopping.is_set():  # after a stop, its one line says it all
+                    say(f"{tag}: {status} ({run.seconds:.0f} s) -> {run.output}")
             except BaseException as err:  # raised again by the waiting thread
                 errors.append(err)
                 return
