@@ -1,6 +1,6 @@
 """Print uv's options for the package sources pip is configured with (`make setup`).
 
-`make setup` installs with `uv pip install` (about 3x faster than pip here:
+`make setup` installs with `uv pip install` (about 2x faster than pip here, bytecode included:
 benchmarks/results/install.md). uv does not read pip's configuration, and a machine's
 pip configuration can decide which wheels are installed (a local wheel folder holding the
 CPU build of torch, a mirror, a constraints file). So this script reads what

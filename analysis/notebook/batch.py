@@ -356,8 +356,8 @@ def _run_all(
                 tag = f"[{i}/{len(sources)}] {source.name}"
                 say(f"{tag} {params}")
                 done[i] = run = run_notebook(nb_in, source.stem, params, declared, root)
-                status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
                 if not stopping.is_set():  # after a stop, its one line says it all
+                    status = "ok" if run.ok else f"FAILED in {run.where()}: {run.error}"
                     say(f"{tag}: {status} ({run.seconds:.0f} s) -> {run.output}")
             except BaseException as err:  # raised again by the waiting thread
                 errors.append(err)
