@@ -38,7 +38,9 @@
 #   does (`analysis.stats.predictive_comparison`).
 #
 # The tests' type-I error and coverage at these sizes, with departures, are measured in
-# `benchmarks/results/goodhart_validation.md`; the methods are in the statistics guide.
+# `benchmarks/results/goodhart_validation.md`, and on these scores split at random in
+# `benchmarks/results/goodhart_placebo.md` (a ranked predictor's test is liberal there);
+# the methods are in the statistics guide.
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache

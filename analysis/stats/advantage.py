@@ -488,8 +488,8 @@ def advantage_predictors(
       one family or organisation count as several (read a group of one organisation as
       "these models", not "any model of it"); the true advantages spread alike in the
       two groups; the effect linear in the ranks.
-      ``benchmarks/results/goodhart_validation.md`` has the measured type-I error with
-      departures, and where it fails (an effect shared within families of models).
+      Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; fails
+      with a family-shared effect), ``goodhart_placebo.md`` (real scores: ranks liberal).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found,
       ``detectable`` is the smallest absolute effect this design finds with probability
