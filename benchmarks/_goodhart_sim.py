@@ -24,6 +24,8 @@ and the model x task interaction ``e`` (SD 0.03), with one of these departures:
 
 from __future__ import annotations
 
+import math
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,6 +108,16 @@ class Tally:
     @property
     def rate(self) -> float:
         return self.hits / max(self.reps, 1)
+
+    def __str__(self) -> str:
+        """``rate ± its Monte-Carlo standard error``, as the results tables show a cell."""
+        p = self.rate
+        return f"{p:.3f} ± {math.sqrt(max(p * (1 - p), 1e-12) / max(self.reps, 1)):.3f}"
+
+
+def stream(seed: int, *key: object) -> np.random.Generator:
+    """The random stream of one cell: ``seed`` and the CRC-32 of each part of its key."""
+    return np.random.default_rng([seed, *(zlib.crc32(str(k).encode()) for k in key)])
 
 
 def advantage_cell(

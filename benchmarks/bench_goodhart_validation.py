@@ -34,12 +34,10 @@ Usage (from the repository root; about 10 minutes on 2 busy cores at --scale 1):
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import sys
 import time
-import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +49,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import _goodhart_sim as sim  # noqa: E402
+
+from analysis.core.io import atomic_write_text  # noqa: E402
 
 K = 70
 FULL = (16, 13)
@@ -66,16 +66,8 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def se(p: float, reps: int) -> float:
-    return math.sqrt(max(p * (1 - p), 1e-12) / max(reps, 1))
-
-
-def cell(tally: sim.Tally) -> str:
-    return f"{tally.rate:.3f} ± {se(tally.rate, tally.reps):.3f}"
-
-
 def stream(*key: object) -> np.random.Generator:
-    return np.random.default_rng([20261127, *(zlib.crc32(str(k).encode()) for k in key)])
+    return sim.stream(20261127, *key)
 
 
 def timed(title: str, rows: list[str], build: Callable[[], list[str]]) -> None:
@@ -118,9 +110,9 @@ def advantage_rows(reps: int) -> list[str]:
                 spread=0.02,
                 clustered=clustered,
             )
-            coverage = cell(covered)
+            coverage = str(covered)
         unit = "pairs of tasks (clusters)" if clustered else "tasks"
-        rows.append(f"| {n1}/{n2} | {departure} | {unit} | {cell(errors)} | {coverage} |")
+        rows.append(f"| {n1}/{n2} | {departure} | {unit} | {errors} | {coverage} |")
     return rows
 
 
@@ -140,10 +132,7 @@ def predictor_rows(reps: int) -> list[str]:
         if departure == "normal":
             detectable = found
         what = "independent" if not family else f"shared within families (SD {family})"
-        rows.append(
-            f"| {departure} | {what} | {cell(got['rank'])} | {cell(got['group'])} | "
-            f"{cell(got['family'])} |"
-        )
+        rows.append(f"| {departure} | {what} | {got['rank']} | {got['group']} | {got['family']} |")
     # power at the reported detectable effect (normal interactions, level 0.05 / 7)
     effect = detectable["rank"]
     got, _ = sim.predictor_cell(
@@ -153,7 +142,7 @@ def predictor_rows(reps: int) -> list[str]:
         "",
         f"Power at the reported detectable effect (80% at the level 0.05 / 7; normal "
         f"interactions): a ranked predictor whose slope is the mean reported `detectable`, "
-        f"{effect:.4f} per SD of its ranks, is found in {cell(got['rank'])} of the data sets.",
+        f"{effect:.4f} per SD of its ranks, is found in {got['rank']} of the data sets.",
     ]
     return rows
 
@@ -171,7 +160,7 @@ def trained_rows(reps: int) -> list[str]:
             stream("trained", departure, *extra), reps, departure, within_families=within
         )
         how = "within the 10 families (`families=`)" if within else "among all models"
-        rows.append(f"| {departure} | {how} | {cell(tally)} |")
+        rows.append(f"| {departure} | {how} | {tally} |")
     return rows
 
 
@@ -180,7 +169,7 @@ def predictive_rows(reps: int) -> list[str]:
     for n in (34, 60):
         for departure in ("normal", "heavy", "correlated", "outlier"):
             tally = sim.predictive_cell(stream("pred-cmp", n, departure), reps, n, departure)
-            rows.append(f"| {n} | {departure} | {cell(tally)} |")
+            rows.append(f"| {n} | {departure} | {tally} |")
     return rows
 
 
@@ -241,10 +230,7 @@ def main() -> None:
     ]
     timed("predictive_comparison", rows, lambda: predictive_rows(reps))
     rows += ["", f"Total time: {time.perf_counter() - start:.0f} s.", ""]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text("\n".join(rows))
-    tmp.replace(args.out)
+    atomic_write_text(args.out, "\n".join(rows))
     print(f"Wrote {args.out}")
 
 
