@@ -172,6 +172,7 @@ def predictor_cell(
     level: float = 0.95,
     alpha: float = 0.05,
     m: int = 7,
+    n_shuffles: int = 999,
 ) -> tuple[dict[str, Tally], dict[str, float]]:
     """:func:`advantage_predictors`' rejection rate for a ranked and a group predictor.
 
@@ -179,8 +180,9 @@ def predictor_cell(
     effect shared by each family j mod 10); ``effect`` adds ``effect * z`` (z the
     standardized ranks of the predictor) and ``effect`` to the group of ``n_true``
     random models. ``family``: the group is family 0 (7 of 70 models). Rejection at
-    ``alpha``, one predictor at a time. Also returns each predictor's mean detectable
-    effect at 80% power and the level 0.05 / ``m`` (``m`` predictors, Bonferroni).
+    ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it. Also returns each
+    predictor's mean detectable effect at 80% power and the level 0.05 / ``m`` (``m``
+    predictors, Bonferroni).
     """
     out = {name: Tally() for name in ("rank", "group", "family")}
     found: dict[str, list[float]] = {name: [] for name in out}
@@ -202,10 +204,19 @@ def predictor_cell(
             pd.Series(family == 0, name="family"),
         ]
         for column in columns:
-            row = predictor_row(y_pub, y_priv, each, column, level)
+            row = predictor_row(
+                y_pub,
+                y_priv,
+                each,
+                column,
+                confidence_level=level,
+                power=0.8,
+                m=m,
+                n_resamples=n_shuffles,
+                gen=rng,
+            )
             out[str(column.name)].add(row["pvalue"] < alpha)
-            quantiles = stats.t.ppf(1 - 0.05 / (2 * m), row["df"]) + stats.t.ppf(0.8, row["df"])
-            found[str(column.name)].append(quantiles * row["se"])
+            found[str(column.name)].append(row["detectable"])
     return out, {name: float(np.mean(v)) for name, v in found.items()}
 
 

@@ -74,8 +74,8 @@ boards = {
 }
 first = boards[pins[0]][benchmarks[0]].provenance
 nb.md(
-    f"Results: `{first['results_dir']}` (git commit: {first['results_git_commit'] or 'not a git checkout'}; "
-    f"fingerprint `{first['results_fingerprint']}`, {first['n_result_files']} files); "
+    f"Results: `{first['results']}` (git commit: {first.get('results_commit') or 'not a git checkout'}; "
+    f"fingerprint `{first['results_fingerprint']}`, {first['result_files']} files); "
     f"mteb {first['mteb_version']}."
 )
 nb.show(pd.DataFrame(
@@ -153,7 +153,7 @@ absent = {
     for cell in checks[pin][~checks[pin]["match"]].to_dict("records")
     for task in boards[pin][cell["benchmark"]].missing.query("model == @cell['model']")["task"]
 }
-for line in blogmod.readme_mentions(first["results_dir"], absent):
+for line in blogmod.readme_mentions(first["results"], absent):
     nb.md(f"> {line}")
 
 # %% [markdown]

@@ -39,7 +39,7 @@
 #
 # The tests' type-I error and coverage at these sizes, with departures, are measured in
 # `benchmarks/results/goodhart_validation.md`, and on these scores split at random in
-# `benchmarks/results/goodhart_placebo.md` (a ranked predictor's test is liberal there);
+# `benchmarks/results/goodhart_placebo.md` (where t alone was liberal for a predictor);
 # the methods are in the statistics guide.
 
 # %% tags=["parameters"]
@@ -50,7 +50,7 @@ reference: str = "MTEB(eng, v2)"  # the public benchmark a model may have climbe
 sub_benchmarks: list = ["RTEB(eng, beta)", "RTEB(Code, beta)", "RTEB(fin, beta)", "RTEB(Law, beta)", "RTEB(Health, beta)", "RTEB(deu, beta)", "RTEB(fra, beta)"]  # RTEB's sub-benchmarks (mteb's current task lists, within the benchmark's tasks)
 organisation: str = "voyageai"  # the organisation whose private-data access mteb#3902 discusses
 cluster_tasks: bool = True  # flip each near-duplicate task cluster (analysis/results/clusters.json) as one unit
-n_resamples: int = 10_000  # sign patterns (max-T, paired tests) and bootstrap draws
+n_resamples: int = 10_000  # sign patterns (max-T, paired tests), bootstrap draws, shuffles of a predictor
 confidence_level: float = 0.95  # simultaneous intervals; decisions at 1 - confidence_level
 power: float = 0.8  # power of the smallest detectable effect
 n_show: int = 12  # rows shown inline (the files hold every row)
@@ -284,7 +284,8 @@ nb.md(
 # %% [markdown]
 # ## Between models: what goes with a public advantage
 # One test per predictor (ranks of a number, or two groups), its variance counting the
-# tasks and the models as samples; Holm across the predictors. `detectable` is the
+# tasks and the models as samples, its t also referred to shuffles of the predictor over
+# the models (the larger p decides); Holm across the predictors. `detectable` is the
 # smallest effect the design finds with probability `power` at the family-wise level.
 
 # %%
@@ -300,10 +301,11 @@ predictors["static"] = groups["family"].eq("static")
 for kind in sorted(kinds.dropna().unique()):
     if 2 <= (kinds == kind).sum() <= kinds.notna().sum() - 2:
         predictors[f"static: {kind} (vs other static)"] = (kinds == kind).where(kinds.notna()).astype("boolean")
-drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private,
-                               power=power, confidence_level=confidence_level)
+drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private, power=power,
+                               n_resamples=n_resamples, confidence_level=confidence_level,
+                               rng=nb.rng("goodhart_predictors"))
 found = drivers.to_frame()
-nb.table(found, "goodhart_predictors", floatfmt=".4f", pvalue_columns=("pvalue", "pvalue_adjusted"),
+nb.table(found, "goodhart_predictors", floatfmt=".4f", pvalue_columns=("pvalue_t", "pvalue_permutation", "pvalue", "pvalue_adjusted"),
          title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors)",
          note=f"{drivers.method}. effect: points of advantage (0-1 scale) per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
          shown_columns=["predictor", "n_models", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])

@@ -69,7 +69,7 @@ def scores_table(benchmark: str, results: str) -> tuple[pd.DataFrame, dict[str, 
         tables.append(wide.loc[[t for t in wide.index if t not in seen]])
         provenance[pin] = {
             k: lb.provenance.get(k)
-            for k in ("task_list", "results_git_commit", "results_fingerprint", "mteb_version")
+            for k in ("task_list", "results_commit", "results_fingerprint", "mteb_version")
         }
     return pd.concat(tables, axis=0), provenance
 

@@ -225,11 +225,7 @@ class BatchInterrupted(KeyboardInterrupt):
     """
 
     def __init__(
-        self,
-        finished: Sequence[Any],
-        stopped: Sequence[str],
-        rest: Sequence[str],
-        signum: int = 2,
+        self, finished: Sequence[Any], stopped: Sequence[str], rest: Sequence[str], signum: int = 2
     ) -> None:
         super().__init__(", ".join(stopped))
         self.finished, self.stopped, self.rest = list(finished), list(stopped), list(rest)

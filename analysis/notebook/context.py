@@ -283,12 +283,7 @@ def setup(
     out = from_root(output_dir or params.get("output_dir") or "figures")
     out.mkdir(parents=True, exist_ok=True)
     context = NotebookContext(
-        name,
-        params,
-        out,
-        results,
-        in_kernel=shell is not None,
-        _results_provenance=provenance,
+        name, params, out, results, in_kernel=shell is not None, _results_provenance=provenance
     )
     if shell is not None:
         show_package_warnings_as_notes()

@@ -237,9 +237,6 @@ def _load(
             "task_list": spec.source,
             "n_tasks": len(spec.tasks),
             **results_info,
-            "results_dir": results_info["results"],  # older names, kept for existing notebooks
-            "results_git_commit": results_info.get("results_commit"),
-            "n_result_files": results_info["result_files"],
             "mteb_version": mteb.__version__,
             "models_filter": models,
             "engine": engine,

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
+from scipy.stats import rankdata, spearmanr
 from scipy.stats import t as t_dist
 
 from ._checks import (
@@ -365,10 +365,11 @@ class AdvantagePredictorsResult(TableResult):
             known value), ``n_a`` / ``n_b`` (groups: True / False), ``effect`` (the
             slope of A per standard deviation of the predictor's ranks, or the
             difference of group means True - False), ``se_tasks`` and ``se_models``
-            (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue``,
-            ``pvalue_adjusted`` (across the predictors), ``spearman`` (descriptive) and
-            ``detectable`` (the smallest absolute effect found with probability ``power`` at the
-            family-wise level: ``(t(1 - alpha / (2 m)) + t(power)) * se``).
+            (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
+            ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
+            ``pvalue_adjusted`` (across the predictors) and ``detectable`` (the smallest
+            absolute effect found with probability ``power`` at the family-wise level:
+            ``(critical(alpha / m) + t(power)) * se``).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
         confidence_level: level of the per-predictor intervals (decisions at
@@ -383,7 +384,7 @@ class AdvantagePredictorsResult(TableResult):
     method: str
 
 
-def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
+def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, Any]]:
     """Weights c with effect = sum c_j A_j, the predictor's kind and its group sizes."""
     if pd.api.types.is_bool_dtype(values.dtype):
         flags = values.astype(bool).to_numpy()
@@ -395,21 +396,7 @@ def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, int]]:
     if np.ptp(ranks) == 0:
         raise ValueError(f"predictor {values.name!r} is constant over the models")
     z = (ranks - ranks.mean()) / ranks.std()
-    return z / (z**2).sum(), "rank", {}
-
-
-def _model_variance(
-    a: np.ndarray, se2: np.ndarray, c: np.ndarray, kind: str
-) -> tuple[float, float]:
-    """The model-sampling part of Var(sum c A) and its degrees of freedom."""
-    if kind == "groups":
-        fitted = np.where(c > 0, a[c > 0].mean(), a[c < 0].mean())
-    else:
-        design = np.column_stack([np.ones_like(c), c / np.abs(c).max()])
-        fitted = design @ np.linalg.lstsq(design, a, rcond=None)[0]
-    tau2 = max(0.0, float(((a - fitted) ** 2).sum() / (len(a) - 2) - se2.mean()))
-    df = (len(a) - 2) * (tau2 / (tau2 + float(se2.mean()))) ** 2
-    return tau2 * float((c**2).sum()), max(df, 1.0)
+    return z / (z**2).sum(), "rank", {"n_a": pd.NA, "n_b": pd.NA}
 
 
 def predictor_row(
@@ -417,41 +404,61 @@ def predictor_row(
     y_priv: np.ndarray,
     each: dict[str, np.ndarray],
     column: pd.Series,
+    *,
     confidence_level: float,
+    power: float,
+    m: int,
+    n_resamples: int,
+    gen: np.random.Generator,
 ) -> dict[str, Any]:
     """One predictor's test (the kernel of :func:`advantage_predictors`, and of its simulation).
 
     ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models'
     Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
-    unknown, left out).
+    unknown, left out), ``m`` the number of predictors (for ``detectable``). Column 0 of
+    ``c`` is the predictor's contrast (sum 0), the others its shuffles over the models.
     """
     known = column.notna().to_numpy()
-    c, kind, sizes = _contrast(column[known])
-    task = _welch_parts((y_pub[:, known] @ c)[:, None], (y_priv[:, known] @ c)[:, None], 0.95)
-    v_task, df_task = float(task["se"][0] ** 2), float(task["df"][0])
-    a, se2 = each["estimate"][known], each["se"][known] ** 2
-    v_model, df_model = _model_variance(a, se2, c, kind)
+    c0, kind, sizes = _contrast(column[known])
+    c = np.column_stack([c0, gen.permuted(np.tile(c0, (n_resamples, 1)), axis=1).T])
+    (m1, v1, d1), (m2, v2, d2) = (  # Welch over the tasks, without its p-values: fast
+        (v.mean(axis=0), v.var(axis=0, ddof=1) / len(v), len(v) - 1)
+        for v in (y_pub[:, known] @ c, y_priv[:, known] @ c)
+    )
+    a, s2, cc, n = each["estimate"][known], (each["se"][known] ** 2).mean(), (c**2).sum(0), len(c)
+    centred = a - a.mean()  # least-squares fit of A on the contrast: RSS by its slope
+    tau2 = np.maximum(0.0, ((centred**2).sum() - (centred @ c) ** 2 / cc) / (n - 2) - s2)
+    v_task, v_model = v1 + v2, tau2 * cc
+    df_model = np.maximum((n - 2) * (tau2 / (tau2 + s2)) ** 2, 1.0)
     var = v_task + v_model
-    df = var**2 / (v_task**2 / df_task + (v_model**2 / df_model if v_model else 0.0))
-    effect, se = float(task["estimate"][0]), float(np.sqrt(var))
-    half = t_dist.ppf(0.5 + confidence_level / 2, df) * se
+    df = var**2 / (v1**2 / d1 + v2**2 / d2 + np.where(v_model > 0, v_model**2 / df_model, 0.0))
+    t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
+    null = np.sort(np.abs(t[1:]))
+
+    def critical(alpha: float) -> float:  # both tests reject beyond it
+        r = int(np.ceil(alpha * (n_resamples + 1) - 1e-9)) - 1  # p < alpha: fewer above
+        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), null[-r] if r else np.inf)
+
+    half = critical(1 - confidence_level) * se
+    p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
+    p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
     return {
         "predictor": str(column.name),
         "kind": kind,
         "n_models": int(known.sum()),
-        "n_a": sizes.get("n_a", pd.NA),
-        "n_b": sizes.get("n_b", pd.NA),
+        **sizes,
         "effect": effect,
-        "se_tasks": np.sqrt(v_task),
-        "se_models": np.sqrt(v_model),
+        "se_tasks": np.sqrt(v_task[0]),
+        "se_models": np.sqrt(v_model[0]),
         "se": se,
-        "df": df,
+        "df": df[0],
         "ci_low": effect - half,
         "ci_high": effect + half,
-        "pvalue": float(2 * t_dist.sf(abs(effect) / se, df)),
-        "spearman": float(
-            pd.Series(a).corr(pd.Series(column[known].to_numpy(dtype=float)), "spearman")
-        ),
+        "pvalue_t": p_t,
+        "pvalue_permutation": p_perm,
+        "pvalue": max(p_t, p_perm),
+        "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
+        "detectable": (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se,
     }
 
 
@@ -463,7 +470,9 @@ def advantage_predictors(
     private_tasks: Sequence[str],
     adjustment: Literal["holm", "bonferroni", "none"] = "holm",
     power: float = 0.8,
+    n_resamples: int = 10_000,
     confidence_level: float = 0.95,
+    rng: RngLike = None,
 ) -> AdvantagePredictorsResult:
     """Is the public advantage related to a property of the models? One test per predictor.
 
@@ -481,7 +490,11 @@ def advantage_predictors(
       the models exactly) and the models as a sample of models (``se_models``: the
       spread of the models' true advantages around the fit, i.e. the residual variance
       of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``).
-      t with Satterthwaite degrees of freedom.
+      ``pvalue_t``: t with Satterthwaite degrees of freedom.
+    * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
+      predictor shuffled over the models (exact for exchangeable models; t alone was
+      liberal on the real scores). ``pvalue`` is the larger, the interval ``effect +- se``
+      times the larger critical value: valid when either test is.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
       (see :func:`public_advantage`); models independent given the tasks, so models of
@@ -489,11 +502,12 @@ def advantage_predictors(
       "these models", not "any model of it"); the true advantages spread alike in the
       two groups; the effect linear in the ranks.
       Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; fails
-      with a family-shared effect), ``goodhart_placebo.md`` (real scores: ranks liberal).
+      with a family-shared effect), ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found,
       ``detectable`` is the smallest absolute effect this design finds with probability
-      ``power`` at the Bonferroni level ``alpha / m`` (a bound for Holm's first step).
+      ``power`` at the Bonferroni level ``alpha / m`` (a bound for Holm's first step),
+      with the larger of the two critical values.
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.
@@ -502,7 +516,9 @@ def advantage_predictors(
         private_tasks: the private tasks.
         adjustment: ``"holm"``, ``"bonferroni"`` or ``"none"``.
         power: power of the detectable effect, in (0, 1).
+        n_resamples: shuffles of each predictor.
         confidence_level: level of each interval; decisions at ``1 - confidence_level``.
+        rng: seed or Generator of the shuffles.
 
     Returns:
         AdvantagePredictorsResult.
@@ -526,13 +542,15 @@ def advantage_predictors(
         >>> scores = pd.DataFrame(x, index=tasks, columns=models)
         >>> found = pd.DataFrame({"size": size, "date": rng.normal(size=40)}, index=models)
         >>> res = advantage_predictors(scores, found, public_tasks=tasks[:16],
-        ...                            private_tasks=tasks[16:])
+        ...                            private_tasks=tasks[16:], rng=0)
         >>> res.to_frame().set_index("predictor")["pvalue_adjusted"].lt(0.05).to_dict()
         {'size': True, 'date': False}
     """
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     power = _check_open_unit(power, "power")
+    n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    gen = _check_rng(rng)
     x_pub, x_priv, _, _, models = _side_matrices(scores, public_tasks, private_tasks)
     if not isinstance(predictors, pd.DataFrame) or predictors.shape[1] == 0:
         raise ValueError("`predictors` must be a DataFrame with one column per predictor")
@@ -541,14 +559,17 @@ def advantage_predictors(
     y_pub, y_priv = _relative(x_pub), _relative(x_priv)
     each = _welch_parts(y_pub, y_priv, confidence_level)
     found = predictors.set_axis(list(map(str, predictors.index)), axis=0).loc[models]
-    rows = [predictor_row(y_pub, y_priv, each, found[name], confidence_level) for name in found]
-    table = pd.DataFrame(rows)
-    table["pvalue_adjusted"] = adjust_pvalues(table["pvalue"].to_numpy(), adjustment=adjustment)
-    m, alpha = len(table), 1.0 - confidence_level
-    table["detectable"] = [
-        (t_dist.ppf(1 - alpha / (2 * m), df) + t_dist.ppf(power, df)) * se
-        for df, se in zip(table["df"], table["se"], strict=True)
+    options = {"confidence_level": confidence_level, "power": power, "m": found.shape[1]}
+    least = int(np.floor(found.shape[1] / (1 - confidence_level) + 1e-9))
+    if n_resamples < least:  # the shuffles must reach the level of `detectable`
+        raise ValueError(f"`n_resamples` must be {least} or more for {found.shape[1]} predictors")
+    rows = [
+        predictor_row(y_pub, y_priv, each, found[name], n_resamples=n_resamples, gen=gen, **options)
+        for name in found
     ]
+    table = pd.DataFrame(rows)
+    adjusted = adjust_pvalues(table["pvalue"].to_numpy(), adjustment=adjustment)
+    table.insert(len(table.columns) - 1, "pvalue_adjusted", adjusted)  # before `detectable`
     return AdvantagePredictorsResult(
         table=table,
         adjustment=adjustment,
@@ -557,8 +578,9 @@ def advantage_predictors(
         method=(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
-            "models' residual spread; t with Satterthwaite df; "
-            f"{adjustment} across {m} predictor(s)"
+            "models' residual spread; the larger p of t with Satterthwaite df and of "
+            f"{n_resamples} shuffles of the predictor; {adjustment} across {len(table)} "
+            "predictor(s)"
         ),
     )
 

@@ -101,12 +101,7 @@ def _welch_parts(a: np.ndarray, b: np.ndarray, level: float) -> dict[str, np.nda
 
 
 def group_contrast(
-    values: Any,
-    groups: Any,
-    *,
-    group_a: Any,
-    group_b: Any,
-    confidence_level: float = 0.95,
+    values: Any, groups: Any, *, group_a: Any, group_b: Any, confidence_level: float = 0.95
 ) -> GroupContrastResult:
     """Difference of two group means with Welch's t-test and interval.
 

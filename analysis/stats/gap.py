@@ -53,10 +53,7 @@ def _reference(x: np.ndarray, partners: tuple[np.ndarray, np.ndarray] | None) ->
 
 
 def relative_gap_welch(
-    x_public: np.ndarray,
-    x_private: np.ndarray,
-    confidence_level: float,
-    reference: str = "mean",
+    x_public: np.ndarray, x_private: np.ndarray, confidence_level: float, reference: str = "mean"
 ) -> dict[str, np.ndarray]:
     """Each model's gap minus a reference gap of the other models, with a Welch interval.
 

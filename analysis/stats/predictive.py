@@ -83,11 +83,7 @@ class PredictiveComparisonResult(TableResult):
 
 
 def predictive_comparison(
-    target: Any,
-    a: Any,
-    b: Any,
-    *,
-    confidence_level: float = 0.95,
+    target: Any, a: Any, b: Any, *, confidence_level: float = 0.95
 ) -> PredictiveComparisonResult:
     """Does ``a`` predict ``target`` better than ``b`` does, model by model?
 

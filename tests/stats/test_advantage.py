@@ -213,6 +213,46 @@ def test_predictor_parts_against_scipy_and_statsmodels():
     assert (table["detectable"] > 2 * table["se"]).all()
 
 
+def test_predictor_shuffles_against_a_loop_over_shuffled_predictors():
+    """pvalue_permutation: the share of shuffled predictors whose t is as large, found
+    here by calling the function once per shuffle (its t checked against statsmodels
+    above); the decision and the interval take the larger of the two tests."""
+    rng = np.random.default_rng(8)
+    scores, pub, priv = _board(rng, k=30)
+    models = list(scores.columns)
+    z = rng.normal(size=30)
+    adv = _relative(scores).loc[pub].mean() - _relative(scores).loc[priv].mean()
+    found = pd.DataFrame(
+        {"size": z + 20 * adv.to_numpy(), "strong": z + 50 * adv.to_numpy(), "org": z > 0.8},
+        index=models,
+    )
+
+    def t_of(frame: pd.DataFrame) -> pd.Series:
+        table = advantage_predictors(
+            scores, frame, public_tasks=pub, private_tasks=priv, n_resamples=60, rng=0
+        ).to_frame()
+        return (table["effect"] / table["se"]).set_axis(table["predictor"])
+
+    res = advantage_predictors(
+        scores, found, public_tasks=pub, private_tasks=priv, n_resamples=4000, rng=1
+    )
+    table = res.to_frame().set_index("predictor")
+    observed, loops = t_of(found).abs(), 200
+    shuffled = [
+        t_of(found.apply(lambda col: rng.permutation(col.to_numpy())).set_axis(models))
+        for _ in range(loops)
+    ]
+    looped = (pd.concat(shuffled, axis=1).abs().ge(observed, axis=0).sum(axis=1) + 1) / (loops + 1)
+    for name in found:
+        p = table.loc[name, "pvalue_permutation"]
+        assert 0.002 < looped[name] < 0.95, looped[name]  # neither p trivially 0 or 1
+        assert abs(p - looped[name]) < 4 * np.sqrt(looped[name] * (1 - looped[name]) / loops) + 0.01
+        assert table.loc[name, "pvalue"] == max(p, table.loc[name, "pvalue_t"])
+        excludes = table.loc[name, "ci_low"] > 0 or table.loc[name, "ci_high"] < 0
+        assert excludes == (table.loc[name, "pvalue"] < 0.05)
+    assert table.loc["strong", "pvalue"] < 0.05 < table.loc["size", "pvalue"]
+
+
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     scores, pub, priv = _board(np.random.default_rng(6), k=10)
     lone = pd.DataFrame({"org": [True] + [False] * 9}, index=scores.columns)
@@ -220,6 +260,10 @@ def test_a_predictor_needs_its_groups_and_the_models_of_scores():
         advantage_predictors(scores, lone, public_tasks=pub, private_tasks=priv)
     with pytest.raises(LabelMismatchError):
         advantage_predictors(scores, lone.iloc[1:], public_tasks=pub, private_tasks=priv)
+    two = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) % 3}, index=scores.columns)
+    with pytest.raises(ValueError, match="`n_resamples` must be 40 or more for 2 predictors"):
+        advantage_predictors(scores, two, public_tasks=pub, private_tasks=priv, n_resamples=39)
+    advantage_predictors(scores, two, public_tasks=pub, private_tasks=priv, n_resamples=40)
 
 
 # --------------------------------------------------------------------------- within models
@@ -347,6 +391,8 @@ def test_small_simulation_of_correlated_tasks_with_their_clusters():
 
 
 def test_small_simulation_of_the_predictor_test():
-    got, detectable = sim.predictor_cell(np.random.default_rng(12), 150, 16, 13, 70, "normal")
+    got, detectable = sim.predictor_cell(
+        np.random.default_rng(12), 150, 16, 13, 70, "normal", n_shuffles=199
+    )
     assert got["rank"].rate <= 0.11 and got["group"].rate <= 0.11
     assert 0 < detectable["rank"] < 0.05
