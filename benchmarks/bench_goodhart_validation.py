@@ -91,7 +91,7 @@ def advantage_rows(reps: int) -> list[str]:
         extra = ["clusters"] if clustered else []  # the unclustered rows keep their streams
         errors, _ = sim.advantage_cell(
             stream("fwe", n1, n2, departure, *extra),
-            reps,
+            4 * reps,
             n1,
             n2,
             K,
@@ -102,7 +102,7 @@ def advantage_rows(reps: int) -> list[str]:
         if (n1, n2) in (FULL, ENG):
             _, covered = sim.advantage_cell(
                 stream("cov", n1, n2, departure, *extra),
-                reps,
+                4 * reps,
                 n1,
                 n2,
                 K,
@@ -181,7 +181,7 @@ def main() -> None:
         "# Goodhart audit: type-I error and coverage by simulation",
         "",
         f"Written by `python benchmarks/bench_goodhart_validation.py` "
-        f"(scale {args.scale:g}, {reps} data sets per cell) on "
+        f"(scale {args.scale:g}; each section says its data sets per cell) on "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {platform.machine()}, "
         f"{os.cpu_count()} cores. Cells: rate ± its Monte-Carlo standard error. Data: "
         f"`benchmarks/_goodhart_sim.py` (70 models; interactions SD 0.03; departures in its "
@@ -194,7 +194,7 @@ def main() -> None:
         '"signs flip": one sign per task (no `clusters`), or one per pair of tasks, the '
         "pairs `corr-tasks` correlates (`clusters=` known); the rows *corr-tasks, tasks* "
         "measure what happens when related tasks are not clustered together (the "
-        "assumption of independent clusters violated).",
+        f"assumption of independent clusters violated). {4 * reps} data sets per cell.",
         "",
     ]
     timed("public_advantage", rows, lambda: advantage_rows(reps))
@@ -228,7 +228,8 @@ def main() -> None:
         "",
         "## predictive_comparison: type-I error at 5%",
         "",
-        "Two predictors of equal accuracy on different scales; jackknife over the models.",
+        "Two predictors of equal accuracy on different scales; jackknife over the models. "
+        f"{reps} data sets per cell.",
         "",
     ]
     timed("predictive_comparison", rows, lambda: predictive_rows(reps))

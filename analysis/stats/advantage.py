@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy.special import comb, factorial
 from scipy.stats import rankdata, spearmanr
 from scipy.stats import t as t_dist
 
@@ -197,11 +198,8 @@ def untestable_caveat(n_public: int, n_private: int, n_models: int) -> str:
     """What a benchmark with too few tasks on a side cannot say (the ``caveat`` text)."""
     small = min(n_public, n_private)
     side = "public" if n_public <= n_private else "private"
-    spread = (
-        "its spread cannot be estimated at all"
-        if small < 2
-        else f"its spread rests on {small - 1} degree(s) of freedom"
-    )
+    spread = f"its spread rests on {small - 1} degree(s) of freedom"
+    spread = "its spread cannot be estimated at all" if small < 2 else spread
     return (
         f"{n_public} public / {n_private} private tasks: the {side} side has {small} task(s), "
         f"so {spread}. With fewer than {MIN_TASKS_PER_SIDE} tasks on a side no family-wise "
@@ -369,7 +367,7 @@ class AdvantagePredictorsResult(TableResult):
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
             ``pvalue_adjusted`` (across the predictors) and ``detectable`` (the smallest
             absolute effect found with probability ``power`` at the family-wise level:
-            ``(critical(alpha / m) + t(power)) * se``).
+            ``(critical(alpha / m) + t(power)) * se``; NaN when no shuffle reaches that level).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
         confidence_level: level of the per-predictor intervals (decisions at
@@ -437,11 +435,13 @@ def predictor_row(
 
     def critical(alpha: float) -> float:  # both tests reject beyond it
         r = int(np.ceil(alpha * (n_resamples + 1) - 1e-9)) - 1  # p < alpha: fewer above
-        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), null[-r] if r else np.inf)
+        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), null[-r] / (1 - 1e-12) if r else np.inf)
 
     half = critical(1 - confidence_level) * se
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
+    ways = comb(n, sizes["n_a"]) if kind == "groups" else factorial(n)  # distinct shuffles
+    reach = (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
         "kind": kind,
@@ -458,7 +458,7 @@ def predictor_row(
         "pvalue_permutation": p_perm,
         "pvalue": max(p_t, p_perm),
         "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
-        "detectable": (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se,
+        "detectable": reach if ways * (1 - confidence_level) > m else np.nan,  # else none
     }
 
 
@@ -493,8 +493,8 @@ def advantage_predictors(
       ``pvalue_t``: t with Satterthwaite degrees of freedom.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models; t alone was
-      liberal on the real scores). ``pvalue`` is the larger, the interval ``effect +- se``
-      times the larger critical value: valid when either test is.
+      liberal on the real scores). ``pvalue`` is the larger: the decision is valid when
+      either test is; the interval ``effect +- se`` times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
       (see :func:`public_advantage`); models independent given the tasks, so models of
@@ -506,8 +506,8 @@ def advantage_predictors(
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found,
       ``detectable`` is the smallest absolute effect this design finds with probability
-      ``power`` at the Bonferroni level ``alpha / m`` (a bound for Holm's first step),
-      with the larger of the two critical values.
+      ``power`` at the level ``alpha / m`` (Bonferroni; a bound for Holm's first step) with
+      the larger critical value; NaN if no shuffle can reach that level (a small group).
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.

@@ -253,6 +253,25 @@ def test_predictor_shuffles_against_a_loop_over_shuffled_predictors():
     assert table.loc["strong", "pvalue"] < 0.05 < table.loc["size", "pvalue"]
 
 
+def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
+    """15 distinct shuffles, many equal to the observed one (ties at the critical value):
+    the interval excludes 0 exactly when ``pvalue < 0.05``, also where the t rejects and
+    the shuffles do not; no shuffle reaches 0.05, so nothing is detectable (NaN)."""
+    disagree = 0
+    for seed in range(60):
+        scores, pub, priv = _board(np.random.default_rng(seed), k=6)
+        scores.loc[pub, ["m00", "m01"]] += 0.015
+        group = pd.DataFrame({"g": [True, True] + [False] * 4}, index=scores.columns)
+        res = advantage_predictors(
+            scores, group, public_tasks=pub, private_tasks=priv, n_resamples=999, rng=seed
+        )
+        row = res.to_frame().iloc[0]
+        assert (row["ci_low"] > 0 or row["ci_high"] < 0) == (row["pvalue"] < 0.05), seed
+        assert np.isnan(row["detectable"])
+        disagree += row["pvalue_t"] < 0.05 <= row["pvalue_permutation"]
+    assert disagree >= 3  # the decision rests on the shuffles there
+
+
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     scores, pub, priv = _board(np.random.default_rng(6), k=10)
     lone = pd.DataFrame({"org": [True] + [False] * 9}, index=scores.columns)
