@@ -31,13 +31,13 @@ written by ``benchmarks/bench_goodhart_validation.py``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.special import comb, factorial
 from scipy.stats import rankdata, spearmanr
 from scipy.stats import t as t_dist
 
@@ -440,7 +440,8 @@ def predictor_row(
     half = critical(1 - confidence_level) * se
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
-    ways = comb(n, sizes["n_a"]) if kind == "groups" else factorial(n)  # distinct shuffles
+    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct shuffles, exactly:
+    ways = math.factorial(n) // math.prod(map(math.factorial, ties))
     reach = (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
@@ -458,7 +459,7 @@ def predictor_row(
         "pvalue_permutation": p_perm,
         "pvalue": max(p_t, p_perm),
         "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
-        "detectable": reach if ways * (1 - confidence_level) > m else np.nan,  # else none
+        "detectable": reach if ways > m / (1 - confidence_level) else np.nan,  # else none
     }
 
 

@@ -221,7 +221,8 @@ def test_predictor_shuffles_against_a_loop_over_shuffled_predictors():
     scores, pub, priv = _board(rng, k=30)
     models = list(scores.columns)
     z = rng.normal(size=30)
-    adv = _relative(scores).loc[pub].mean() - _relative(scores).loc[priv].mean()
+    y = _relative(scores)
+    adv = y.loc[pub].mean() - y.loc[priv].mean()
     found = pd.DataFrame(
         {"size": z + 20 * adv.to_numpy(), "strong": z + 50 * adv.to_numpy(), "org": z > 0.8},
         index=models,
@@ -270,6 +271,9 @@ def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
         assert np.isnan(row["detectable"])
         disagree += row["pvalue_t"] < 0.05 <= row["pvalue_permutation"]
     assert disagree >= 3  # the decision rests on the shuffles there
+    ranked = group.astype(float)  # ranks with two values: 15 distinct shuffles too
+    tied = advantage_predictors(scores, ranked, public_tasks=pub, private_tasks=priv, rng=0)
+    assert tied.to_frame()["kind"].iloc[0] == "rank" and np.isnan(tied.to_frame()["detectable"][0])
 
 
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
