@@ -34,6 +34,7 @@ Usage (from the repository root; about 10 minutes on 2 busy cores at --scale 1):
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import platform
 import sys
@@ -68,6 +69,11 @@ def parse_args() -> argparse.Namespace:
 
 def stream(*key: object) -> np.random.Generator:
     return sim.stream(20261127, *key)
+
+
+def _default(function: Callable[..., object], name: str) -> object:
+    """A keyword's default in ``function``: the text states what the cells ran."""
+    return inspect.signature(function).parameters[name].default
 
 
 def timed(title: str, rows: list[str], build: Callable[[], list[str]]) -> None:
@@ -205,8 +211,8 @@ def main() -> None:
         "True public advantages vary between models (SD 0.02) independently of the "
         "predictor, which is a random normal (ranked) or a group; last row: each family of "
         "models shares part of its true advantage, and the group is one family. Each test "
-        "decides as the function does (the larger of the t's p-value and that of 999 "
-        f"shuffles of the predictor); every row runs {4 * reps} data sets (the cells are "
+        "decides as the function does (the larger of the t's p-value and that of "
+        f"{_default(sim.predictor_cell, 'n_shuffles')} shuffles of the predictor); every row runs {4 * reps} data sets (the cells are "
         "cheap).",
         "",
     ]
@@ -216,8 +222,8 @@ def main() -> None:
         "## trained_task_effect: type-I error at 5%, 70 models, 16 tasks",
         "",
         "23 models trained on public tasks, 20 of them on the same task (RTEB(beta)'s "
-        "pattern: two models of each of the 10 families); no effect of training; 999 "
-        "reassignments of the training patterns, among all the models or only within each "
+        "pattern: two models of each of the 10 families); no effect of training; "
+        f"{_default(sim.trained_cell, 'n_patterns')} reassignments of the training patterns, among all the models or only within each "
         "family (`families=`: what the null leaves exchangeable when a family's models share "
         f"their interactions). {max(reps // 2, 10)} data sets per row; the rows within the "
         f"families, as the notebook calls it, {4 * max(reps // 2, 10)}.",

@@ -176,9 +176,9 @@ class PublicAdvantageResult(TableResult):
 def _side_matrices(
     scores: Any, public_tasks: Any, private_tasks: Any
 ) -> tuple[np.ndarray, np.ndarray, list[str], list[str], list[str]]:
-    """The complete public and private score matrices (tasks x models), rows sorted."""
+    """The complete public and private score matrices (tasks x models), both axes sorted."""
     public, private = _task_lists(public_tasks, private_tasks)
-    wide = _wide_scores(scores, public + private)
+    wide = _wide_scores(scores, public + private).sort_index(axis=1, key=lambda c: c.map(str))
     public, private = sorted(public), sorted(private)
     holes = wide.isna().any(axis=0)
     if holes.any():
@@ -519,7 +519,7 @@ def advantage_predictors(
         power: power of the detectable effect, in (0, 1).
         n_resamples: shuffles of each predictor.
         confidence_level: level of each interval; decisions at ``1 - confidence_level``.
-        rng: seed or Generator of the shuffles.
+        rng: seed or Generator of the shuffles (over the models in sorted order).
 
     Returns:
         AdvantagePredictorsResult.
@@ -750,7 +750,7 @@ def trained_task_effect(
             Series model -> label); None: every such model exchangeable with every other.
         n_resamples: random reassignments of the training patterns.
         confidence_level: level of the interval.
-        rng: seed or Generator.
+        rng: seed or Generator (reassignments over the models in sorted order).
 
     Returns:
         TrainedTaskResult.
@@ -787,6 +787,7 @@ def trained_task_effect(
     for axis, name in ((0, "tasks (rows)"), (1, "models (columns)")):
         if set(scores.axes[axis]) != set(trained.axes[axis]):
             raise label_mismatch(f"scores {name}", scores.axes[axis], "trained", trained.axes[axis])
+    scores = scores.sort_index(axis=1, key=lambda c: c.map(str))  # draws: not by column order
     flags = trained.reindex(index=scores.index, columns=scores.columns).astype("boolean")
     known = ~flags.isna().any(axis=0).to_numpy()
     y = _relative(scores.to_numpy(dtype=float))[:, known]
@@ -803,7 +804,6 @@ def trained_task_effect(
             "difference": diffs[eligible],
         }
     )
-    varying = int(own[:, eligible].any(axis=1).sum())
     caveat = ""
     if len(table) <= 5:
         caveat = (
@@ -831,7 +831,7 @@ def trained_task_effect(
         pvalue=pvalue,
         confidence_interval=interval,
         n_models=len(table),
-        n_tasks_varying=varying,
+        n_tasks_varying=int(own[:, eligible].any(axis=1).sum()),
         confidence_level=confidence_level,
         method=method,
         caveat=caveat,

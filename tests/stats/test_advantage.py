@@ -289,6 +289,29 @@ def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     advantage_predictors(scores, two, public_tasks=pub, private_tasks=priv, n_resamples=40)
 
 
+def test_the_draws_do_not_depend_on_the_order_of_the_models():
+    """The same seed gives the same answers whatever the columns' order (the shuffles and the
+    reassignments are drawn over the models in sorted order)."""
+    rng = np.random.default_rng(11)
+    scores, pub, priv = _board(rng, k=10)
+    found = pd.DataFrame(
+        {"size": rng.normal(size=10), "org": [True] * 4 + [False] * 6}, index=scores.columns
+    )
+    trained = pd.DataFrame(rng.random((len(pub), 10)) < 0.3, index=pub, columns=scores.columns)
+
+    def answers(cols: list[str]) -> tuple[pd.DataFrame, float, object]:
+        kw = {"n_resamples": 99, "rng": 1}
+        table = advantage_predictors(
+            scores[cols], found.loc[cols], public_tasks=pub, private_tasks=priv, **kw
+        ).to_frame()
+        within = trained_task_effect(scores.loc[pub, cols], trained[cols], **kw)
+        return table, within.pvalue, within.confidence_interval
+
+    given, shuffled = answers(list(scores.columns)), answers(list(rng.permutation(scores.columns)))
+    pd.testing.assert_frame_equal(shuffled[0], given[0])
+    assert shuffled[1:] == given[1:]
+
+
 # --------------------------------------------------------------------------- within models
 
 
