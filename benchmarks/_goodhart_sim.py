@@ -220,6 +220,59 @@ def predictor_cell(
     return out, {name: float(np.mean(v)) for name, v in found.items()}
 
 
+def few_models_power(
+    rng: np.random.Generator,
+    reps: int,
+    k: int,
+    n_a: int,
+    *,
+    spread: float = 0.02,
+    m: int = 10,
+    n_shuffles: int = 999,
+) -> tuple[float, float, Tally | None]:
+    """Power of :func:`advantage_predictors` at the ``detectable`` it reports, with few models.
+
+    ``k`` models on 16/13 tasks (normal interactions, true advantages SD ``spread``), one
+    predictor of ``m`` (the level 0.05 / ``m``): a group of ``n_a`` random models, or with
+    ``n_a`` 0 a random ranked predictor. ``reps // 4`` null data sets give the mean
+    reported ``detectable`` and the share of them that report none (NaN); ``reps`` data
+    sets with that effect added give the power at it. Returns (mean detectable, share
+    NaN, power; None when every data set reported none).
+    """
+
+    def row(effect: float) -> dict:
+        if n_a:
+            column = pd.Series(np.isin(np.arange(k), rng.choice(k, n_a, replace=False)))
+            shift = column.to_numpy(dtype=float)
+        else:
+            column = pd.Series(rng.normal(size=k))
+            ranks = stats.rankdata(column)
+            shift = (ranks - ranks.mean()) / ranks.std()
+        d = rng.normal(0.0, spread, k) + effect * shift
+        x_pub, x_priv, _ = leaderboard(rng, 16, 13, k, "normal", d)
+        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+        each = _welch_parts(y_pub, y_priv, 0.95)
+        return predictor_row(
+            y_pub,
+            y_priv,
+            each,
+            column.rename("p"),
+            confidence_level=0.95,
+            power=0.8,
+            m=m,
+            n_resamples=n_shuffles,
+            gen=rng,
+        )
+
+    found = np.array([row(0.0)["detectable"] for _ in range(reps // 4)])
+    if np.isnan(found).all():
+        return np.nan, 1.0, None
+    effect, power = float(np.nanmean(found)), Tally()
+    for _ in range(reps):
+        power.add(row(effect)["pvalue"] < 0.05 / m)
+    return effect, float(np.isnan(found).mean()), power
+
+
 def trained_cell(
     rng: np.random.Generator,
     reps: int,

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata, spearmanr
+from scipy.stats import binom, rankdata, spearmanr
 from scipy.stats import t as t_dist
 
 from ._checks import (
@@ -440,8 +440,10 @@ def predictor_row(
     half = critical(1 - confidence_level) * se
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
-    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct shuffles, exactly:
-    ways = math.factorial(n) // math.prod(map(math.factorial, ties))
+    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct |t| of the shuffles:
+    mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
+    ways = math.factorial(n) // math.prod(map(math.factorial, ties)) // (1 + int(mirrored))
+    r = int(np.ceil((1 - confidence_level) / m * (n_resamples + 1) - 1e-9)) - 1
     reach = (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
@@ -459,7 +461,7 @@ def predictor_row(
         "pvalue_permutation": p_perm,
         "pvalue": max(p_t, p_perm),
         "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
-        "detectable": reach if ways > m / (1 - confidence_level) else np.nan,  # else none
+        "detectable": reach if binom.cdf(r - 1, n_resamples, 1 / ways) >= power else np.nan,
     }
 
 
@@ -505,10 +507,12 @@ def advantage_predictors(
       Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; fails
       with a family-shared effect), ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
-      (Holm by default). **Detectable effect**: where nothing is found,
-      ``detectable`` is the smallest absolute effect this design finds with probability
-      ``power`` at the level ``alpha / m`` (Bonferroni; a bound for Holm's first step) with
-      the larger critical value; NaN if no shuffle can reach that level (a small group).
+      (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
+      the smallest absolute effect found with probability ``power`` at the level
+      ``alpha / m`` (Bonferroni; a bound for Holm's first step) with the larger critical
+      value; NaN where the shuffles reach that level with a lower probability even for the
+      most extreme arrangement (few models: 4 of 10). Measured power at it: about 0.8 from
+      1,820 distinct arrangements, 0.75 at 5 of 12 models (792): ``goodhart_validation.md``.
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.
@@ -804,12 +808,8 @@ def trained_task_effect(
             "difference": diffs[eligible],
         }
     )
-    caveat = ""
-    if len(table) <= 5:
-        caveat = (
-            f"{len(table)} model(s) trained on some of the tasks but not all: too few to "
-            "tell a difference from chance."
-        )
+    few = "trained on some of the tasks but not all: too few to tell a difference from chance."
+    caveat = f"{len(table)} model(s) {few}" if len(table) <= 5 else ""
     observed = float(diffs[eligible].mean()) if len(table) else np.nan
     pvalue, interval = np.nan, ConfidenceInterval(np.nan, np.nan)
     method = "too few models to compare"

@@ -276,6 +276,40 @@ def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
     assert tied.to_frame()["kind"].iloc[0] == "rank" and np.isnan(tied.to_frame()["detectable"][0])
 
 
+def test_detectable_needs_the_level_reached_with_the_power_and_counts_mirrors_once():
+    """``detectable`` is NaN unless the Monte-Carlo p-value of the most extreme arrangement
+    falls under the level with probability ``power``: Binomial(n_resamples, 1 / distinct
+    |t|) shuffles tie it. That probability, against 300 runs of the function on a group
+    that is the most extreme arrangement (its gain is huge); and a group of half the
+    models counts an arrangement and its mirror (the same |t|) once."""
+    from scipy.stats import binom
+
+    scores, pub, priv = _board(np.random.default_rng(3), k=10)
+    scores.loc[pub, ["m00", "m01", "m02", "m03"]] += 0.3
+    group = pd.DataFrame({"g": [True] * 4 + [False] * 6}, index=scores.columns)
+    kw = {"public_tasks": pub, "private_tasks": priv, "n_resamples": 999}
+    level = 0.006  # p < 0.006: at most 4 of 999 shuffles tie it, each with chance 1/210
+    runs = [
+        advantage_predictors(scores, group, confidence_level=1 - level, rng=seed, **kw)
+        for seed in range(300)
+    ]
+    reached = np.mean([r.to_frame()["pvalue_permutation"][0] < level for r in runs])
+    expected = binom.cdf(4, 999, 1 / 210)  # about one half
+    assert abs(reached - expected) < 4 * np.sqrt(expected * (1 - expected) / 300)
+    for power, finite in ((expected - 0.05, True), (expected + 0.05, False)):
+        res = advantage_predictors(
+            scores, group, confidence_level=1 - level, power=power, rng=0, **kw
+        )
+        assert np.isfinite(res.to_frame()["detectable"][0]) == finite, power
+    # 10,000 shuffles at 0.006: 4 of 10 models (210 values of |t|) reach it; 5 of 10 make
+    # 252 arrangements but 126 values of |t|, and each of 1/126 > 0.006 cannot
+    kw["n_resamples"] = 10_000
+    half = pd.DataFrame({"g": [True] * 5 + [False] * 5}, index=scores.columns)
+    for predictor, finite in ((group, True), (half, False)):
+        res = advantage_predictors(scores, predictor, confidence_level=1 - level, rng=0, **kw)
+        assert np.isfinite(res.to_frame()["detectable"][0]) == finite
+
+
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     scores, pub, priv = _board(np.random.default_rng(6), k=10)
     lone = pd.DataFrame({"org": [True] + [False] * 9}, index=scores.columns)
@@ -442,3 +476,12 @@ def test_small_simulation_of_the_predictor_test():
     )
     assert got["rank"].rate <= 0.11 and got["group"].rate <= 0.11
     assert 0 < detectable["rank"] < 0.05
+
+
+def test_small_simulation_of_the_power_with_few_models():
+    """4 of 10 models report no detectable effect; 5 of 20 one found about as often as stated."""
+    effect, none, power = sim.few_models_power(np.random.default_rng(13), 40, 10, 4)
+    assert np.isnan(effect) and none == 1.0 and power is None
+    effect, none, power = sim.few_models_power(np.random.default_rng(14), 200, 20, 5)
+    assert 0 < effect < 0.1 and none == 0.0 and power is not None
+    assert 0.6 <= power.rate <= 0.95
