@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
+from analysis.stats.advantage import MIN_TASKS_PER_SIDE  # noqa: E402
 
 K = 70
 FULL = (16, 13)
@@ -92,6 +93,7 @@ def advantage_rows(reps: int) -> list[str]:
     ]
     plan = [(FULL, d, False) for d in sim.DEPARTURES] + [(ENG, d, False) for d in sim.DEPARTURES]
     plan += [(size, d, True) for size in (FULL, ENG) for d in ("corr-tasks", "normal")]
+    plan += [(size, d, True) for size in (FULL, ENG) for d in ("unequal", "heavy", "skewed")]
     plan += [((17, 13), d, False) for d in ("normal", "heavy", "unequal")]
     plan += [((6, 6), d, False) for d in ("normal", "heavy", "unequal")]
     for (n1, n2), departure, clustered in plan:
@@ -217,7 +219,10 @@ def main() -> None:
         '"signs flip": one sign per task (no `clusters`), or one per pair of tasks, the '
         "pairs `corr-tasks` correlates (`clusters=` known); the rows *corr-tasks, tasks* "
         "measure what happens when related tasks are not clustered together (the "
-        f"assumption of independent clusters violated). {4 * reps} data sets per cell.",
+        "assumption of independent clusters violated). In pairs, 14/6 tasks are 7/3 "
+        f"clusters, under the {MIN_TASKS_PER_SIDE} a side needs: `public_advantage` tests no "
+        "such split, and its kernel's rows here show why. "
+        f"{4 * reps} data sets per cell.",
         "",
     ]
     timed("public_advantage", rows, lambda: advantage_rows(reps))

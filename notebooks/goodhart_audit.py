@@ -218,8 +218,9 @@ nb.md(
 # ## The sub-benchmarks
 # Each sub-benchmark's tasks (mteb's current lists, kept within the benchmark's tasks so
 # the same models are complete) are tested when both sides reach the rule's minimum
-# number of tasks (`MIN_TASKS_PER_SIDE`, where the simulations show the family-wise
-# error held); the others say what they cannot say.
+# number of tasks, or of task clusters where tasks are clustered (`MIN_TASKS_PER_SIDE`,
+# where the simulations show the family-wise error held); the others say what they
+# cannot say.
 
 # %%
 rows = []

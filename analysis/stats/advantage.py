@@ -58,9 +58,9 @@ from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
 
-#: A side with fewer tasks gets no test: below 6 tasks its per-model spread rests on at
-#: most 4 degrees of freedom, and the family-wise error of the studentized max-T was not
-#: shown to hold (``benchmarks/results/goodhart_validation.md`` measures 6/6 and 14/6).
+#: A side with fewer tasks (or clusters, its independent units when given) gets no test:
+#: the family-wise error of the studentized max-T was not shown to hold (14/6 tasks in
+#: pairs, 3 private clusters: 0.119 with unequal spreads; ``goodhart_validation.md``).
 MIN_TASKS_PER_SIDE = 6
 _ADJUSTMENTS = ("holm", "bonferroni", "none")
 
@@ -139,7 +139,7 @@ class PublicAdvantageResult(TableResult):
             ``"private"`` (gains on private) or ``""``.
         public_tasks: the public tasks (sorted).
         private_tasks: the private tasks (sorted).
-        testable: both sides have at least :data:`MIN_TASKS_PER_SIDE` tasks.
+        testable: both sides have :data:`MIN_TASKS_PER_SIDE` tasks (clusters, if given).
         critical_value: the max-T quantile the intervals use (NaN when not testable).
         n_patterns: sign patterns of the reference distribution.
         exact: every distinct pattern was enumerated.
@@ -194,18 +194,18 @@ def _side_matrices(
     return x[[rows[t] for t in public]], x[[rows[t] for t in private]], public, private, models
 
 
-def untestable_caveat(n_public: int, n_private: int, n_models: int) -> str:
-    """What a benchmark with too few tasks on a side cannot say (the ``caveat`` text)."""
-    small = min(n_public, n_private)
+def untestable_caveat(n_public: int, n_private: int, n_models: int, clusters: bool = False) -> str:
+    """What a benchmark with too few tasks (or clusters) on a side cannot say (``caveat``)."""
+    small, unit = min(n_public, n_private), "task cluster" if clusters else "task"
     side = "public" if n_public <= n_private else "private"
     spread = f"its spread rests on {small - 1} degree(s) of freedom"
     spread = "its spread cannot be estimated at all" if small < 2 else spread
     return (
-        f"{n_public} public / {n_private} private tasks: the {side} side has {small} task(s), "
-        f"so {spread}. With fewer than {MIN_TASKS_PER_SIDE} tasks on a side no family-wise "
-        f"interval over the {n_models} models is shown to hold: it cannot say whether any "
-        "model gains on the public tasks beyond chance, nor that none does; the advantages "
-        "are descriptive only."
+        f"{n_public} public / {n_private} private {unit}s: the {side} side has {small} "
+        f"{unit}(s), so {spread}. With fewer than {MIN_TASKS_PER_SIDE} {unit}s on a side no "
+        f"family-wise interval over the {n_models} models is shown to hold: it cannot say "
+        "whether any model gains on the public tasks beyond chance, nor that none does; the "
+        "advantages are descriptive only."
     )
 
 
@@ -248,9 +248,8 @@ def public_advantage(
       with the clusters (normal, heavy-tailed, unequal spreads, correlated tasks,
       families of models, an outlying model; 16/13, 17/13, 14/6 and 6/6 tasks):
       ``benchmarks/results/goodhart_validation.md``.
-    * **Too few tasks**: with fewer than :data:`MIN_TASKS_PER_SIDE` tasks on a side there
-      is no interval and no decision (NaN, ``beyond_chance`` empty); ``caveat`` says what
-      the benchmark cannot say.
+    * **Too few tasks**: under :data:`MIN_TASKS_PER_SIDE` tasks on a side (clusters, if given)
+      no interval, no decision (NaN); ``caveat`` says what the benchmark cannot say.
 
     Draws from ``rng``: the random sign patterns (none when all are enumerated).
 
@@ -313,10 +312,11 @@ def public_advantage(
             "df": w["df"],
         }
     )
-    testable = min(len(public), len(private)) >= MIN_TASKS_PER_SIDE
-    n_units = len(public) + len(private)
+    n_units, n_pub = len(public) + len(private), len(public)
     codes = unit_clusters(clusters, pd.Index(public + private), n_units)
-    n_clusters = n_units if codes is None else int(codes.max()) + 1
+    unit = np.arange(n_units) if codes is None else codes  # a side's independent units
+    n_clusters, sides = int(unit.max()) + 1, (len(set(unit[:n_pub])), len(set(unit[n_pub:])))
+    testable, clustered = min(sides) >= MIN_TASKS_PER_SIDE, sides != (n_pub, len(private))
     patterns, critical, adjusted = None, np.nan, np.full(len(models), np.nan)
     if testable:
         patterns = sign_patterns(n_clusters, n_resamples, gen)
@@ -347,7 +347,7 @@ def public_advantage(
             + ("tasks'" if codes is None else f"{n_clusters} task clusters'")
             + " residuals (the larger of the within-side and pooled centrings)"
         ),
-        caveat="" if testable else untestable_caveat(len(public), len(private), len(models)),
+        caveat="" if testable else untestable_caveat(*sides, len(models), clustered),
     )
 
 

@@ -88,23 +88,24 @@ def test_simultaneous_critical_value_matches_a_loop_over_every_sign_pattern():
 
 
 def test_clusters_flip_together_against_a_loop_over_every_cluster_pattern():
-    """8/8 tasks in 8 pairs (one pair across the sides): 2**7 patterns, scipy per pattern."""
-    scores, pub, priv = _board(np.random.default_rng(6), n1=8, n2=8, k=6)
+    """12/12 tasks in 12 clusters (pairs; one across the sides, its ends another): 7 a
+    side, 2**11 patterns, scipy per pattern."""
+    scores, pub, priv = _board(np.random.default_rng(6), n1=12, n2=12, k=6)
     order = pub + priv  # the function sorts each side; these names already are
-    label = {t: f"c{(i + 1) // 2}" for i, t in enumerate(order)}  # t00 alone ... t15 alone
-    label[order[0]], label[order[-1]] = "ends", "ends"  # 8 clusters, one spans the sides
+    label = {t: f"c{(i + 1) // 2}" for i, t in enumerate(order)}  # t00 alone ... t23 alone
+    label[order[0]], label[order[-1]] = "ends", "ends"  # 12 clusters, two span the sides
     res = public_advantage(
         scores, public_tasks=pub, private_tasks=priv, clusters=label, n_resamples=4096
     )
-    assert res.exact and res.n_patterns == 2**7 and "8 task clusters" in res.method
+    assert res.exact and res.n_patterns == 2**11 and "12 task clusters" in res.method
     codes = pd.factorize(pd.Series([label[t] for t in order]))[0]
-    signs = next(sign_patterns(8, 4096, np.random.default_rng(0)).blocks(2**7))[:, codes]
+    signs = next(sign_patterns(12, 4096, np.random.default_rng(0)).blocks(2**11))[:, codes]
     y = _relative(scores)
     k = int(np.ceil(0.05 * len(signs)))
     criticals = []
     for centre_pub, centre_priv in ((y.loc[pub].mean(), y.loc[priv].mean()), (y.mean(), y.mean())):
-        a = (y.loc[pub] - centre_pub).to_numpy()[None] * signs[:, :8, None]
-        b = (y.loc[priv] - centre_priv).to_numpy()[None] * signs[:, 8:, None]
+        a = (y.loc[pub] - centre_pub).to_numpy()[None] * signs[:, :12, None]
+        b = (y.loc[priv] - centre_priv).to_numpy()[None] * signs[:, 12:, None]
         maxima = np.sort(np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic).max(1))
         criticals.append(maxima[len(maxima) - k])
     assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
@@ -149,6 +150,12 @@ def test_a_side_too_small_gets_no_test_and_says_what_it_cannot_say():
     assert not res.testable and MIN_TASKS_PER_SIDE > 2
     assert res.to_frame()[["ci_low", "pvalue_adjusted"]].isna().all().all()
     assert "7 public / 2 private" in res.caveat and "cannot say" in res.caveat
+    # clusters are a side's independent units: 14/6 tasks in pairs are 7/3 clusters
+    scores, pub, priv = _board(np.random.default_rng(3), n1=14, n2=6, k=10)
+    pairs = {t: f"pair{int(t[1:]) // 2}" for t in pub + priv}
+    assert public_advantage(scores, public_tasks=pub, private_tasks=priv).testable
+    res = public_advantage(scores, public_tasks=pub, private_tasks=priv, clusters=pairs)
+    assert not res.testable and "7 public / 3 private task clusters" in res.caveat
 
 
 def test_inputs_are_checked():
