@@ -82,6 +82,22 @@ def leaderboard(
     return x[:n1], x[n1:], d
 
 
+def relative_board(
+    rng: np.random.Generator,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    advantage: np.ndarray | None,
+    level: float,
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """A :func:`leaderboard` as the functions see it: the relative scores of each side,
+    the models' Welch parts at ``level``, and the true advantages."""
+    x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, advantage)
+    y_pub, y_priv = _relative(x_pub), _relative(x_priv)
+    return y_pub, y_priv, _welch_parts(y_pub, y_priv, level), truth
+
+
 def pair_clusters(n1: int, n2: int) -> np.ndarray:
     """The cluster code of every task under ``corr-tasks``: pairs (t, t + 1) within a side."""
     public = np.arange(n1) // 2
@@ -144,9 +160,7 @@ def advantage_cell(
     n_units = n1 + n2 if codes is None else int(codes.max()) + 1
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
-        x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, d)
-        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
-        w = _welch_parts(y_pub, y_priv, level)
+        y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, d, level)
         patterns = sign_patterns(n_units, n_patterns, rng)
         _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
         target = relative_truth(truth)
@@ -195,9 +209,7 @@ def predictor_cell(
         zs = (ranks - ranks.mean()) / ranks.std()
         d = rng.normal(0.0, spread, k) + rng.normal(0.0, family_spread, 10)[family]
         d += effect * zs + effect * group
-        x_pub, x_priv, _ = leaderboard(rng, n1, n2, k, departure, d)
-        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
-        each = _welch_parts(y_pub, y_priv, level)
+        y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
         columns = [
             pd.Series(z, name="rank"),
             pd.Series(group, name="group"),
@@ -249,9 +261,7 @@ def few_models_power(
             ranks = stats.rankdata(column)
             shift = (ranks - ranks.mean()) / ranks.std()
         d = rng.normal(0.0, spread, k) + effect * shift
-        x_pub, x_priv, _ = leaderboard(rng, 16, 13, k, "normal", d)
-        y_pub, y_priv = _relative(x_pub), _relative(x_priv)
-        each = _welch_parts(y_pub, y_priv, 0.95)
+        y_pub, y_priv, each, _ = relative_board(rng, 16, 13, k, "normal", d, 0.95)
         return predictor_row(
             y_pub,
             y_priv,

@@ -234,8 +234,8 @@ def main() -> None:
         "predictor, which is a random normal (ranked) or a group; last row: each family of "
         "models shares part of its true advantage, and the group is one family. Each test "
         "decides as the function does (the larger of the t's p-value and that of "
-        f"{_default(sim.predictor_cell, 'n_shuffles')} shuffles of the predictor); every row runs {4 * reps} data sets (the cells are "
-        "cheap).",
+        f"{_default(sim.predictor_cell, 'n_shuffles')} shuffles of the predictor); every row "
+        f"runs {4 * reps} data sets (the cells are cheap).",
         "",
     ]
     timed("advantage_predictors", rows, lambda: predictor_rows(reps))
@@ -260,8 +260,9 @@ def main() -> None:
         "",
         "23 models trained on public tasks, 20 of them on the same task (RTEB(beta)'s "
         "pattern: two models of each of the 10 families); no effect of training; "
-        f"{_default(sim.trained_cell, 'n_patterns')} reassignments of the training patterns, among all the models or only within each "
-        "family (`families=`: what the null leaves exchangeable when a family's models share "
+        f"{_default(sim.trained_cell, 'n_patterns')} reassignments of the training patterns, "
+        "among all the models or only within each family (`families=`: what the null "
+        "leaves exchangeable when a family's models share "
         f"their interactions). {max(reps // 2, 10)} data sets per row; the rows within the "
         f"families, as the notebook calls it, {4 * max(reps // 2, 10)}.",
         "",
