@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -223,6 +224,7 @@ def run_notebook(
     import papermill as pm
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
+    from traitlets.config import Config
 
     nb_out = nb_in.with_name(f"{name}.ipynb")
     start = time.perf_counter()
@@ -231,22 +233,21 @@ def run_notebook(
         if unknown:
             error = f"unknown parameters {unknown}; the notebook declares {sorted(declared)}"
             return NotebookRun(name, False, 0.0, nb_out, error=error)
-        pm.execute_notebook(
-            str(nb_in),
-            str(nb_out),
-            parameters=params,
-            cwd=str(root),
-            kernel_name="python3",
-            progress_bar=False,
-            # nbclient: kill the kernel when the notebook ends or is interrupted, instead
-            # of asking it to exit and waiting (seconds on a busy machine); every output
-            # is written by then
-            shutdown_kernel="immediate",
-            # ipykernel warns on every start that its localhost TCP sockets are not
-            # encrypted; that line says nothing about the notebook, so the kernel logs
-            # errors only (a notebook's own warnings and errors still show in full)
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        )
+        # the kernel's sockets are files in a private folder (ipc): a tcp port is picked free
+        # and bound later, so another process can take it (jupyter_client#487)
+        with tempfile.TemporaryDirectory(prefix="static-rteb-kernel-") as sockets:
+            pm.execute_notebook(
+                str(nb_in),
+                str(nb_out),
+                parameters=params,
+                cwd=str(root),
+                kernel_name="python3",
+                progress_bar=False,
+                config=Config(KernelManager={"transport": "ipc", "ip": f"{sockets}/kernel"}),
+                # nbclient: kill the kernel when the notebook ends or is interrupted,
+                # instead of asking it to exit and waiting (seconds on a busy machine)
+                shutdown_kernel="immediate",
+            )
     # a cell raised, the kernel died or a cell timed out; papermill saved the notebook first
     except (PapermillExecutionError, DeadKernelError, CellTimeoutError) as err:
         cell, line, code, message = (

@@ -324,7 +324,10 @@ def test_notebook_kernel_interrupt_stops_runs_and_the_rerun_resumes(
     runs, plan_file = tmp_path / "runs", tmp_path / "plan.jsonl"
     plan = _make_plan([str(static_model)], runs, plan_file, FIXTURES, TASKS)
     meta = load_model(static_model).mteb_model_meta
-    manager = jupyter_client.KernelManager(kernel_name="python3")
+    # sockets as files (ipc), as the batch's kernels: no tcp port another process can take
+    manager = jupyter_client.KernelManager(
+        kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel")
+    )
     manager.start_kernel(cwd=str(REPO), env=cli_env())
     client = manager.client()
     client.start_channels()

@@ -212,6 +212,7 @@ def test_table_writes_pvalues_as_text_and_shows_rounded(tmp_path):
 def test_in_a_kernel_figures_are_inline_even_with_agg_and_warnings_are_quiet(tmp_path):
     """papermill with MPLBACKEND=Agg (as in CI): the executed copy keeps the image."""
     import papermill as pm
+    from traitlets.config import Config
 
     out = tmp_path / "out"
     nb_in = tmp_path / "k.ipynb"
@@ -252,6 +253,8 @@ warnings.warn("a real problem", UserWarning)
             cwd=str(REPO),
             progress_bar=False,
             kernel_name="python3",
+            # sockets as files (ipc), as the batch's kernels: no tcp port to be taken
+            config=Config(KernelManager={"transport": "ipc", "ip": f"{tmp_path}/kernel"}),
         )
     finally:
         os.environ.clear()

@@ -163,6 +163,24 @@ def test_jobs_run_notebooks_at_once_and_report_them_in_the_listed_order(tmp_path
     assert "--jobs" in capsys.readouterr().err
 
 
+def test_a_port_another_process_takes_cannot_stop_a_kernel(tmp_path, monkeypatch):
+    """jupyter_client picks a free tcp port, frees it and hands it to the kernel to bind; a
+    process can take it in between (jupyter_client#487; it failed a ``--jobs 2`` batch in the
+    suite). Here every port it picks is already taken: the batch's kernels use none."""
+    import socket
+
+    from jupyter_client.connect import LocalPortCache
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        monkeypatch.setattr(LocalPortCache, "find_available_port", lambda self, ip: port)
+        root = _project(tmp_path, {"a": PARAMS_CELL + "# %%\nx = value\n"})
+        runs = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b", jobs=2)
+    assert [(r.name, r.ok, r.error) for r in runs] == [("a", True, None)]
+
+
 def test_a_syntax_error_is_named_too(tmp_path):
     root = _project(tmp_path, {"s": PARAMS_CELL + "# %%\nx = 1\nif x\n"})
     run = batch.run_batch("smoke", root=root, build_dir=tmp_path / "b")[0]
