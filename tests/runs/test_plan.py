@@ -145,6 +145,38 @@ def test_plan_file_lands_under_data_by_default(
     assert not (tmp_path / "plan.jsonl").exists()
 
 
+PLAN_THEN_MODULES = """
+import sys
+from analysis import cli
+status = cli.main(sys.argv[1:])
+print(status, sorted(m for m in ("torch", "transformers", "sentence_transformers") if m in sys.modules))
+"""
+
+
+def test_plan_imports_no_model_library(models: list[Path], tmp_path: Path) -> None:
+    """``plan`` reads task metadata and hashes model folders, loading no model and no data
+    set: it need not import torch or transformers (measured: 7.2 s a command with them,
+    4.0 s without)."""
+    import subprocess
+    import sys
+
+    from tests._cli import cli_env
+
+    argv = ["plan", "-m", str(models[0]), "-t", *TASKS, "--local-tasks", str(FIXTURES)]
+    argv += ["--results", str(tmp_path / "runs"), "-o", str(tmp_path / "plan.jsonl")]
+    done = subprocess.run(
+        [sys.executable, "-c", PLAN_THEN_MODULES, *argv],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+    assert len(read_plan(tmp_path / "plan.jsonl").jobs) == len(TASKS)
+
+
 @pytest.mark.slow
 def test_plan_run_status_retry_with_local_workers(
     models: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture
