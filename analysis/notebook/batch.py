@@ -244,8 +244,7 @@ def run_notebook(
                 kernel_name="python3",
                 progress_bar=False,
                 config=Config(KernelManager={"transport": "ipc", "ip": f"{sockets}/kernel"}),
-                # nbclient: kill the kernel when the notebook ends or is interrupted,
-                # instead of asking it to exit and waiting (seconds on a busy machine)
+                # nbclient kills the kernel at the end or a stop: no wait for it to exit
                 shutdown_kernel="immediate",
             )
     # a cell raised, the kernel died or a cell timed out; papermill saved the notebook first

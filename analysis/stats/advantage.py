@@ -433,18 +433,19 @@ def predictor_row(
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
     null = np.sort(np.abs(t[1:]))
 
-    def critical(alpha: float) -> float:  # both tests reject beyond it
+    def critical(alpha: float) -> tuple[float, int]:  # both tests reject beyond it; and r:
         r = int(np.ceil(alpha * (n_resamples + 1) - 1e-9)) - 1  # p < alpha: fewer above
-        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), null[-r] / (1 - 1e-12) if r else np.inf)
+        tail = null[-r] / (1 - 1e-12) if r else np.inf  # the r-th largest shuffled |t|
+        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), tail), r
 
-    half = critical(1 - confidence_level) * se
+    half = critical(1 - confidence_level)[0] * se
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
     ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct |t| of the shuffles:
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
     ways = math.factorial(n) // math.prod(map(math.factorial, ties)) // (1 + int(mirrored))
-    r = int(np.ceil((1 - confidence_level) / m * (n_resamples + 1) - 1e-9)) - 1
-    reach = (critical((1 - confidence_level) / m) + t_dist.ppf(power, df[0])) * se
+    c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
+    reach = (c_m + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
         "kind": kind,
