@@ -145,35 +145,19 @@ def test_plan_file_lands_under_data_by_default(
     assert not (tmp_path / "plan.jsonl").exists()
 
 
-PLAN_THEN_MODULES = """
-import sys
-from analysis import cli
-status = cli.main(sys.argv[1:])
-print(status, sorted(m for m in ("torch", "transformers", "sentence_transformers") if m in sys.modules))
-"""
-
-
 def test_plan_imports_no_model_library(models: list[Path], tmp_path: Path) -> None:
     """``plan`` reads task metadata and hashes model folders, loading no model and no data
     set: it need not import torch or transformers (measured: 7.2 s a command with them,
-    4.0 s without)."""
-    import subprocess
-    import sys
-
-    from tests._cli import cli_env
-
+    4.0 s without). Python's import profile (``-X importtime``) lists what it imported."""
     argv = ["plan", "-m", str(models[0]), "-t", *TASKS, "--local-tasks", str(FIXTURES)]
     argv += ["--results", str(tmp_path / "runs"), "-o", str(tmp_path / "plan.jsonl")]
-    done = subprocess.run(
-        [sys.executable, "-c", PLAN_THEN_MODULES, *argv],
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_cli(argv, env={"PYTHONPROFILEIMPORTTIME": "1"}, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+    profile = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    imported = {line.rsplit("|", 1)[1].strip() for line in profile}
+    assert "analysis.runs.plan" in imported, done.stderr[-2000:]  # the profile was read
+    heavy = imported & {"torch", "transformers", "sentence_transformers"}
+    assert not heavy, f"plan imported {sorted(heavy)}"
     assert len(read_plan(tmp_path / "plan.jsonl").jobs) == len(TASKS)
 
 
