@@ -460,6 +460,28 @@ def test_simulation_kernels_are_the_public_functions():
     assert res.critical_value == pytest.approx(c, rel=1e-12)
 
 
+@pytest.mark.parametrize("departure", sorted(sim.LOG_SIGMA))
+def test_skewed_departures_have_the_stated_spread_and_skewness(departure):
+    """The lognormal's theoretical skewness, the interactions' SD 0.03, on many draws."""
+    e = sim.interactions(np.random.default_rng(12), 200_000, 0, 1, departure).ravel()
+    sigma = sim.LOG_SIGMA[departure]
+    assert e.std() == pytest.approx(sim.SD, rel=0.03)
+    assert abs(e.mean()) < 3 * sim.SD / np.sqrt(len(e))
+    skew = stats.lognorm(sigma).stats(moments="s")  # scipy's, not the module's formula
+    assert stats.skew(e) == pytest.approx(float(skew), rel=0.05 if sigma < 1 else 0.25)
+
+
+def test_model_skewness_is_the_skew_of_the_two_way_residuals():
+    """Against statsmodels' additive fit (task and model as factors) and scipy's skew."""
+    import statsmodels.formula.api as smf
+
+    x = np.random.default_rng(13).lognormal(0, 0.5, (9, 5))
+    long = pd.DataFrame(x).stack().rename("x").rename_axis(["task", "model"]).reset_index()
+    fit = smf.ols("x ~ C(task) + C(model)", data=long).fit()
+    resid = long.assign(r=fit.resid).pivot(index="task", columns="model", values="r")
+    np.testing.assert_allclose(sim.model_skewness(x), stats.skew(resid.to_numpy(), axis=0))
+
+
 def test_small_simulation_holds_the_family_wise_level():
     """150 global-null leaderboards (70 models, 16/13 tasks, unequal spreads)."""
     errors, _ = sim.advantage_cell(np.random.default_rng(10), 150, 16, 13, 70, "unequal")
