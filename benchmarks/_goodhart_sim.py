@@ -15,7 +15,7 @@ and the model x task interaction ``e`` (SD 0.03), with one of these departures:
 * ``heavy``: Student t with 3 df (same SD);
 * ``skewed``: centred lognormal(0, 1) (skewness 6), same SD: far beyond the data;
 * ``mild-skew``: centred lognormal(0, 0.25) (skewness 0.78), same SD: at least as skewed as
-  RTEB(beta)'s own interactions (:func:`model_skewness`; the bench prints both);
+  RTEB(beta)'s own interactions (:func:`model_shape`; the bench prints both);
 * ``unequal``: each model its own SD (uniform 0.01 to 0.06), the private side twice as spread;
 * ``corr-tasks``: tasks in pairs within each side, their interactions correlated at 0.7;
 * ``families``: ten families of models (model j in family j mod 10) sharing half of the
@@ -78,14 +78,14 @@ def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: 
     return e
 
 
-def model_skewness(x: np.ndarray) -> np.ndarray:
-    """Each model's sample skewness over the tasks of its model x task interactions.
+def model_shape(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's sample skewness and excess kurtosis over the tasks of its interactions.
 
     ``x`` tasks x models; the interactions are the residuals of the additive fit (task
     plus model), as the simulation draws them.
     """
     e = x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()
-    return np.asarray(stats.skew(e, axis=0))
+    return np.asarray(stats.skew(e, axis=0)), np.asarray(stats.kurtosis(e, axis=0))
 
 
 def leaderboard(

@@ -471,15 +471,17 @@ def test_skewed_departures_have_the_stated_spread_and_skewness(departure):
     assert stats.skew(e) == pytest.approx(float(skew), rel=0.05 if sigma < 1 else 0.25)
 
 
-def test_model_skewness_is_the_skew_of_the_two_way_residuals():
-    """Against statsmodels' additive fit (task and model as factors) and scipy's skew."""
+def test_model_shape_is_the_skew_and_kurtosis_of_the_two_way_residuals():
+    """Against statsmodels' additive fit (task and model as factors) and scipy's moments."""
     import statsmodels.formula.api as smf
 
     x = np.random.default_rng(13).lognormal(0, 0.5, (9, 5))
     long = pd.DataFrame(x).stack().rename("x").rename_axis(["task", "model"]).reset_index()
     fit = smf.ols("x ~ C(task) + C(model)", data=long).fit()
     resid = long.assign(r=fit.resid).pivot(index="task", columns="model", values="r")
-    np.testing.assert_allclose(sim.model_skewness(x), stats.skew(resid.to_numpy(), axis=0))
+    skew, kurtosis = sim.model_shape(x)
+    np.testing.assert_allclose(skew, stats.skew(resid.to_numpy(), axis=0))
+    np.testing.assert_allclose(kurtosis, stats.kurtosis(resid.to_numpy(), axis=0))
 
 
 def test_small_simulation_holds_the_family_wise_level():
