@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     import pandas as pd
     import submitit
 
-    local = ["analysis/runs/executors/local.py", "analysis/runs/executors/_preloaded.py"]
+    local = ["analysis/runs/executors/local.py", "analysis/runs/_preloaded.py"]
     submitit_local = Path(submitit.__file__).parent / "local" / "local.py"
     line_rows = [
         {"code": "ours: local.py + _preloaded.py (starting, watching, stopping workers)",

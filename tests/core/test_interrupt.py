@@ -251,6 +251,39 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     assert not any(lock_holder(path) for path in (runs / ".locks").rglob("*.lock"))
 
 
+def _fork_server_importing(main: int) -> bool:
+    """Whether the run's fork server is importing what its workers run (pandas loaded, so
+    seconds before mteb and torch are)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+            if ppid == main and b"multiprocessing.forkserver" in command:
+                return "/pandas/_libs/" in (entry / "maps").read_text()
+        except (OSError, ValueError, IndexError):
+            continue  # not a process, or gone meanwhile
+    return False
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigint-main"])
+def test_a_stop_while_the_fork_server_imports_is_one_clean_line(
+    how: str, static_model: Path, tmp_path: Path
+) -> None:
+    """Seconds after the start the fork server is still importing mteb and torch."""
+    runs, plan_file = tmp_path / "runs", tmp_path / "plan.jsonl"
+    _make_plan([str(static_model)], runs, plan_file, FIXTURES, TASKS)
+    argv = ["run", "--plan", str(plan_file), "--workers", "2", "--quiet"]
+    process = start_cli(argv, new_session=True)
+    wait_for(lambda: _fork_server_importing(process.pid), "the fork server", process=process,
+             interval=0.05)  # fmt: skip
+    status, _, err, elapsed, signum = _stop(process, how)
+
+    assert elapsed < STOP_WITHIN, f"{how}: stopped after {elapsed:.1f} s"
+    assert status == 128 + signum
+    _check_one_clean_line(err, "Resume with: static-rteb run " + shlex.join(argv[1:]))
+    _no_partial_files(runs)
+
+
 def test_workers_stop_cleanly_when_the_main_process_is_killed(
     static_model: Path, tmp_path: Path, held: list[FileLock]
 ) -> None:

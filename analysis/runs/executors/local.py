@@ -1,12 +1,12 @@
 """The local executor: worker processes on this machine, each running jobs until none is left.
 
 ``N`` workers (default: the number of cores), each with ``cores // N`` torch threads, run a
-SLURM array element's loop (:func:`~.worker.run_worker`); this process draws one progress
-bar from the job records. Workers are forked by a fork server that imported mteb once
-(``PRELOAD``), never from this process (one that has run OpenMP code cannot be forked
+SLURM array element's loop (:func:`~.worker.run_worker`); this process draws one progress bar
+from the job records. A fork server that imported mteb and the encoders once (``PRELOAD``)
+forks the workers, never this process (a process that ran OpenMP code cannot be forked
 safely: ``docs/running.md``). On ``KeyboardInterrupt`` the workers get SIGTERM and record
-their jobs as interrupted; one still alive after :data:`~analysis.core.interrupt.GRACE`
-seconds is killed and recorded here (the rules: :mod:`analysis.core.interrupt`).
+their jobs as interrupted; one alive after :data:`~analysis.core.interrupt.GRACE` seconds is
+killed and recorded here (the rules: :mod:`analysis.core.interrupt`).
 """
 
 from __future__ import annotations
@@ -35,9 +35,8 @@ from .worker import new_token, run_worker
 
 #: Seconds between looks at the job records while waiting.
 POLL = 0.25
-#: Modules the fork server imports once, so that workers forked from it start at once
-#: (the last one freezes the server's objects for the garbage collector: see it).
-PRELOAD = ("analysis.runs.executors.local", "analysis.runs.runner", f"{__package__}._preloaded")
+#: The fork server's one import: what its workers run, so that they start at once (see it).
+PRELOAD = ("analysis.runs._preloaded",)
 
 
 def coordinator_alive(entry: dict[str, Any]) -> bool:
@@ -220,11 +219,9 @@ class LocalRun(Submitted):
 
 
 def start_fork_server() -> None:
-    """Start the fork server now, so that its imports overlap with other work of this process.
+    """Start the fork server now, its imports beside this process's work (harmless if it runs).
 
-    ``static-rteb run --plan`` calls it before reading the plan's status (which imports
-    mteb here too once some results exist): on two cores the server's imports then cost no
-    extra wait. Harmless when the server already runs, or where there is no fork server.
+    ``static-rteb run --plan`` calls it before reading the plan's status (importing mteb).
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
@@ -246,8 +243,8 @@ def _local_worker(
 ) -> None:
     """A local worker process: quiet, stops on SIGINT/SIGTERM, runs jobs until none is left."""
     worker_signals()
-    _quiet_worker(verbose)
     with contextlib.suppress(KeyboardInterrupt):  # its job is recorded as interrupted
+        _quiet_worker(verbose)
         run_worker(jobs, token, batch_size=batch_size, threads=threads)
 
 
