@@ -27,8 +27,11 @@ and the model x task interaction ``e`` (SD 0.03), with one of these departures:
 from __future__ import annotations
 
 import math
+import os
+import warnings
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,6 +52,13 @@ DEPARTURES = (
     "outlier",
 )
 SD = 0.03
+#: The benchmark whose data the benches set the simulations against.
+BENCHMARK = "RTEB(beta)"
+#: Its results snapshot: ``$STATIC_RTEB_RESULTS``, else ``../shared/mteb-cache``.
+RESULTS = Path(
+    os.environ.get("STATIC_RTEB_RESULTS")
+    or Path(__file__).resolve().parents[2] / "shared" / "mteb-cache"
+)
 #: The lognormal's sigma of each skewed departure.
 LOG_SIGMA = {"skewed": 1.0, "mild-skew": 0.25}
 
@@ -86,6 +96,18 @@ def model_shape(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     e = x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()
     return np.asarray(stats.skew(e, axis=0)), np.asarray(stats.kurtosis(e, axis=0))
+
+
+def audit_data(results: Path, pin: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """The audit's scores (tasks x models complete on both sides), public and private tasks."""
+    from analysis.results.leaderboard import load_leaderboards
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = load_leaderboards([BENCHMARK], results=results, pin=pin)[BENCHMARK]
+    both = board.complete_models("public", "private")
+    public, private = board.spec.scope_tasks("public"), board.spec.scope_tasks("private")
+    return board.wide(complete_only=False)[both].loc[public + private], public, private
 
 
 def leaderboard(

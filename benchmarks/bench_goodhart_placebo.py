@@ -32,7 +32,6 @@ import os
 import platform
 import sys
 import time
-import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,11 +46,10 @@ import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
 from analysis.results.clusters import task_clusters  # noqa: E402
-from analysis.results.leaderboard import load_leaderboards  # noqa: E402
 from analysis.results.specs import resolve_spec  # noqa: E402
 from analysis.stats import advantage_predictors, public_advantage  # noqa: E402
 
-BENCHMARK = "RTEB(beta)"
+BENCHMARK = sim.BENCHMARK
 SUB = "RTEB(eng, beta)"
 PATTERNS = 400  # sign patterns per call (the audit's default is 10,000: less noise only)
 SHUFFLES = 999  # shuffles of a predictor per call (default 10,000: less noise only)
@@ -64,9 +62,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--results",
         type=Path,
-        default=Path(
-            os.environ.get("STATIC_RTEB_RESULTS") or ROOT.parent / "shared" / "mteb-cache"
-        ),
+        default=sim.RESULTS,
         help="mteb ResultCache folder (default: $STATIC_RTEB_RESULTS, else ../shared/mteb-cache)",
     )
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every replicate count")
@@ -78,16 +74,6 @@ def parse_args() -> argparse.Namespace:
 
 def stream(*key: object) -> np.random.Generator:
     return sim.stream(20261128, *key)
-
-
-def audit_data(results: Path, pin: str) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """The audit's scores (tasks x models complete on both sides), public and private tasks."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        board = load_leaderboards([BENCHMARK], results=results, pin=pin)[BENCHMARK]
-    both = board.complete_models("public", "private")
-    public, private = board.spec.scope_tasks("public"), board.spec.scope_tasks("private")
-    return board.wide(complete_only=False)[both].loc[public + private], public, private
 
 
 def placebo_advantage(
@@ -168,7 +154,7 @@ def main() -> None:
         "|---|---|---|---|---|---|---|",
     ]
     clusters = task_clusters(BENCHMARK)
-    data = {pin: audit_data(args.results, pin) for pin in ("as-of-post", "now")}
+    data = {pin: sim.audit_data(args.results, pin) for pin in ("as-of-post", "now")}
     wide, public, private = data["as-of-post"]
     sub = set(resolve_spec(SUB).task_names)
     sub_public = [t for t in public if t in sub]

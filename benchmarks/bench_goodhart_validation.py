@@ -40,7 +40,6 @@ import os
 import platform
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,7 +56,7 @@ from analysis.core.io import atomic_write_text  # noqa: E402
 from analysis.stats.advantage import MIN_TASKS_PER_SIDE  # noqa: E402
 
 K = 70
-BENCHMARK = "RTEB(beta)"
+BENCHMARK = sim.BENCHMARK
 FULL = (16, 13)
 ENG = (14, 6)
 
@@ -68,9 +67,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--out", type=Path, default=ROOT / "benchmarks" / "results" / "goodhart_validation.md"
     )
-    shared = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
     parser.add_argument(
-        "--results", type=Path, default=shared / "mteb-cache", help="the results snapshot"
+        "--results",
+        type=Path,
+        default=sim.RESULTS,
+        help="mteb ResultCache folder (default: $STATIC_RTEB_RESULTS, else ../shared/mteb-cache)",
     )
     return parser.parse_args()
 
@@ -197,12 +198,7 @@ def trained_rows(reps: int) -> list[str]:
 
 def shape_rows(results: Path) -> list[str]:
     """The interactions' skewness and tails: RTEB(beta) against the departures that bend them."""
-    from analysis.results.leaderboard import load_leaderboards
-
-    with warnings.catch_warnings():  # incomplete models: only the complete ones are used
-        warnings.simplefilter("ignore")
-        board = load_leaderboards([BENCHMARK], results=results, pin="as-of-post")[BENCHMARK]
-    wide = board.wide(complete_only=False)[board.complete_models("public", "private")]
+    wide = sim.audit_data(results, "as-of-post")[0]
     n_tasks, n_models = wide.shape
     rows = [
         f"| interactions | models | skewness over the {n_tasks} tasks: median, 75th "
