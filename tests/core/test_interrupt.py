@@ -71,8 +71,8 @@ def _signal(process: subprocess.Popen, how: str) -> int:
     return signal.SIGTERM
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` still runs (zombies waiting to be reaped do not)."""
+def _processes() -> Iterator[tuple[Path, list[str]]]:
+    """Each process's ``/proc`` folder and its ``stat`` fields after the command (state first)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -80,9 +80,12 @@ def _group_alive(pgid: int) -> bool:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue  # gone meanwhile
-        if int(fields[2]) == pgid and fields[0] not in {"Z", "X"}:
-            return True
-    return False
+        yield entry, fields
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies waiting to be reaped do not)."""
+    return any(int(f[2]) == pgid and f[0] not in {"Z", "X"} for _, f in _processes())
 
 
 def _stop(process: subprocess.Popen, how: str) -> tuple[int, str, str, float, int]:
@@ -254,14 +257,14 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
 def _fork_server_importing(main: int) -> bool:
     """Whether the run's fork server is importing what its workers run (pandas loaded, so
     seconds before mteb and torch are)."""
-    for entry in Path("/proc").iterdir():
+    for entry, fields in _processes():
+        if int(fields[1]) != main:
+            continue
         try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-            if ppid == main and b"multiprocessing.forkserver" in command:
+            if b"multiprocessing.forkserver" in (entry / "cmdline").read_bytes():
                 return "/pandas/_libs/" in (entry / "maps").read_text()
-        except (OSError, ValueError, IndexError):
-            continue  # not a process, or gone meanwhile
+        except OSError:
+            continue  # gone meanwhile
     return False
 
 
