@@ -125,25 +125,35 @@ def write_result(
     return path
 
 
-#: The longest files of ``make test``, longest first (measured: ``docs/development.md``).
-#: The first two start at once on the two workers: in a fresh checkout test_interrupt
-#: distils the session's test model (which later files wait for) while test_docs runs the
-#: figures batch for the site, whose last notebook (my_model) distils the same teacher and
-#: by then finds its token embeddings kept (``analysis/runs/token_cache.py``).
+#: The files of ``make test`` that take 10 s or more, longest first (measured in a fresh
+#: clone: ``docs/development.md``), so that the short files fill in at the end. The first
+#: two start at once on the two workers: in a fresh checkout test_interrupt distils the
+#: session's test model (which later files wait for) while test_docs runs the figures
+#: batch for the site, whose last notebook (my_model) distils the same teacher and by then
+#: finds its token embeddings kept (``analysis/runs/token_cache.py``).
 SLOW_TIER_FIRST = (
     "core/test_interrupt.py",
     "site/test_docs.py",
-    "results/test_mteb_table.py",
-    "results/test_fastparse.py",
-    "stats/estimate/test_estimate_acceptance.py",
-    "notebook/test_notebooks.py",
     "site/test_getting_started.py",
+    "notebook/test_notebooks.py",
     "runs/test_slurm.py",
-    "site/test_lab.py",
-    "runs/submit/test_submit.py",
-    "stats/estimate/test_estimate.py",
+    "results/test_mteb_table.py",
     "project/test_reproducible.py",
+    "stats/estimate/test_estimate_acceptance.py",
+    "stats/estimate/test_estimate_newer.py",
+    "site/test_lab.py",
     "runs/test_reproduction.py",
+    "results/test_fastparse.py",
+    "runs/submit/test_submit.py",
+    "project/test_mteb_patches.py",
+    "core/test_quiet.py",
+    "runs/test_runner.py",
+    "stats/test_simulation.py",
+    "runs/test_distill.py",
+    "project/test_scripts.py",
+    "core/test_interrupt_rules.py",
+    "runs/test_locks.py",
+    "stats/estimate/test_estimate.py",
 )
 #: The longest files of ``make test-fast`` (its slow tests left out), longest first.
 FAST_TIER_FIRST = (
