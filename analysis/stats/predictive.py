@@ -99,8 +99,8 @@ def predictive_comparison(
       independent. A paired t or sign-flip test of the differences (models as independent
       units) was measured rejecting too often when a few models pull a line (outliers),
       and so was the percentile bootstrap with heavy tails; the jackknife does not, and
-      is conservative at 34 models (measured:
-      ``benchmarks/results/goodhart_validation.md``).
+      is conservative (type-I error 0.03-0.04 at 34 models): its variance overstates the
+      statistic's (Efron-Stein), measured in ``benchmarks/results/goodhart_validation.md``.
       ``pvalue``: ``statistic / se`` against Student's t with ``n - 1`` degrees of
       freedom; the interval ``statistic +- t * se`` excludes 0 exactly when ``pvalue <
       1 - confidence_level``.
