@@ -111,7 +111,9 @@ def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Pa
         return kept
     tmp = tmp_path_factory.mktemp("figures-batch")
     # my_model last (the profile starts it first, for `make figures --jobs 2`): in a fresh
-    # checkout test_interrupt encodes MiniLM's tokens meanwhile, which my_model then finds kept
+    # checkout test_interrupt encodes MiniLM's tokens meanwhile, which my_model then finds
+    # kept. Two at once, as `make figures` runs them: the other worker's stop tests wait
+    # on signals for much of this time.
     names = sorted(tool.page_names(ROOT), key=lambda name: name == "my_model")
     runs = batch.run_batch(
         SITE_PROFILE,
@@ -119,6 +121,7 @@ def notebook_copies(tmp_path_factory: pytest.TempPathFactory, shared_results: Pa
         only=names,
         parameters=_site_overrides(tmp),
         build_dir=tmp / "notebooks",
+        jobs=2,
     )
     failed = [f"{r.name}: {r.where()}: {r.error}" for r in runs if not r.ok]
     assert not failed, f"the figures profile's notebooks failed: {failed}"
