@@ -63,7 +63,7 @@ all-figures: setup  ## everything: `make runs`, then `make figures` (a failure i
 # belong to one file); files with slow tests are handed out first (tests/conftest.py), so
 # xdist's own order (by number of tests) is turned off. WORKERS=1 for one process.
 # Measured in a fresh clone on 2 idle cores through .ci/run: make test 1,288 s, and 614-704 s
-# on a faster 2-core machine, 574-635 s there once the fork server preloaded the encoders
+# on a faster 2-core machine, 574-650 s there since the fork server preloads the encoders
 # (docs/development.md); the xslow tier that make test-all adds, 3,257 s on one process at load 4-5.
 # The distilled test model is kept here across runs (tests/_run_fixtures.py); `make clean` drops it.
 STATIC_RTEB_TEST_MODELS ?= $(CURDIR)/build/test-models
