@@ -125,8 +125,8 @@ def write_result(
     return path
 
 
-#: The files of ``make test`` that take 10 s or more, longest first (measured in a fresh
-#: clone: ``docs/development.md``), so that the short files fill in at the end. The first
+#: The files of ``make test`` that take 10 s or more, longest first (a per-test profile of
+#: one fresh-clone ``make test``, 2026-11-29), so that the short files fill in at the end. The first
 #: two start at once on the two workers: in a fresh checkout test_interrupt distils the
 #: session's test model (which later files wait for) while test_docs runs the figures
 #: batch for the site, whose last notebook (my_model) distils the same teacher and by then
@@ -153,7 +153,6 @@ SLOW_TIER_FIRST = (
     "project/test_scripts.py",
     "core/test_interrupt_rules.py",
     "runs/test_locks.py",
-    "stats/estimate/test_estimate.py",
 )
 #: The longest files of ``make test-fast`` (its slow tests left out), longest first.
 FAST_TIER_FIRST = (
