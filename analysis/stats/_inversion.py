@@ -106,10 +106,7 @@ def exact_inversion(
     weights = _weights(n, sizes)
     pvalue, low, high = np.empty(k), np.full(k, np.nan), np.full(k, np.nan)
     mean = D.sum(axis=0) / weights.sum()
-    if alternative == "two-sided":
-        rank = math.ceil(alpha * 2 ** (n - 1)) - 1
-    else:
-        rank = math.ceil(alpha * total) - 1
+    rank = math.ceil(alpha * (total // 2 if alternative == "two-sided" else total)) - 1
     step = _rows_per_block(total, k, _BLOCK)
     for s in range(0, k, step):
         sl = slice(s, min(s + step, k))

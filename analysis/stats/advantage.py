@@ -31,6 +31,7 @@ written by ``benchmarks/bench_goodhart_validation.py``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -418,7 +419,17 @@ def predictor_row(
     """
     known = column.notna().to_numpy()
     c0, kind, sizes = _contrast(column[known])
-    c = np.column_stack([c0, gen.permuted(np.tile(c0, (n_resamples, 1)), axis=1).T])
+    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct |t| of the shuffles:
+    mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
+    ways = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
+    if exact := kind == "groups" and ways <= n_resamples:  # each arrangement once, as flips
+        picks = itertools.combinations(range(len(c0)), sizes["n_a"])  # the True group's
+        every = np.array([np.isin(np.arange(len(c0)), pick) for pick in picks]).T
+        others = np.where(every, c0.max(), c0.min())[:, (every != (c0 > 0)[:, None]).any(0)]
+    else:
+        others = gen.permuted(np.tile(c0, (n_resamples, 1)), axis=1).T
+    n_resamples, ways = others.shape[1], ways // (1 + int(mirrored))
+    c = np.column_stack([c0, others])
     (m1, v1, d1), (m2, v2, d2) = (  # Welch over the tasks, without its p-values: fast
         (v.mean(axis=0), v.var(axis=0, ddof=1) / len(v), len(v) - 1)
         for v in (y_pub[:, known] @ c, y_priv[:, known] @ c)
@@ -441,10 +452,8 @@ def predictor_row(
     half = critical(1 - confidence_level)[0] * se
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
-    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct |t| of the shuffles:
-    mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
-    ways = math.factorial(n) // math.prod(map(math.factorial, ties)) // (1 + int(mirrored))
     c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
+    reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / ways) >= power
     reach = (c_m + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
@@ -462,7 +471,7 @@ def predictor_row(
         "pvalue_permutation": p_perm,
         "pvalue": max(p_t, p_perm),
         "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
-        "detectable": reach if binom.cdf(r - 1, n_resamples, 1 / ways) >= power else np.nan,
+        "detectable": reach if reached else np.nan,
     }
 
 
@@ -497,8 +506,9 @@ def advantage_predictors(
       ``pvalue_t``: t with Satterthwaite degrees of freedom.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models; t alone was
-      liberal on the real scores). ``pvalue`` is the larger: the decision is valid when
-      either test is; the interval ``effect +- se`` times the larger critical value.
+      liberal on the real scores; a group's arrangements each once if no more than
+      ``n_resamples``). ``pvalue`` is the larger: the decision is valid when either test
+      is; the interval ``effect +- se`` times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
       (see :func:`public_advantage`); models independent given the tasks, so models of
@@ -511,9 +521,9 @@ def advantage_predictors(
       (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
       the smallest absolute effect found with probability ``power`` at the level
       ``alpha / m`` (Bonferroni; a bound for Holm's first step) with the larger critical
-      value; NaN where the shuffles reach that level with a lower probability even for the
-      most extreme arrangement (few models: 4 of 10). Measured power at it: about 0.8 from
-      1,820 distinct arrangements, 0.75 at 5 of 12 models (792): ``goodhart_validation.md``.
+      value; NaN where the most extreme arrangement cannot reach that level (5 of 10
+      models at 0.005: mirror pairs; drawn shuffles: not with probability ``power``).
+      Measured power at it, from 5 of 12 models to 70: ``goodhart_validation.md``.
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.
@@ -585,8 +595,8 @@ def advantage_predictors(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
             "models' residual spread; the larger p of t with Satterthwaite df and of "
-            f"{n_resamples} shuffles of the predictor; {adjustment} across {len(table)} "
-            "predictor(s)"
+            f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer); "
+            f"{adjustment} across {len(table)} predictor(s)"
         ),
     )
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from ._checks import _as_vector, _check_open_unit, label_mismatch
+from ._checks import _as_vector, _check_open_unit, align_vectors
 from ._results import ConfidenceInterval, TableResult
 
 
@@ -173,20 +173,12 @@ def predictive_comparison(
 
 def _aligned(target: Any, a: Any, b: Any) -> pd.DataFrame:
     """The three inputs as columns of one frame (by label for Series), NaN rows dropped."""
-    inputs = {"target": target, "a": a, "b": b}
-    if all(isinstance(v, pd.Series) for v in inputs.values()):
-        index = target.index
-        for name, value in inputs.items():
-            if value.index.has_duplicates or set(value.index) != set(index):
-                raise label_mismatch("target", index, name, value.index)
-        frame = pd.DataFrame({n: v.reindex(index).astype(float) for n, v in inputs.items()})
-        frame = frame.sort_index()
-    else:
-        arrays = {n: _as_vector(v, n) for n, v in inputs.items()}
-        if len({len(v) for v in arrays.values()}) > 1:
-            raise ValueError("`target`, `a` and `b` must have the same length")
-        frame = pd.DataFrame(arrays)
-    frame.index.name = "model"
+    names = ("target", "a", "b")
+    if not all(isinstance(v, pd.Series) for v in (target, a, b)):  # all paired by position
+        target, a, b = (_as_vector(v, n) for v, n in zip((target, a, b), names, strict=True))
+    y, xa, labels = align_vectors(target, a, ("target", "a"))
+    xb = align_vectors(target, b, ("target", "b"))[1]
+    frame = pd.DataFrame(dict(zip(names, (y, xa, xb), strict=True)), index=labels)
     if np.isinf(frame.to_numpy()).any():
         raise ValueError("`target`, `a` or `b` contains inf")
-    return frame.dropna()
+    return frame.rename_axis("model").dropna()

@@ -283,38 +283,75 @@ def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
     assert tied.to_frame()["kind"].iloc[0] == "rank" and np.isnan(tied.to_frame()["detectable"][0])
 
 
+def test_few_arrangements_are_enumerated_against_a_loop_over_every_one():
+    """Where a predictor has no more distinct arrangements over the models than
+    ``n_resamples``, each is used once (exact, as the sign flips and
+    ``scipy.stats.permutation_test`` do): ``pvalue_permutation`` is the share of them
+    whose |t| is as large, found here by calling the function once per arrangement."""
+    from itertools import combinations
+
+    scores, pub, priv = _board(np.random.default_rng(21), k=8)
+    scores.loc[pub, ["m00", "m01", "m02"]] += 0.02
+    models = list(scores.columns)
+
+    def t_of(members: tuple[int, ...]) -> float:
+        group = pd.DataFrame({"g": np.isin(np.arange(8), members)}, index=models)
+        table = advantage_predictors(
+            scores, group, public_tasks=pub, private_tasks=priv, n_resamples=60, rng=0
+        ).to_frame()
+        return float(table["effect"].iloc[0] / table["se"].iloc[0])
+
+    every = np.abs([t_of(members) for members in combinations(range(8), 3)])  # 56
+    observed = abs(t_of((0, 1, 2)))
+    group = pd.DataFrame({"g": [True] * 3 + [False] * 5}, index=models)
+    for seed in (0, 1):  # no draws: the same for every rng
+        res = advantage_predictors(
+            scores, group, public_tasks=pub, private_tasks=priv, n_resamples=56, rng=seed
+        )
+        got = res.to_frame()["pvalue_permutation"].iloc[0]
+        assert got == np.mean(every >= observed * (1 - 1e-9)), got
+    assert 1 / 56 <= got < 0.2  # the gain puts the observed group near the top
+
+
 def test_detectable_needs_the_level_reached_with_the_power_and_counts_mirrors_once():
-    """``detectable`` is NaN unless the Monte-Carlo p-value of the most extreme arrangement
-    falls under the level with probability ``power``: Binomial(n_resamples, 1 / distinct
-    |t|) shuffles tie it. That probability, against 300 runs of the function on a group
-    that is the most extreme arrangement (its gain is huge); and a group of half the
-    models counts an arrangement and its mirror (the same |t|) once."""
+    """``detectable`` is NaN unless the shuffles' p-value of the most extreme arrangement
+    falls under the level with probability ``power``. Drawn shuffles: Binomial(n_resamples,
+    1 / distinct |t|) of them tie it; that probability against 300 runs of the function on
+    a group that is the most extreme arrangement (its gain is huge). Every arrangement
+    (exact): its p-value is (1 + its mirror) / arrangements, so a group of half the models
+    counts an arrangement and its mirror (the same |t|) once."""
     from scipy.stats import binom
 
     scores, pub, priv = _board(np.random.default_rng(3), k=10)
     scores.loc[pub, ["m00", "m01", "m02", "m03"]] += 0.3
     group = pd.DataFrame({"g": [True] * 4 + [False] * 6}, index=scores.columns)
-    kw = {"public_tasks": pub, "private_tasks": priv, "n_resamples": 999}
-    level = 0.006  # p < 0.006: at most 4 of 999 shuffles tie it, each with chance 1/210
+    kw = {"public_tasks": pub, "private_tasks": priv, "n_resamples": 199}  # < 210: drawn
+    level = 0.011  # p < 0.011: at most 1 of 199 shuffles ties it, each with chance 1/210
     runs = [
         advantage_predictors(scores, group, confidence_level=1 - level, rng=seed, **kw)
         for seed in range(300)
     ]
     reached = np.mean([r.to_frame()["pvalue_permutation"][0] < level for r in runs])
-    expected = binom.cdf(4, 999, 1 / 210)  # about one half
+    expected = binom.cdf(1, 199, 1 / 210)  # about three quarters
     assert abs(reached - expected) < 4 * np.sqrt(expected * (1 - expected) / 300)
     for power, finite in ((expected - 0.05, True), (expected + 0.05, False)):
         res = advantage_predictors(
             scores, group, confidence_level=1 - level, power=power, rng=0, **kw
         )
         assert np.isfinite(res.to_frame()["detectable"][0]) == finite, power
-    # 10,000 shuffles at 0.006: 4 of 10 models (210 values of |t|) reach it; 5 of 10 make
-    # 252 arrangements but 126 values of |t|, and each of 1/126 > 0.006 cannot
+    # every arrangement at 0.006: 4 of 10 models (210) reach it, p = 1/210, whatever the
+    # power; 5 of 10 make 252 arrangements in 126 mirror pairs, and 2/252 > 0.006 cannot
     kw["n_resamples"] = 10_000
     half = pd.DataFrame({"g": [True] * 5 + [False] * 5}, index=scores.columns)
-    for predictor, finite in ((group, True), (half, False)):
-        res = advantage_predictors(scores, predictor, confidence_level=1 - level, rng=0, **kw)
-        assert np.isfinite(res.to_frame()["detectable"][0]) == finite
+    got = {
+        name: advantage_predictors(
+            scores, predictor, confidence_level=1 - 0.006, power=0.99, rng=0, **kw
+        ).to_frame()
+        for name, predictor in (("group", group), ("half", half))
+    }
+    assert np.isfinite(got["group"]["detectable"][0]) and np.isnan(got["half"]["detectable"][0])
+    assert got["group"]["pvalue_permutation"][0] == 1 / 210  # the most extreme of 210
+    assert got["half"]["pvalue_permutation"][0] * 252 % 2 == pytest.approx(0)  # mirror pairs
 
 
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
@@ -510,8 +547,8 @@ def test_small_simulation_of_the_predictor_test():
 
 
 def test_small_simulation_of_the_power_with_few_models():
-    """4 of 10 models report no detectable effect; 5 of 20 one found about as often as stated."""
-    effect, none, power = sim.few_models_power(np.random.default_rng(13), 40, 10, 4)
+    """5 of 10 models report no detectable effect; 5 of 20 one found about as often as stated."""
+    effect, none, power = sim.few_models_power(np.random.default_rng(13), 40, 10, 5)
     assert np.isnan(effect) and none == 1.0 and power is None
     effect, none, power = sim.few_models_power(np.random.default_rng(14), 200, 20, 5)
     assert 0 < effect < 0.1 and none == 0.0 and power is not None
