@@ -316,7 +316,7 @@ nb.md(
     (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} points, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
      if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {len(found)} predictors. ")
     + "Where nothing is found, the effects this design would have detected with "
-    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else "none (too few models to reach the level with that power)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
+    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else "none (too few models for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
     f"On the mteb#3902 claim: the {int(org['n_a'])} {organisation} models audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + ") have a mean advantage minus the other models' of "
     f"{100 * org['effect']:+.2f} points ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
