@@ -17,7 +17,7 @@
 # "Evaluating static models on RTEB" (2025-10-06) reports, for four static models, the
 # MTEB average (Mean (Task) of MTEB(eng, v2) or MTEB(Multilingual, v2)) and the RTEB
 # public and private means (RTEB(eng, beta) for the English models, RTEB(beta) for the
-# multilingual ones). This notebook recomputes all 12 cells from result files through
+# multilingual ones). This notebook recomputes every cell from result files through
 # `analysis.load_leaderboards`, under two task-list definitions:
 #
 # * `as-of-post`: the benchmarks as mteb 1.39.2 defined them, the last mteb release
@@ -111,7 +111,7 @@ for pin in pins:
     checks[pin] = blogmod.compare_cells(post, mteb_table, rteb_table)
 
 # %% [markdown]
-# ## The 12 cells: post vs data
+# ## The post's cells: post vs data
 
 # %%
 cells = pd.concat({pin: c for pin, c in checks.items()}, names=["pin"]).reset_index(level=0)

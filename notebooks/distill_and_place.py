@@ -128,5 +128,5 @@ nb.table(
 )
 nb.md(
     f"On {significance_task} ({res.n} queries), teacher − student nDCG@10 = {res.statistic:+.4f} "
-    f"(95% CI {res.confidence_interval.low:.4f} to {res.confidence_interval.high:.4f}, p = {format_pvalue(res.pvalue)}, {res.method})."
+    f"({res.confidence_level:.0%} CI {res.confidence_interval.low:.4f} to {res.confidence_interval.high:.4f}, p = {format_pvalue(res.pvalue)}, {res.method})."
 )

@@ -432,7 +432,9 @@ nb.interactive(explorer, "goodhart_explorer")
 # %%
 verdict = "better" if compared.statistic < 0 else "worse"
 nb.md(
-    f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted, "
+    f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted; "
+    f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
+    f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}); "
     f"{len(hits)} of {len(found)} model properties go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
     f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
     f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "

@@ -14,8 +14,8 @@
 # %% [markdown]
 # # Which leaderboard ranks are real?
 #
-# A leaderboard ranks models by their average over a few dozen tasks (MTEB(eng, v2):
-# 41; RTEB(beta): 16 public and 13 private). Users keep asking which rank differences
+# A leaderboard ranks models by their average over a few dozen tasks (the tables below
+# give each benchmark's count). Users keep asking which rank differences
 # are real (mteb issues #5208, #5117, #4825), and the official leaderboard no longer
 # shows RTEB's private column (mteb #3934). Here every model with a score on every task
 # gets a rank *interval* (`analysis.stats.rank_intervals`): each pair of models is
@@ -25,10 +25,10 @@
 # `simultaneous=True` (the default) all intervals hold at once with probability at
 # least the confidence level; the unit is the task and tasks are assumed exchangeable
 # (`benchmarks/README_stats.md` has the measured coverage). Near-duplicate tasks are not
-# independent: tasks whose residual scores correlate at 0.8 or more over the leaderboard's
-# models (`analysis/results/clusters.json`, derived by `tools/task_clusters.py`) are one
-# unit (`clusters=`: their signs flip together). Models that cannot be told apart from
-# the leader form the "leader group".
+# independent: tasks whose residual scores correlate strongly over the leaderboard's
+# models (the rule and its threshold: `analysis/results/clusters.json`, derived by
+# `tools/task_clusters.py`) are one unit (`clusters=`: their signs flip together). Models
+# that cannot be told apart from the leader form the "leader group".
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
@@ -136,15 +136,15 @@ nb.md("The post's models (rank [interval]):\n\n" + "\n\n".join(f"- {post_sentenc
 # family-wise adjustment (the same tests as the intervals).
 
 # %%
-group_rows = []
+group_rows, shown = [], 8  # models named per group
 for label, res in results.items():
     for model, group in res.groups.items():
-        group_rows.append({"leaderboard": label, "model": model, "rank": int(res.table.loc[model, "rank"]), "group_size": len(group), "group": ", ".join(short_name(m) for m in group[:8]) + (" ..." if len(group) > 8 else "")})
+        group_rows.append({"leaderboard": label, "model": model, "rank": int(res.table.loc[model, "rank"]), "group_size": len(group), "group": ", ".join(short_name(m) for m in group[:shown]) + (" ..." if len(group) > shown else "")})
 groups = pd.DataFrame(group_rows)
 nb.table(
     groups, "leaderboard_uncertainty_groups",
     title=f"Models that cannot be told apart from each of the {top_groups} best (alpha={alpha}, family-wise; task lists {pin})",
-    note="group: the model itself and every model whose pair with it is not rejected by the max-T adjusted sign-flip test (first 8 shown, in rank order); group_size counts all.",
+    note=f"group: the model itself and every model whose pair with it is not rejected by the max-T adjusted sign-flip test (first {shown} shown, in rank order); group_size counts all.",
 )
 
 # %% [markdown]

@@ -20,7 +20,7 @@
 # does a model lose more on the private tasks than the other models do? For every model
 # with complete public and private results, `analysis.stats.public_private_gap`
 # computes its gap minus the mean gap of the other complete models (the *relative gap*),
-# with a Welch-type interval over tasks (coverage at 7 public / 6 private tasks is
+# with a Welch-type interval over tasks (its coverage at RTEB's numbers of tasks is
 # measured in `benchmarks/README_stats.md`), and the rank shift from public to private
 # (average ranks for ties) with a bootstrap range. Because one outlying model moves every
 # other model's mean reference, the same gap relative to the *median* of the other
@@ -163,8 +163,8 @@ nb.md(
 # `analysis/results/static_kinds.csv` cites each model's card). Each contrast is Welch's
 # t-test of the difference of the group means (valid when the groups' spreads differ,
 # which a permutation of group labels is not), with the Welch interval that inverts it; a
-# group of fewer than 3 models gets neither a test nor an interval (its spread cannot be
-# estimated), and the table says so.
+# group too small to estimate its spread gets neither a test nor an interval, and the
+# table's note says so.
 
 # %%
 static_models = gaps[gaps["family"] == "static"].sort_values(["static_kind", "model"])
@@ -195,7 +195,7 @@ nb.table(
     title=f"Group contrasts on {benchmark} (difference of group means; Welch's t-test)",
     note=(
         f"interval: {1 - alpha:.0%} Welch interval (the inversion of the same test); p: Welch's t-test, unequal spreads allowed; "
-        "no test and no interval for a group under 3 models (note)."
+        "no test and no interval for a group too small to estimate its spread (note)."
     ),
 )
 for row in contrasts.itertuples():

@@ -25,8 +25,8 @@
 # part of the ranking (a large model beats a tiny one anywhere) inflates it. So the
 # agreement is also measured where users choose, following Benchmark Agreement Testing
 # (Perlitz et al. 2024, arXiv:2407.13696; `analysis.stats.benchmark_agreement`): among
-# the top 10 and top 20 models of the predictor, and over random subsets of 10, 20 and
-# all models.
+# the top k models of the predictor (`top_k`), and over random subsets of k models
+# (`subset_sizes`) and all models.
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache

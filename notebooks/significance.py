@@ -22,14 +22,14 @@
 # (`analysis.stats.paired_bootstrap`): it excludes 0 exactly when p < α. The test's null
 # is that the two models' scores on a task are exchangeable (symmetric differences);
 # `benchmarks/README_stats.md` gives its measured coverage and type-I error at these
-# numbers of tasks. With 6 private tasks in RTEB(eng, beta) and 13 in RTEB(beta), the
+# numbers of tasks. With RTEB's few private tasks (the tables below count them), the
 # number of tasks, not the size of the differences, limits what can be shown.
 #
 # Tasks are assumed independent. Near-duplicate tasks are not: tasks whose residual scores
-# correlate at 0.8 or more over the leaderboard's models (`analysis/results/clusters.json`,
-# derived from the results by `tools/task_clusters.py`) count as one unit: every test here
-# gets `clusters=`, so their signs flip together (`units` says how many independent units
-# remain).
+# correlate strongly over the leaderboard's models (the rule and its threshold:
+# `analysis/results/clusters.json`, derived from the results by `tools/task_clusters.py`)
+# count as one unit: every test here gets `clusters=`, so their signs flip together
+# (`units` says how many independent units remain).
 
 # %% tags=["parameters"]
 results_dir: str = ""  # mteb ResultCache folder; empty: $STATIC_RTEB_RESULTS, else mteb default cache
