@@ -117,14 +117,14 @@ def provenance_line(
 def markdown_table(frame: pd.DataFrame, *, floatfmt: str = ".2f", na: str = "—") -> str:
     """Render ``frame`` as a GitHub markdown table (no index), without extra dependencies.
 
-    Floats are formatted with ``floatfmt``; missing values are shown as ``na``.
+    Floats are formatted with ``floatfmt``; missing values (NaN, NA, NaT) are shown as ``na``.
     """
 
     def cell(value: Any) -> str:
-        if value is None or (isinstance(value, float) and value != value):
+        if value is None or value is pd.NA or value is pd.NaT:
             return na
         if isinstance(value, float):
-            return format(value, floatfmt)
+            return na if value != value else format(value, floatfmt)
         return str(value).replace("|", "\\|")
 
     header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
