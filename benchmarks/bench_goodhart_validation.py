@@ -301,9 +301,10 @@ def main() -> None:
         "extreme (drawn: with probability 0.8); else NaN (none). 16/13 tasks, normal "
         "interactions, true advantages SD 0.02, "
         f"{_default(sim.few_models_power, 'n_shuffles')} shuffles; the mean `detectable` of "
-        f"{reps} null data sets, then the power at it over {4 * reps}. (Drawn at random, the "
-        "observed arrangement's own repeats among the draws count against it: at 5 of 12 "
-        "models the power fell short of 0.8.)",
+        f"{reps} null data sets, then the power at it over {4 * reps}. (Before a small group's "
+        "arrangements were enumerated, drawn at random, the observed arrangement's own "
+        "repeats among the draws counted against it: at 5 of 12 models the power fell short "
+        "of 0.8.)",
         "",
     ]
     timed("few models", rows, lambda: few_models_rows(4 * reps))

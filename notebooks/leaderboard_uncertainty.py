@@ -149,7 +149,7 @@ nb.table(
 
 # %% [markdown]
 # ## The top of each leaderboard, with rank intervals
-# Each line is a model's rank interval, the dot its rank. The post's four models are
+# Each line is a model's rank interval, the dot its rank. The post's models are
 # colored (added below the top when they rank lower, after a gap).
 
 # %%

@@ -19,7 +19,7 @@
 # `local_tasks_dir` run on that local data, offline). The notebook runs what is missing
 # (finished tasks are read back, never redone), then compares the model with every
 # leaderboard model that has a complete score on **the same tasks**: its scores beside
-# theirs, its rank with a simultaneous interval, paired tests against the post's four
+# theirs, its rank with a simultaneous interval, paired tests against the post's
 # models and any models you name, and a per-task table. Own runs and leaderboard results
 # are read as one leaderboard (`load_leaderboard(results=[leaderboard, runs_dir])`).
 #
@@ -37,7 +37,7 @@ tasks: list = ["AILAStatutes", "STSBenchmark", "SciFact", "Banking77Classificati
 local_tasks_dir: str = "../shared/tasks"  # folder of local task folders (relative to the repo root); empty: download
 runs_dir: str = "data/runs"  # own runs (mteb ResultCache layout), relative to the repo root
 results_dir: str = ""  # leaderboard results; empty: $STATIC_RTEB_RESULTS, else mteb default cache
-compare_with: list = []  # leaderboard models to test against, besides the post's four
+compare_with: list = []  # leaderboard models to test against, besides the post's models
 confidence_level: float = 0.95  # rank intervals and paired intervals
 alpha: float = 0.05  # level of the "significantly better / worse" decisions (Holm over the comparisons)
 n_resamples: int = 10_000  # Monte-Carlo sign patterns when a test is not exact

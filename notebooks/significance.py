@@ -92,7 +92,7 @@ for supervised, distilled, subset in pairs_to_test:
             "n": res.n, "units": res.n_units, "n_expected": len(wide),
             "wins": int((d > 0).sum()), "ties": int((d == 0).sum()), "losses": int((d < 0).sum()),
             "difference": res.statistic, "ci_low": res.confidence_interval.low, "ci_high": res.confidence_interval.high,
-            "d_z": res.effect_size, "p": res.pvalue, "p_ttest": res.ttest_pvalue, "min_p": res.min_pvalue,
+            "d_z": res.effect_size, "p": res.pvalue, "exact": res.exact, "p_ttest": res.ttest_pvalue, "min_p": res.min_pvalue,
             "dropped": ", ".join(sorted(set(wide.index) - set(pair.index))),
         })
 claims = pd.DataFrame(rows)
@@ -104,7 +104,7 @@ nb.table(
     shown_columns=["supervised", "distilled", "benchmark", "difference", "ci_low", "ci_high", "p_holm", "significant_holm"],
     title="Supervised vs distilled static models, paired over tasks (score ×100)",
     note=(
-        f"p: two-sided sign-flip permutation test over tasks (exact over the 2^n sign patterns for n ≤ 20), one sign per "
+        f"p: two-sided sign-flip permutation test over tasks (exact: over all 2^n sign patterns of the n units, else {n_resamples} random ones), one sign per "
         "cluster of near-duplicate tasks (units: clusters and single tasks; analysis/results/clusters.json); "
         f"interval: {1 - alpha:.0%} interval inverting that test (excludes 0 exactly when p < {alpha}); "
         "p_ttest: paired t-test over the units (reference); d_z: Cohen's d_z; min_p: the smallest p-value the test can give with these units; "

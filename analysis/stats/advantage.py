@@ -368,7 +368,7 @@ class AdvantagePredictorsResult(TableResult):
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
             ``pvalue_adjusted`` (across the predictors) and ``detectable`` (the smallest
             absolute effect found with probability ``power`` at the family-wise level:
-            ``(critical(alpha / m) + t(power)) * se``; NaN when no shuffle reaches that level).
+            ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles cannot reach it).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
         confidence_level: level of the per-predictor intervals (decisions at
@@ -385,7 +385,7 @@ class AdvantagePredictorsResult(TableResult):
 
 def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, Any]]:
     """Weights c with effect = sum c_j A_j, the predictor's kind and its group sizes."""
-    if pd.api.types.is_bool_dtype(values.dtype):
+    if pd.api.types.infer_dtype(values, skipna=True) == "boolean":  # object columns too
         flags = values.astype(bool).to_numpy()
         n_a, n_b = int(flags.sum()), int((~flags).sum())
         if min(n_a, n_b) < 2:
@@ -523,7 +523,7 @@ def advantage_predictors(
       ``alpha / m`` (Bonferroni; a bound for Holm's first step) with the larger critical
       value; NaN where the most extreme arrangement cannot reach that level (5 of 10
       models at 0.005: mirror pairs; drawn shuffles: not with probability ``power``).
-      Measured power at it, from 5 of 12 models to 70: ``goodhart_validation.md``.
+      Measured power at it, from 4 of 10 models to 70: ``goodhart_validation.md``.
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.

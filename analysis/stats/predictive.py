@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist
 
-from ._checks import _as_vector, _check_open_unit, align_vectors
+from ._checks import _check_open_unit, align_vectors
 from ._results import ConfidenceInterval, TableResult
 
 
@@ -109,7 +109,7 @@ def predictive_comparison(
       relation (a curve would favour the predictor it fits better). Absolute errors, not
       squared, so that one badly predicted model does not decide.
     * Three Series are paired by label (the same models, in any order; a model missing
-      in one of them is an error); a NaN in any of the three drops the model.
+      in one of them is an error), three arrays by position; a NaN drops the model.
 
     Args:
         target: the score to predict, one per model.
@@ -121,7 +121,8 @@ def predictive_comparison(
         PredictiveComparisonResult.
 
     Raises:
-        ValueError: lengths differ, fewer than 4 complete models, inf, or a bad option.
+        ValueError: lengths differ, Series mixed with arrays, fewer than 4 complete models,
+            inf, or a bad option.
         LabelMismatchError: Series with different models.
 
     Examples:
@@ -173,9 +174,9 @@ def predictive_comparison(
 
 def _aligned(target: Any, a: Any, b: Any) -> pd.DataFrame:
     """The three inputs as columns of one frame (by label for Series), NaN rows dropped."""
-    names = ("target", "a", "b")
-    if not all(isinstance(v, pd.Series) for v in (target, a, b)):  # all paired by position
-        target, a, b = (_as_vector(v, n) for v, n in zip((target, a, b), names, strict=True))
+    names, series = ("target", "a", "b"), [isinstance(v, pd.Series) for v in (target, a, b)]
+    if any(series) and not all(series):  # two Series in different orders, paired by position
+        raise ValueError("pass `target`, `a` and `b` all as Series (paired by label) or none")
     y, xa, labels = align_vectors(target, a, ("target", "a"))
     xb = align_vectors(target, b, ("target", "b"))[1]
     frame = pd.DataFrame(dict(zip(names, (y, xa, xb), strict=True)), index=labels)

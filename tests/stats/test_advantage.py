@@ -354,6 +354,22 @@ def test_detectable_needs_the_level_reached_with_the_power_and_counts_mirrors_on
     assert got["half"]["pvalue_permutation"][0] * 252 % 2 == pytest.approx(0)  # mirror pairs
 
 
+def test_true_false_with_unknowns_is_a_group_whatever_its_dtype():
+    """True/False with missing values is an object column (what ``.where(notna)`` makes):
+    the same two groups as pandas' nullable boolean, never ranks of 0 and 1."""
+    scores, pub, priv = _board(np.random.default_rng(6), k=9)
+    flags = [True, True, True, False, False, False, False, None, None]
+    kw = {"public_tasks": pub, "private_tasks": priv, "rng": 0}
+    got = {
+        dtype: advantage_predictors(
+            scores, pd.DataFrame({"g": pd.Series(flags, index=scores.columns, dtype=dtype)}), **kw
+        ).to_frame()
+        for dtype in ("object", "boolean")
+    }
+    assert got["object"]["kind"][0] == "groups" and got["object"]["n_a"][0] == 3
+    pd.testing.assert_frame_equal(got["object"], got["boolean"])
+
+
 def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     scores, pub, priv = _board(np.random.default_rng(6), k=10)
     lone = pd.DataFrame({"org": [True] + [False] * 9}, index=scores.columns)

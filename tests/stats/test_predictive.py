@@ -86,6 +86,8 @@ def test_inputs_are_checked():
         predictive_comparison([1.0, 2.0, 3.0], [1.0, 2.0, 4.0], [0.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="confidence_level"):
         predictive_comparison(s, s, s, confidence_level=1.5)
+    with pytest.raises(ValueError, match="all as Series"):  # two orders, one by position
+        predictive_comparison(s, s.iloc[::-1], s.to_numpy())
 
 
 def test_small_simulation_holds_the_level_with_heavy_tails():
