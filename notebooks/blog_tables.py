@@ -14,7 +14,7 @@
 # %% [markdown]
 # # The blog's two tables, regenerated from the MTEB results repository
 #
-# "Evaluating static models on RTEB" (2025-10-06) reports, for four static models, the
+# "Evaluating static models on RTEB" (2025-10-06) reports, for its static models, the
 # MTEB average (Mean (Task) of MTEB(eng, v2) or MTEB(Multilingual, v2)) and the RTEB
 # public and private means (RTEB(eng, beta) for the English models, RTEB(beta) for the
 # multilingual ones). This notebook recomputes every cell from result files through

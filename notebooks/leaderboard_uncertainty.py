@@ -181,7 +181,7 @@ nb.figure(fig, "leaderboard_uncertainty")
 # %% [markdown]
 # ## Every model, interactive
 # The figure above shows the top of each leaderboard; the explorer below has every ranked
-# model of the three (tabs). Type part of a model's name to find it (Enter: the next
+# model of each leaderboard (a tab each). Type part of a model's name to find it (Enter: the next
 # match), untick a group to hide it (`analysis.results.groups.model_groups`: static models
 # by how their cards say they were trained, model2vec outputs, distilled, supervised,
 # hybrid or unknown; transformers, mteb's baselines, models mteb does not register),
