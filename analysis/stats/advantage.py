@@ -419,16 +419,16 @@ def predictor_row(
     """
     known = column.notna().to_numpy()
     c0, kind, sizes = _contrast(column[known])
-    ties = np.unique(c0, return_counts=True)[1].tolist()  # distinct |t| of the shuffles:
+    ties = np.unique(c0, return_counts=True)[1].tolist()  # swapping equal weights: no change
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
-    ways = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
-    if exact := kind == "groups" and ways <= n_resamples:  # each arrangement once, as flips
+    arrangements = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
+    if exact := kind == "groups" and arrangements <= n_resamples:  # each once, as flips
         picks = itertools.combinations(range(len(c0)), sizes["n_a"])  # the True group's
         every = np.array([np.isin(np.arange(len(c0)), pick) for pick in picks]).T
         others = np.where(every, c0.max(), c0.min())[:, (every != (c0 > 0)[:, None]).any(0)]
     else:
         others = gen.permuted(np.tile(c0, (n_resamples, 1)), axis=1).T
-    n_resamples, ways = others.shape[1], ways // (1 + int(mirrored))
+    n_resamples, distinct = others.shape[1], arrangements // (1 + int(mirrored))  # |t| values
     c = np.column_stack([c0, others])
     (m1, v1, d1), (m2, v2, d2) = (  # Welch over the tasks, without its p-values: fast
         (v.mean(axis=0), v.var(axis=0, ddof=1) / len(v), len(v) - 1)
@@ -453,7 +453,7 @@ def predictor_row(
     p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
     c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
-    reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / ways) >= power
+    reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / distinct) >= power
     reach = (c_m + t_dist.ppf(power, df[0])) * se
     return {
         "predictor": str(column.name),
