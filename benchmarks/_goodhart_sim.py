@@ -17,6 +17,8 @@ and the model x task interaction ``e`` (SD 0.03), with one of these departures:
 * ``mild-skew``: centred lognormal(0, 0.25) (skewness 0.78), same SD: at least as skewed as
   RTEB(beta)'s own interactions (:func:`model_shape`; the bench prints both);
 * ``unequal``: each model its own SD (uniform 0.01 to 0.06), the private side twice as spread;
+* ``mild-unequal``: as ``unequal``, the private side 1.25 times as spread (only in the
+  bench's comparison of references; RTEB(beta)'s own ratio: :func:`spread_ratio`);
 * ``corr-tasks``: tasks in pairs within each side, their interactions correlated at 0.7;
 * ``families``: ten families of models (model j in family j mod 10) sharing half of the
   interaction variance;
@@ -61,6 +63,8 @@ RESULTS = Path(
 )
 #: The lognormal's sigma of each skewed departure.
 LOG_SIGMA = {"skewed": 1.0, "mild-skew": 0.25}
+#: How many times as spread as the public side the private side is, per unequal departure.
+PRIVATE_SPREAD = {"unequal": 2.0, "mild-unequal": 1.25}
 
 
 def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: str) -> np.ndarray:
@@ -74,9 +78,9 @@ def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: 
         e = (raw - np.exp(s2 / 2)) / np.sqrt((np.exp(s2) - 1) * np.exp(s2)) * SD
     else:
         e = rng.normal(0.0, SD, (n, k))
-    if departure == "unequal":
+    if departure in PRIVATE_SPREAD:
         e *= rng.uniform(1 / 3, 2.0, k)
-        e[n1:] *= 2.0
+        e[n1:] *= PRIVATE_SPREAD[departure]
     elif departure == "corr-tasks":
         for start, stop in ((0, n1), (n1, n)):
             for t in range(start, stop - 1, 2):
@@ -96,6 +100,15 @@ def model_shape(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     e = x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()
     return np.asarray(stats.skew(e, axis=0)), np.asarray(stats.kurtosis(e, axis=0))
+
+
+def spread_ratio(x_pub: np.ndarray, x_priv: np.ndarray) -> np.ndarray:
+    """Each model's SD over the private tasks of its relative score over its SD over the public.
+
+    ``x_pub``/``x_priv`` tasks x models; the relative score as :func:`public_advantage`
+    takes it (the model minus the mean of the others, task by task).
+    """
+    return np.asarray(_relative(x_priv).std(axis=0, ddof=1) / _relative(x_pub).std(axis=0, ddof=1))
 
 
 def audit_data(results: Path, pin: str) -> tuple[pd.DataFrame, list[str], list[str]]:
@@ -215,6 +228,59 @@ def advantage_cell(
         errors.add(bool(((low > 0) | (high < 0))[null].any()))
         covered.add(bool(((low <= target) & (target <= high)).all()))
     return errors, covered
+
+
+def label_max_t(y_pub: np.ndarray, y_priv: np.ndarray, public: np.ndarray) -> np.ndarray:
+    """The reference :func:`public_advantage` does not use: the tasks relabelled.
+
+    ``public`` (relabellings x tasks, boolean; the tasks public first, then private) says
+    which tasks each relabelling calls public, as many as there are: a whole task's row
+    moves, so the models' dependence is kept. Per relabelling, the largest absolute Welch
+    t over the models. Exact when the tasks' rows are exchangeable between the sides (the
+    same distribution on both, whatever its shape); not when the sides' spreads differ.
+    Returns (relabellings,).
+    """
+    y, a = np.vstack([y_pub, y_priv]), np.asarray(public, dtype=float)
+    n1, n2 = len(y_pub), len(y_priv)
+    m1, m2 = a @ y / n1, (1 - a) @ y / n2
+    v1 = (a @ y**2 - n1 * m1**2) / ((n1 - 1) * n1)
+    v2 = ((1 - a) @ y**2 - n2 * m2**2) / ((n2 - 1) * n2)
+    return np.asarray((np.abs(m1 - m2) / np.sqrt(v1 + v2)).max(axis=1))
+
+
+def relabellings(n1: int, n2: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random relabellings of ``n1 + n2`` tasks, ``n1`` of them public (n x tasks)."""
+    public = np.zeros((n, n1 + n2), dtype=bool)
+    np.put_along_axis(public, np.argsort(rng.random((n, n1 + n2)), axis=1)[:, :n1], True, axis=1)
+    return public
+
+
+def reference_cell(
+    rng: np.random.Generator,
+    reps: int,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    *,
+    n_patterns: int = 400,
+    level: float = 0.95,
+) -> tuple[Tally, Tally]:
+    """Family-wise error of the two references over the true nulls, on the same data sets.
+
+    :func:`public_advantage`'s sign flips (:func:`simultaneous`) and the relabelling of
+    :func:`label_max_t`, each with ``n_patterns`` draws. Returns (flips, relabellings).
+    """
+    flips, labels = Tally(), Tally()
+    for _ in range(reps):
+        y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, None, level)
+        observed = np.abs(w["t"])[truth == 0].max()  # a true null beyond the critical value
+        patterns = sign_patterns(n1 + n2, n_patterns, rng)
+        flips.add(bool(observed > simultaneous(y_pub, y_priv, observed, patterns, 1 - level)[1]))
+        null = label_max_t(y_pub, y_priv, relabellings(n1, n2, n_patterns, rng))
+        beyond = int((null >= observed).sum())
+        labels.add((1 + beyond) / (n_patterns + 1) < 1 - level)  # as drawn flips decide
+    return flips, labels
 
 
 def predictor_cell(
