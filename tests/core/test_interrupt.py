@@ -422,7 +422,11 @@ def _execute(client, code: str, timeout: float = 300) -> dict:
 
 
 def _interrupt_cell(manager, client, code: str, underway: Callable[[], bool]) -> tuple[dict, float]:
-    msg_id = client.execute(code)
+    # stop_on_error=False: after an error reply ipykernel aborts the execute requests that
+    # reach it before it posts itself a "stop aborting" message (ipykernel 7's
+    # _abort_queues), so the rerun sent at once could be aborted; a person's rerun comes
+    # later. It changes nothing else about the cell.
+    msg_id = client.execute(code, stop_on_error=False)
     wait_for(underway, "the cell to be underway")
     time.sleep(0.5)
     manager.interrupt_kernel()
