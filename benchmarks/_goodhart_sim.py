@@ -40,7 +40,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.stats import predictive_comparison, trained_task_effect
-from analysis.stats._resampling import sign_patterns
+from analysis.stats._resampling import _pvalue, sign_patterns
 from analysis.stats.advantage import _relative, _welch_parts, predictor_row, simultaneous
 
 DEPARTURES = (
@@ -278,8 +278,8 @@ def reference_cell(
         patterns = sign_patterns(n1 + n2, n_patterns, rng)
         flips.add(bool(observed > simultaneous(y_pub, y_priv, observed, patterns, 1 - level)[1]))
         null = label_max_t(y_pub, y_priv, relabellings(n1, n2, n_patterns, rng))
-        beyond = int((null >= observed).sum())
-        labels.add((1 + beyond) / (n_patterns + 1) < 1 - level)  # as drawn flips decide
+        beyond = (null >= observed).sum()
+        labels.add(bool(_pvalue(beyond, n_patterns, exact=False) < 1 - level))  # as drawn flips
     return flips, labels
 
 

@@ -102,14 +102,11 @@ def test_notebook_prose_types_no_number_from_data(path: Path) -> None:
 
 
 def test_every_definition_is_still_in_its_notebook() -> None:
+    texts = {path.name: prose(path) for path in NOTEBOOKS}  # each notebook read once
     everywhere = [
-        words for words in EVERYWHERE if not any(words in t for p in NOTEBOOKS for t in prose(p))
+        words for words in EVERYWHERE if not any(words in t for ts in texts.values() for t in ts)
     ]
-    stale = [
-        key
-        for key in DEFINITIONS
-        if not any(key[1] in t for t in prose(REPO / "notebooks" / key[0]))
-    ]
+    stale = [key for key in DEFINITIONS if not any(key[1] in t for t in texts.get(key[0], []))]
     assert everywhere + stale == []
 
 
