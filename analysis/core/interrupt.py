@@ -7,12 +7,12 @@ SIGTERM unless ignored at start (a background job keeps ignoring SIGINT, as in P
 first signal raises :class:`~analysis.core.errors.RunInterrupted`, a ``KeyboardInterrupt``
 that no ``except Exception`` swallows, whose ``finally`` blocks remove the staging folder and
 record the job as interrupted. In a command a second signal ends the process at once; in a
-worker it is ignored. A process waiting on workers sends them SIGTERM, kills those left after
-:data:`GRACE` seconds and records their jobs as interrupted; a worker whose parent dies stops
-itself so. A command then prints one line (what finished, what was interrupted, how to resume)
-and exits with 128 + the signal. A stop landing in a finalizer is lost there, as Python has
-it: a worker is then killed after :data:`GRACE` seconds, and a command that has not stopped
-:data:`DEADLINE` seconds after the signal ends itself as a second signal would.
+worker it is ignored. A process waiting on workers sends them the signal it got, kills those
+left after :data:`GRACE` seconds and records their jobs as interrupted; a worker whose parent
+dies sends itself SIGTERM. A command then prints one line (what finished, what was interrupted,
+how to resume) and exits with 128 + the signal. A stop landing in a finalizer is lost there, as
+Python has it: a worker is then killed after :data:`GRACE` seconds, and a command that has not
+stopped :data:`DEADLINE` seconds after the signal ends itself as a second signal would.
 """
 
 from __future__ import annotations

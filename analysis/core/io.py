@@ -184,12 +184,11 @@ _CLIP_ID = re.compile(r'<clipPath id="(p[0-9a-f]{10})"')
 def stable_svg_ids(svg: str) -> str:
     """``svg`` with matplotlib's clip-path ids renamed ``clip1``, ``clip2``, … in order.
 
-    matplotlib names a clip path by a hash of its rectangle's coordinates at full float
-    precision, while the file shows them to six decimals: the last bits of a layout
-    computation, which another CPU's kernels draw differently (seen with OpenBLAS's
-    Sandy Bridge kernels), renamed the clip path of a figure whose drawing was the same.
-    The ids only link the clip path to its users, so numbering them keeps the file
-    meaning the same.
+    matplotlib names a clip path by a hash of its rectangle's coordinates at full float precision,
+    while the file shows them to six decimals: the last bits of a layout computation, which another
+    CPU's kernels draw differently (seen with OpenBLAS's Sandy Bridge kernels), renamed the clip
+    path of a figure whose drawing was the same. The ids only link the clip path to its users, so
+    numbering them keeps the file meaning the same.
     """
     for number, old in enumerate(dict.fromkeys(_CLIP_ID.findall(svg)), start=1):
         new = f"clip{number}"

@@ -31,6 +31,7 @@ import pytest
 from filelock import FileLock
 
 from analysis.cli import main as static_rteb
+from analysis.runs.executors import read_record
 from analysis.runs.locks import file_lock, lock_holder, lock_path
 from analysis.runs.models import load_model
 from analysis.runs.plan import job_complete, read_plan
@@ -226,8 +227,6 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     process = start_cli(argv, new_session=True)
 
     def underway() -> bool:
-        from analysis.runs.executors import read_record
-
         records = [read_record(plan, job.job_id) or {} for job in waiting]
         return result_path(runs, meta, TASKS[0]).is_file() and all(
             r.get("state") == "running" for r in records
@@ -246,6 +245,9 @@ def test_plan_with_local_workers_stops_cleanly_and_resumes(
     assert "Resume with: static-rteb run " + shlex.join(argv[1:]) in line
     _no_partial_files(runs)
     assert _states(plan) == ["done", *["interrupted"] * interrupted, *["pending"] * not_started]
+    # the signal sent, whoever got it: a Ctrl-C's workers also get the main process's stop
+    recorded = [(read_record(plan, job.job_id) or {}).get("error") for job in waiting]
+    assert recorded == [f"interrupted ({signal.Signals(signum).name})"] * interrupted
     assert "failed" not in capsys.readouterr().out
 
     _release(held)

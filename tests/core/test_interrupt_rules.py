@@ -248,6 +248,6 @@ def test_the_local_executor_kills_a_worker_that_does_not_stop() -> None:
         process.start()
     assert ready.wait(30)
     run = LocalRun(Plan(results_dir="unused", jobs=()), (), "token", [deaf, quick], time.time())
-    assert run._stop() == {deaf.pid}
+    assert run._stop(signal.SIGTERM) == {deaf.pid}
     assert not deaf.is_alive() and not quick.is_alive()
     assert quick.exitcode == -signal.SIGTERM and deaf.exitcode == -signal.SIGKILL

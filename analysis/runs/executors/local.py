@@ -4,9 +4,9 @@
 SLURM array element's loop (:func:`~.worker.run_worker`); this process draws one progress bar
 from the job records. A fork server that imported mteb and the encoders once (``PRELOAD``)
 forks the workers, never this process (a process that ran OpenMP code cannot be forked
-safely: ``docs/running.md``). On ``KeyboardInterrupt`` the workers get SIGTERM and record
-their jobs as interrupted; one alive after :data:`~analysis.core.interrupt.GRACE` seconds is
-killed and recorded here (the rules: :mod:`analysis.core.interrupt`).
+safely: ``docs/running.md``). On ``KeyboardInterrupt`` the workers get the same signal and
+record their jobs as interrupted; one alive after :data:`~analysis.core.interrupt.GRACE`
+seconds is killed and recorded here (the rules: :mod:`analysis.core.interrupt`).
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class LocalRun(Submitted):
                 self._collect(ended, bar)
             self._collect(ended, bar)
         except KeyboardInterrupt as err:
-            killed = self._stop()
+            killed = self._stop(signal_of(err))
             for job in self.jobs:
                 if job.job_id not in ended:
                     mark_interrupted(self.plan, job, killed, "interrupted (worker killed)")
@@ -204,11 +204,12 @@ class LocalRun(Submitted):
                 bar.set_postfix_str(f"{job.name} {','.join(job.tasks)}"[:60])
                 bar.update(1)
 
-    def _stop(self) -> set[int]:
-        """SIGTERM every worker, wait up to GRACE seconds, kill the rest; their pids."""
+    def _stop(self, signum: int) -> set[int]:
+        """Send ``signum`` to every worker, wait up to GRACE seconds, kill the rest; their pids."""
         deadline = time.monotonic() + GRACE
         for process in self.processes:
-            process.terminate()  # SIGTERM; nothing if it has ended
+            if process.pid is not None and process.exitcode is None:  # not reaped: its pid
+                os.kill(process.pid, signum)  # a Ctrl-C's SIGINT, not a SIGTERM racing it
         for process in self.processes:
             process.join(max(0.0, deadline - time.monotonic()))
         killed = {p.pid for p in self.processes if p.is_alive() and p.pid is not None}
