@@ -14,7 +14,8 @@ only that:
 - Placeholders in angle brackets (the hub commit SHA of step 6) become a fixed SHA.
 - The command whose comment says Ctrl-C is stopped as a terminal's Ctrl-C stops it
   (SIGINT to its process group) at the moment the page shows: its first two jobs ended
-  done and the other two running.
+  done and the other two running. Where timing misses that moment, the step is taken
+  again from the same state (:func:`_stopped_at_the_pages_moment` says when).
 - MiniLM's token embeddings are made before the walk (a distillation of the same teacher
   into a temporary folder), so the page's distillation reads them from
   ``$STATIC_RTEB_CACHE`` as a second distillation does: seconds, and no progress bar
@@ -56,7 +57,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import as_started_by, cli_env, wait_for
+from tests._cli import as_started_by, cli_env
 from tests._run_fixtures import minilm_dir, needs_shared_cache, needs_shared_tasks
 from tests._submit_fixtures import git, init_checkout
 from tests.conftest import REPO, SHARED
@@ -412,6 +413,65 @@ def _warm_token_cache(folder: Path) -> None:
     distill_model(minilm_dir(), folder, pca_dims=8, show_progress=False)
 
 
+def _start(script: str, root: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """``script`` in ``bash`` as a terminal starts it: its own process group, SIGINT default."""
+    return subprocess.Popen(
+        ["bash", "-c", script],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # bytes: text mode would turn a bar's \r into \n
+        start_new_session=True,
+        preexec_fn=as_started_by("terminal"),  # SIGINT at its default, however we started
+    )
+
+
+def _ran(process: subprocess.Popen[bytes]) -> tuple[int, str]:
+    """Its exit status and output, once it ends (killed, with its group, after 900 s)."""
+    try:
+        raw, _ = process.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # never leave a walk step behind
+        raise
+    return process.returncode, raw.decode("utf-8", errors="replace")
+
+
+#: The stop the page shows: two jobs finished and two interrupted.
+_PAGES_STOP = "Interrupted (SIGINT): 2 job(s) finished, 2 interrupted, 0 not started;"
+
+
+def _stopped_at_the_pages_moment(
+    script: str, root: Path, env: dict[str, str], *, takes: int = 3
+) -> tuple[int, str]:
+    """The Ctrl-C step, taken again from the same state until it stops as the page shows.
+
+    The Ctrl-C goes to the process group once two jobs ended done and two are running. Two
+    outcomes are timing, not behaviour, and get another take (the ``data`` folder put back
+    as it was): the run ended between two polls, or a running job ended done anyway, its
+    stop lost in a library's bare ``except:`` (datasets' fingerprinting of a transform:
+    ``docs/running.md``). Whatever the last take printed is the step, for the tests to judge.
+    """
+    kept = root.parent / "data-before-ctrl-c"
+    shutil.copytree(root / "data", kept, symlinks=True)
+    for take in range(takes):
+        if take:
+            shutil.rmtree(root / "data")
+            shutil.copytree(kept, root / "data", symlinks=True)
+        process = _start(script, root, env)
+        deadline = time.monotonic() + 900
+        while not _two_done_two_running(root) and process.poll() is None:
+            if time.monotonic() > deadline:
+                os.killpg(process.pid, signal.SIGKILL)
+                pytest.fail("timed out after 900 s waiting for two jobs done and two running")
+            time.sleep(0.2)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+        returncode, output = _ran(process)
+        if _PAGES_STOP in output:
+            break
+    return returncode, output
+
+
 @pytest.fixture(scope="module")
 def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
     """The page's walk, run in a temporary copy; every step recorded, none asserted here."""
@@ -429,32 +489,11 @@ def walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
         line = _substitute(command)
         script = "\n".join([*prelude, line])
         started = time.monotonic()
-        process = subprocess.Popen(
-            ["bash", "-c", script],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,  # bytes: text mode would turn a bar's \r into \n
-            start_new_session=True,
-            preexec_fn=as_started_by("terminal"),  # SIGINT at its default, however we started
-        )
         if "Ctrl-C" in command.comment:
-            wait_for(
-                lambda: _two_done_two_running(root),
-                "two jobs done and two running",
-                process=process,
-                timeout=900,
-            )
-            os.killpg(process.pid, signal.SIGINT)
-        try:
-            raw, _ = process.communicate(timeout=900)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)  # never leave a walk step behind
-            raise
-        output = raw.decode("utf-8", errors="replace")
-        walked.steps.append(
-            Step(command, line, process.returncode, output, "", time.monotonic() - started)
-        )
+            returncode, output = _stopped_at_the_pages_moment(script, root, env)
+        else:
+            returncode, output = _ran(_start(script, root, env))
+        walked.steps.append(Step(command, line, returncode, output, "", time.monotonic() - started))
         if line.startswith("source "):
             prelude.append(line)
     return walked
