@@ -10,9 +10,9 @@ record the job as interrupted. In a command a second signal ends the process at 
 worker it is ignored. A process waiting on workers sends them the signal it got, kills those
 left after :data:`GRACE` seconds and records their jobs as interrupted; a worker whose parent
 dies sends itself SIGTERM. A command then prints one line (what finished, what was interrupted,
-how to resume) and exits with 128 + the signal. A stop landing in a finalizer is lost there, as
-Python has it: a worker is then killed after :data:`GRACE` seconds, and a command that has not
-stopped :data:`DEADLINE` seconds after the signal ends itself as a second signal would.
+how to resume) and exits with 128 + the signal. A stop lost in a finalizer or a bare ``except:``
+lets a worker go on until it is killed after :data:`GRACE` seconds (a job it ends first is kept);
+a command that has not stopped :data:`DEADLINE` seconds after the signal ends itself at once.
 """
 
 from __future__ import annotations
