@@ -544,15 +544,11 @@ def speed_up_classification() -> Iterator[bool]:
     ``_create_dataloader_from_texts`` builds ``Dataset.from_dict({"text": column})`` from
     the Column, which Arrow's writer reads one row at a time (5.6 of 8.3 s of a static
     model's pair classification run of 20,000 pairs, profiled). It is wrapped to get the
-    texts read at once (the same strings, so the same embeddings). Where the pattern
-    does not cost real time it is left as mteb has it (profiled on tasks derived from
-    Banking77's 13,083 texts; ``benchmarks/bench_classification.py --other`` measures
-    them): retrieval and reranking build their loaders another way (``_prepare_dataset``)
-    and read the corpus ids Column once per task (77 ms for 10,000 ids); clustering
-    spends its time in scikit-learn's k-means (63 of 66 s of a fast clustering run), and
-    legacy clustering reads each set's label Column three times (about 3 of 52 s,
-    profiled). :func:`analysis.runs.runner.run_evaluation` runs inside it. Remove when
-    mteb fixes it.
+    texts read at once (the same strings, so the same embeddings). Elsewhere the pattern
+    costs little and is left as mteb has it (``benchmarks/bench_classification.py
+    --other``): retrieval and reranking read the corpus ids once per task (77 ms for 10,000),
+    k-means takes 63 of 66 s of a clustering run, legacy clustering's labels 3 of 52 s.
+    :func:`analysis.runs.runner.run_evaluation` runs inside it. Remove when mteb fixes it.
 
     In force only inside the block: mteb's own functions are back when the last block
     running in this process ends, also when it ends with an exception or Ctrl-C. Blocks
@@ -679,6 +675,7 @@ def _classification_replacements(
     originals: Mapping[str, Callable[..., Any]],
 ) -> dict[str, Callable[..., Any]]:
     """The fix's functions, wrapping mteb's ``originals`` (``{name: mteb's function}``)."""
+    import hashlib
     import logging
     from collections import defaultdict
 
@@ -706,7 +703,9 @@ def _classification_replacements(
             if label_counter[label] < self.samples_per_label:
                 sampled_idxs.append(i)
                 label_counter[label] += 1
-        return dataset.select(sampled_idxs), idxs, sampled_idxs
+        # datasets would hash the indices in a bare `except:`, where a Ctrl-C is lost
+        key = hashlib.sha256(f"{dataset._fingerprint}{sampled_idxs}".encode()).hexdigest()
+        return dataset.select(sampled_idxs, new_fingerprint=key[:16]), idxs, sampled_idxs
 
     def _calculate_scores(self: Any, y_test: Any, y_pred: Any) -> Any:
         """The ``_calculate_scores`` of mteb, with y_test as a numpy array (read once)."""
