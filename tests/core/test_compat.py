@@ -572,6 +572,38 @@ def test_classification_fix_undersamples_and_scores_like_mteb(classification_fix
     assert len(mteb_picks[0][1]) == 20 * task.samples_per_label
 
 
+def test_classification_fix_selects_without_datasets_hashing_in_its_bare_except(
+    classification_fix, banking20, monkeypatch
+):
+    """The undersampled rows get their fingerprint from the fix, one per selection.
+
+    datasets hashes a transform's arguments inside a bare ``except:``, which swallowed a
+    Ctrl-C landing there (the walk's Ctrl-C step missed its moment so): the fix's
+    ``select`` never calls it, and the fingerprint still tells two selections apart.
+    """
+    from datasets import arrow_dataset, fingerprint
+
+    task = _banking20(banking20)
+    train = task.dataset["train"]
+    hashed = []
+
+    def update_fingerprint(*args, **kwargs):
+        hashed.append(args)
+        return original(*args, **kwargs)
+
+    original = fingerprint.update_fingerprint
+    monkeypatch.setattr(fingerprint, "update_fingerprint", update_fingerprint)
+    assert arrow_dataset.fingerprint_transform is fingerprint.fingerprint_transform
+    task._undersample_data(train, 0)
+    assert hashed, "datasets no longer hashes in select: the fix's fingerprint can go"
+    hashed.clear()
+    with compat.speed_up_classification():
+        first, idxs, _ = task._undersample_data(train, 0)
+        second, _, _ = task._undersample_data(train, 1, idxs)
+    assert hashed == []
+    assert first._fingerprint != second._fingerprint != train._fingerprint
+
+
 def _run_recording(tmp_path, monkeypatch, *, stop=None, during=None):
     """``run_evaluation`` of one model whose run records mteb's functions (and may raise)."""
     from analysis.runs import runner
