@@ -207,27 +207,29 @@ def advantage_cell(
     n_patterns: int = 400,
     level: float = 0.95,
     clustered: bool = False,
-) -> tuple[Tally, Tally]:
+) -> tuple[Tally, Tally, Tally]:
     """:func:`public_advantage`'s family-wise error and simultaneous coverage.
 
     ``spread``: SD of the true advantages (0: the global null). ``clustered``: the signs
     flip the pairs of tasks of ``corr-tasks`` together (the clusters known). Returns (any
-    true null declared beyond chance, every interval covering its true advantage).
+    true null declared beyond chance, every interval covering its true advantage, any
+    true null's interval excluding 0).
     """
-    errors, covered = Tally(), Tally()
+    errors, covered, excluded = Tally(), Tally(), Tally()
     codes = pair_clusters(n1, n2) if clustered else None
     n_units = n1 + n2 if codes is None else int(codes.max()) + 1
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
         y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, d, level)
         patterns = sign_patterns(n_units, n_patterns, rng)
-        _, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
+        adjusted, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]
         null = np.ones(k, bool) if spread else truth == 0
-        errors.add(bool(((low > 0) | (high < 0))[null].any()))
+        errors.add(bool((adjusted < 1 - level)[null].any()))  # beyond chance, as decided
+        excluded.add(bool(((low > 0) | (high < 0))[null].any()))
         covered.add(bool(((low <= target) & (target <= high)).all()))
-    return errors, covered
+    return errors, covered, excluded
 
 
 def label_max_t(y_pub: np.ndarray, y_priv: np.ndarray, public: np.ndarray) -> np.ndarray:
@@ -268,7 +270,7 @@ def reference_cell(
 ) -> tuple[Tally, Tally]:
     """Family-wise error of the two references over the true nulls, on the same data sets.
 
-    :func:`public_advantage`'s sign flips (:func:`simultaneous`) and the relabelling of
+    :func:`public_advantage`'s decisions (:func:`simultaneous`'s step-down) and the relabelling of
     :func:`label_max_t`, each with ``n_patterns`` draws. Returns (flips, relabellings).
     """
     flips, labels = Tally(), Tally()
@@ -276,7 +278,8 @@ def reference_cell(
         y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, None, level)
         observed = np.abs(w["t"])[truth == 0].max()  # a true null beyond the critical value
         patterns = sign_patterns(n1 + n2, n_patterns, rng)
-        flips.add(bool(observed > simultaneous(y_pub, y_priv, observed, patterns, 1 - level)[1]))
+        adjusted = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)[0]
+        flips.add(bool((adjusted < 1 - level)[truth == 0].any()))  # beyond chance, as decided
         null = label_max_t(y_pub, y_priv, relabellings(n1, n2, n_patterns, rng))
         beyond = (null >= observed).sum()
         labels.add(bool(_pvalue(beyond, n_patterns, exact=False) < 1 - level))  # as drawn flips

@@ -177,8 +177,10 @@ nb.md(
 # model's true advantage at once with probability `confidence_level` (studentized max-T
 # over sign flips of the tasks; with `cluster_tasks`, the tasks of one near-duplicate
 # cluster of `analysis/results/clusters.json` flip together, so that a pair of related
-# tasks counts once). A model is beyond chance when its interval excludes 0:
-# `public` (it gains on the public tasks) or `private`.
+# tasks counts once). A model is beyond chance when the step-down max-T rejects it
+# (`pvalue_adjusted` under α): `public` (it gains on the public tasks) or `private`. Every
+# interval that excludes 0 is among them; the step-down, more powerful, may add a model
+# whose interval reaches zero.
 
 # %%
 advantage = public_advantage(wide, public_tasks=public, private_tasks=private, clusters=clusters, n_resamples=n_resamples,
@@ -189,7 +191,7 @@ adv["public zero-shot %"] = overlap["public zero-shot %"]
 nb.table(
     adv.reset_index(), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
-    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise.",
+    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g}.",
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
@@ -205,7 +207,7 @@ nb.figure(fig, "goodhart_advantage")
 beyond = adv[adv["beyond_chance"] != ""]
 unadjusted = int((adv["pvalue"] < alpha).sum())
 nb.md(
-    ("Beyond chance after the multiplicity: " + "; ".join(f"**{m}** ({r.beyond_chance}, {100 * r.advantage:+.1f} points, [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}])" for m, r in beyond.iterrows()) + "."
+    ("Beyond chance after the multiplicity: " + "; ".join(f"**{m}** ({r.beyond_chance}, {100 * r.advantage:+.1f} points, [{100 * r.ci_low:+.1f}, {100 * r.ci_high:+.1f}], adjusted p {pvalue_phrase(r.pvalue_adjusted)})" for m, r in beyond.iterrows()) + "."
      if len(beyond) else f"**No model** gains on the public (or the private) tasks beyond chance once the {len(adv)} comparisons are accounted for.")
     + f" Each interval is ±{advantage.critical_value:.2f} standard errors (one model alone would take "
     f"{t_dist.ppf(1 - alpha / 2, adv['df'].median()):.2f} at the median degrees of freedom); "

@@ -144,6 +144,20 @@ def maxt(
     )
 
 
+def step_down(null: np.ndarray, observed: np.ndarray, patterns: SignPatterns) -> np.ndarray:
+    """Westfall-Young step-down adjusted p-values: ``null`` (patterns, m), ``observed`` (m,).
+
+    The i-th largest observed meets the per-pattern maximum over itself and the smaller
+    ones; the p-values are then made monotone in that order.
+    """
+    order = np.argsort(-observed, kind="stable")
+    tail_max = np.maximum.accumulate(null[:, order[::-1]], axis=1)[:, ::-1]
+    count = (tail_max >= observed[order] * (1.0 - TOL) - TOL).sum(axis=0)
+    adjusted = np.empty(len(observed))
+    adjusted[order] = np.maximum.accumulate(patterns.pvalue(count))
+    return adjusted
+
+
 def single_step(
     null: np.ndarray, observed: np.ndarray, patterns: SignPatterns, alpha: float
 ) -> tuple[np.ndarray, float]:

@@ -52,7 +52,7 @@ from ._checks import (
     label_mismatch,
     unit_clusters,
 )
-from ._maxt import single_step
+from ._maxt import single_step, step_down
 from ._resampling import sign_patterns
 from ._results import ConfidenceInterval, TableResult
 from .contrast import _welch_parts
@@ -78,6 +78,7 @@ def flip_max_t(
     *,
     pooled: bool = False,
     codes: np.ndarray | None = None,
+    per_model: bool = False,
 ) -> np.ndarray:
     """Per sign pattern: the largest absolute Welch t over the columns of the flipped residuals.
 
@@ -86,7 +87,7 @@ def flip_max_t(
     advantage). A pattern flips every column of a task together, so the models'
     dependence is kept; ``s`` and ``-s`` give the same statistic. With ``codes`` (the
     cluster of each task, public tasks first) a pattern has one sign per cluster, given
-    to all its tasks. Returns (patterns,).
+    to all its tasks. Returns (patterns,), or with ``per_model`` every |t| (patterns, models).
     """
     n1, n2 = y_pub.shape[0], y_priv.shape[0]
     centre = np.vstack([y_pub, y_priv]).mean(axis=0) if pooled else None
@@ -99,7 +100,7 @@ def flip_max_t(
         m1, m2 = signs[:, :n1] @ r1 / n1, signs[:, n1:] @ r2 / n2
         var = (ss1 - n1 * m1**2) / ((n1 - 1) * n1) + (ss2 - n2 * m2**2) / ((n2 - 1) * n2)
         t = np.divide(np.abs(m1 - m2), np.sqrt(var), out=np.zeros_like(var), where=var > 0)
-        out.append(t.max(axis=1))
+        out.append(t if per_model else t.max(axis=1))
     return np.concatenate(out)
 
 
@@ -111,20 +112,11 @@ def simultaneous(
     alpha: float,
     codes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
-    """Family-wise adjusted p-values and the critical |t| of :func:`public_advantage`.
-
-    The larger of the two nulls' critical values (:func:`flip_max_t`, centred within
-    each side and pooled), and each model's larger adjusted p-value: a model is beyond
-    chance exactly when its |t| exceeds the critical value. Centred within the sides the
-    reference holds when models truly differ; pooled, it holds better at the global null
-    with few tasks (measured: ``benchmarks/results/goodhart_validation.md``).
-    """
-    within = flip_max_t(y_pub, y_priv, patterns, codes=codes)
-    adjusted, critical = single_step(within, observed, patterns, alpha)
-    imposed, critical_pooled = single_step(
-        flip_max_t(y_pub, y_priv, patterns, pooled=True, codes=codes), observed, patterns, alpha
-    )
-    return np.maximum(adjusted, imposed), max(critical, critical_pooled)
+    """Step-down p-values (pooled null) and the intervals' critical |t| (the larger)."""
+    pooled = flip_max_t(y_pub, y_priv, patterns, pooled=True, codes=codes, per_model=True)
+    nulls = (flip_max_t(y_pub, y_priv, patterns, codes=codes), pooled.max(axis=1))
+    critical = max(single_step(null, observed, patterns, alpha)[1] for null in nulls)
+    return step_down(pooled, observed, patterns), critical
 
 
 @dataclass(frozen=True, repr=False)
@@ -135,7 +127,7 @@ class PublicAdvantageResult(TableResult):
         table: one row per model, sorted by ``advantage`` (largest first): ``model``,
             ``mean_public``, ``mean_private``, ``advantage`` (A_j), ``se`` and ``df``
             (Welch), ``ci_low`` / ``ci_high`` (simultaneous), ``pvalue`` (Welch, per
-            model, unadjusted), ``pvalue_adjusted`` (max-T, family-wise) and
+            model, unadjusted), ``pvalue_adjusted`` (step-down max-T, family-wise) and
             ``beyond_chance``: ``"public"`` (gains on public beyond chance),
             ``"private"`` (gains on private) or ``""``.
         public_tasks: the public tasks (sorted).
@@ -226,29 +218,25 @@ def public_advantage(
       private tasks, ``y`` the score relative to the mean of the other models (module
       notes). Per model, Welch's t over the tasks (the two sides independent, their
       spreads free) gives ``se``, ``df`` and an unadjusted ``pvalue``.
-    * **Simultaneous intervals**: ``A_j +- c * se_j`` for every model at once, ``c`` the
-      ``confidence_level`` quantile of the largest absolute Welch t over the models under sign
-      flips of the tasks' residuals (a whole task's row flipped together: the
-      studentized max-T, a wild bootstrap with Rademacher signs); the residuals are
-      centred within each side and, for a second reference, at each model's pooled
-      mean, and the larger critical value is used (the first holds when models truly
-      differ, the second at the global null with few tasks).
-      It adapts to models that move together (families, near-copies) where Bonferroni
-      would not. ``pvalue_adjusted`` is the single-step max-T p-value; a model is beyond
-      chance (``beyond_chance``) exactly when its interval excludes 0.
+    * **Simultaneous intervals**: ``A_j +- c * se_j``, ``c`` the ``confidence_level``
+      quantile of the largest |Welch t| over the models under sign flips of the tasks'
+      residuals (a task's row flipped whole: the studentized max-T, which adapts to
+      models that move together where Bonferroni would not); of the residuals centred
+      within each side (holds when models truly differ) and at each model's pooled mean
+      (the null imposed), the larger ``c``.
+    * **Decisions**: ``pvalue_adjusted``, the Westfall-Young step-down max-T over the
+      pooled residuals; ``beyond_chance`` when under ``1 - confidence_level``. It holds
+      every model whose interval excludes 0, and may add some whose interval touches 0
+      (the intervals' larger ``c`` is conservative with heavy tails or an outlying model).
     * **Null hypothesis** of model j: its expected relative score is the same over the
       population of public tasks and of private tasks. **Assumptions**: tasks
       independent (within and across the sides), each side's residuals roughly
       symmetric. Correlated tasks within a side make the intervals far too narrow
-      (measured: pairs of tasks correlated at 0.7, the *corr-tasks* rows).
-      ``clusters`` (task -> cluster label, e.g.
-      :func:`analysis.results.clusters.task_clusters`) flips each cluster's tasks
-      together: the assumption becomes *clusters* independent, tasks within a cluster
-      free to correlate (a cluster may span both sides). Related tasks left in separate
-      clusters break it as before. Measured family-wise error and coverage, without and
-      with the clusters (normal, heavy-tailed, unequal spreads, correlated tasks,
-      families of models, an outlying model; 16/13, 17/13, 14/6 and 6/6 tasks):
-      ``benchmarks/results/goodhart_validation.md``.
+      (pairs of tasks correlated at 0.7: the *corr-tasks* rows). ``clusters`` (task ->
+      label, e.g. :func:`analysis.results.clusters.task_clusters`) flips each cluster's
+      tasks together: *clusters* must then be independent, tasks within one may correlate
+      (across the sides too). Measured family-wise error and coverage with departures
+      (16/13, 17/13, 14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
     * **Too few tasks**: under :data:`MIN_TASKS_PER_SIDE` tasks on a side (clusters, if given)
       no interval, no decision (NaN); ``caveat`` says what the benchmark cannot say.
 
@@ -326,9 +314,8 @@ def public_advantage(
     table["ci_high"] = w["estimate"] + critical * w["se"]
     table["pvalue"] = w["pvalue"] if testable else np.nan
     table["pvalue_adjusted"] = adjusted
-    table["beyond_chance"] = np.where(
-        table["ci_low"] > 0, "public", np.where(table["ci_high"] < 0, "private", "")
-    )
+    side = np.where(table["advantage"] > 0, "public", "private")
+    table["beyond_chance"] = np.where(table["pvalue_adjusted"] < alpha, side, "")
     return PublicAdvantageResult(
         table=table.sort_values("advantage", ascending=False, ignore_index=True),
         public_tasks=public,
@@ -343,10 +330,10 @@ def public_advantage(
             "advantage only (a side under the minimum number of tasks)"
             if patterns is None
             else f"Welch t per model over {len(public)} public vs {len(private)} private tasks; "
-            f"simultaneous intervals and adjusted p-values by the studentized max-T over "
-            f"{patterns.describe()} of the "
+            f"studentized max-T over {patterns.describe()} of the "
             + ("tasks'" if codes is None else f"{n_clusters} task clusters'")
-            + " residuals (the larger of the within-side and pooled centrings)"
+            + " residuals: simultaneous intervals (the larger of the within-side and pooled "
+            "centrings' critical values), step-down adjusted p-values (pooled)"
         ),
         caveat="" if testable else untestable_caveat(*sides, len(models), clustered),
     )
