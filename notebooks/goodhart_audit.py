@@ -177,10 +177,10 @@ nb.md(
 # model's true advantage at once with probability `confidence_level` (studentized max-T
 # over sign flips of the tasks; with `cluster_tasks`, the tasks of one near-duplicate
 # cluster of `analysis/results/clusters.json` flip together, so that a pair of related
-# tasks counts once). A model is beyond chance when the step-down max-T rejects it
-# (`pvalue_adjusted` under α): `public` (it gains on the public tasks) or `private`. Every
-# interval that excludes 0 is among them; the step-down, more powerful, may add a model
-# whose interval reaches zero.
+# tasks counts once). A model is beyond chance when the step-down max-T over the
+# residuals with no advantage imposed rejects it (`pvalue_adjusted` under α): `public` (it
+# gains on the public tasks) or `private`. Every interval that excludes 0 is among them;
+# the test may add a model whose interval still contains zero, coloured in the figure too.
 
 # %%
 advantage = public_advantage(wide, public_tasks=public, private_tasks=private, clusters=clusters, n_resamples=n_resamples,

@@ -148,8 +148,9 @@ def step_down(null: np.ndarray, observed: np.ndarray, patterns: SignPatterns) ->
     """Westfall-Young step-down adjusted p-values: ``null`` (patterns, m), ``observed`` (m,).
 
     The i-th largest observed meets the per-pattern maximum over itself and the smaller
-    ones; the p-values are then made monotone in that order.
+    ones; the p-values are then made monotone in that order. A NaN observed counts as 0.
     """
+    observed = np.nan_to_num(observed, nan=0.0)
     order = np.argsort(-observed, kind="stable")
     tail_max = np.maximum.accumulate(null[:, order[::-1]], axis=1)[:, ::-1]
     count = (tail_max >= observed[order] * (1.0 - TOL) - TOL).sum(axis=0)

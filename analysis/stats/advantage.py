@@ -23,10 +23,9 @@ tasks, and every model is scored on the same ones.
   on the public tasks they trained on than on those they did not? A permutation test that
   reassigns the models' training patterns (within families), the model as the unit.
 
-Measured type-I error and coverage at the data's sizes (70 models, 16 or 17 public and 13
-private tasks; 14/6 for RTEB(eng, beta)), with departures (unequal spreads, heavy tails,
-correlated tasks and models, an outlying model): ``benchmarks/results/goodhart_validation.md``,
-written by ``benchmarks/bench_goodhart_validation.py``.
+Measured type-I error and coverage at the data's sizes (70 models; 16 or 17 public and 13
+private tasks, 14/6 for RTEB(eng, beta)), with departures (unequal spreads, heavy tails,
+correlated tasks and models, an outlying model): ``benchmarks/bench_goodhart_validation.py``.
 """
 
 from __future__ import annotations
@@ -60,8 +59,8 @@ from .gap import _reference, _task_lists, _wide_scores
 from .pairwise import adjust_pvalues
 
 #: A side with fewer tasks (or clusters, its independent units when given) gets no test:
-#: the family-wise error of the studentized max-T was not shown to hold (14/6 tasks in
-#: pairs, 3 private clusters: 0.119 with unequal spreads; ``goodhart_validation.md``).
+#: the family-wise error was not shown to hold (14/6 tasks in pairs, 3 private clusters:
+#: over twice the level with unequal spreads; ``goodhart_validation.md``).
 MIN_TASKS_PER_SIDE = 6
 _ADJUSTMENTS = ("holm", "bonferroni", "none")
 
@@ -225,9 +224,9 @@ def public_advantage(
       within each side (holds when models truly differ) and at each model's pooled mean
       (the null imposed), the larger ``c``.
     * **Decisions**: ``pvalue_adjusted``, the Westfall-Young step-down max-T over the
-      pooled residuals; ``beyond_chance`` when under ``1 - confidence_level``. It holds
-      every model whose interval excludes 0, and may add some whose interval touches 0
-      (the intervals' larger ``c`` is conservative with heavy tails or an outlying model).
+      pooled residuals alone; ``beyond_chance`` when under ``1 - confidence_level``. It
+      holds every model whose interval excludes 0 and may add some whose interval contains
+      0 (the intervals' larger ``c`` is conservative with heavy tails or an outlying model).
     * **Null hypothesis** of model j: its expected relative score is the same over the
       population of public tasks and of private tasks. **Assumptions**: tasks
       independent (within and across the sides), each side's residuals roughly

@@ -83,13 +83,14 @@ def test_simultaneous_critical_value_matches_a_loop_over_every_sign_pattern():
         t_null = np.abs(stats.ttest_ind(a, b, axis=1, equal_var=False).statistic)
         maxima = np.sort(t_null.max(1))
         criticals.append(maxima[len(maxima) - k])
+    pooled_null = t_null  # the second pass: the pooled residuals
     assert res.critical_value == pytest.approx(max(criticals), rel=1e-6)
-    # the step-down over the pooled null (the last t_null), written out: the i-th largest
+    # the step-down over the pooled null, written out: the i-th largest
     # |t| against the maximum over itself and the smaller ones, then monotone in that order
     ranked, adjusted, running = list(observed.sort_values(ascending=False).index), {}, 0.0
     for i, model in enumerate(ranked):
         rest = [y.columns.get_loc(m) for m in ranked[i:]]
-        tail = t_null[:, rest].max(1)
+        tail = pooled_null[:, rest].max(1)
         running = max(running, (tail >= observed[model] * (1 - 1e-9) - 1e-9).mean())
         adjusted[model] = running
     np.testing.assert_allclose(
@@ -152,6 +153,38 @@ def test_beyond_chance_is_the_step_down_and_holds_every_interval_excluding_zero(
     bonferroni = stats.t.ppf(1 - 0.025 / 40, table["df"])
     assert (res.critical_value > per_model).all()
     assert abs(res.critical_value / np.median(bonferroni) - 1) < 0.1
+
+
+def _step_down_loop(null, observed, total):
+    """Westfall-Young's step-down, written out: hypotheses by decreasing observed |t|, each
+    against the per-pattern maximum over itself and those after it; p = (b + 1) / (B + 1)."""
+    observed = np.where(np.isnan(observed), 0.0, observed)
+    out, running = np.empty(len(observed)), 0.0
+    ranked = sorted(range(len(observed)), key=lambda i: -observed[i])
+    for step, i in enumerate(ranked):
+        tail = null[:, ranked[step:]].max(axis=1)
+        beyond = int((tail >= observed[i] * (1 - 1e-9) - 1e-9).sum())
+        running = max(running, (beyond + 1) / (total + 1))
+        out[i] = running
+    return out
+
+
+def test_step_down_matches_the_loop_with_ties_a_nan_and_a_clear_gain():
+    """Random patterns: ties share a p-value, a NaN |t| (no spread) is never beyond chance,
+    and a model the single step misses can be found once a larger one is stepped past."""
+    from analysis.stats._maxt import single_step, step_down
+
+    rng = np.random.default_rng(4)
+    patterns = sign_patterns(20, 999, rng)
+    null = np.abs(rng.standard_t(3, size=(999, 8)))
+    null[:, 0] *= 4  # a model whose own null is far wider: it dominates the first step
+    observed = np.array([60.0, 2.9, 2.9, 1.0, np.nan, 0.2, 9.0, 0.0])
+    got = step_down(null, observed, patterns)
+    np.testing.assert_allclose(got, _step_down_loop(null, observed, 999), atol=1e-12)
+    assert got[1] == got[2] and got[4] == 1.0
+    single, critical = single_step(null.max(axis=1), observed, patterns, 0.05)
+    assert np.all(np.delete(got <= single + 1e-12, 4))  # single_step takes no NaN
+    assert got[6] < 0.05 and observed[6] < critical  # stepped past model 0, found
 
 
 def test_a_side_too_small_gets_no_test_and_says_what_it_cannot_say():
