@@ -218,7 +218,7 @@ def public_advantage(
       notes). Per model, Welch's t over the tasks (the two sides independent, their
       spreads free) gives ``se``, ``df`` and an unadjusted ``pvalue``.
     * **Simultaneous intervals**: ``A_j +- c * se_j``, ``c`` the ``confidence_level``
-      quantile of the largest |Welch t| over the models under sign flips of the tasks'
+      quantile of the largest absolute Welch t over the models under sign flips of the tasks'
       residuals (a task's row flipped whole: the studentized max-T, which adapts to
       models that move together where Bonferroni would not); of the residuals centred
       within each side (holds when models truly differ) and at each model's pooled mean
