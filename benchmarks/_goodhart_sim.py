@@ -195,6 +195,31 @@ def stream(seed: int, *key: object) -> np.random.Generator:
     return np.random.default_rng([seed, *(zlib.crc32(str(k).encode()) for k in key)])
 
 
+def decided_board(
+    rng: np.random.Generator,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    advantage: np.ndarray | None,
+    *,
+    n_patterns: int,
+    level: float,
+    codes: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, np.ndarray, float]:
+    """A :func:`relative_board` decided as :func:`public_advantage` decides it.
+
+    Returns its relative scores, Welch parts and true advantages, then the step-down
+    adjusted p-values and the intervals' critical value (:func:`simultaneous`), over
+    ``n_patterns`` sign patterns of the tasks (of the clusters ``codes``, if given).
+    """
+    y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, advantage, level)
+    n_units = n1 + n2 if codes is None else int(codes.max()) + 1
+    patterns = sign_patterns(n_units, n_patterns, rng)
+    adjusted, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
+    return y_pub, y_priv, w, truth, adjusted, c
+
+
 def advantage_cell(
     rng: np.random.Generator,
     reps: int,
@@ -217,12 +242,11 @@ def advantage_cell(
     """
     errors, covered, excluded = Tally(), Tally(), Tally()
     codes = pair_clusters(n1, n2) if clustered else None
-    n_units = n1 + n2 if codes is None else int(codes.max()) + 1
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
-        y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, d, level)
-        patterns = sign_patterns(n_units, n_patterns, rng)
-        adjusted, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
+        *_, w, truth, adjusted, c = decided_board(
+            rng, n1, n2, k, departure, d, n_patterns=n_patterns, level=level, codes=codes
+        )
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]
         null = np.ones(k, bool) if spread else truth == 0
@@ -258,9 +282,9 @@ def partial_null_cell(
         d = np.zeros(k)
         d[:gaining] = rng.normal(0.0, spread, gaining)
         d[:gaining] -= d[:gaining].mean()
-        y_pub, y_priv, w, _ = relative_board(rng, n1, n2, k, departure, d, level)
-        patterns = sign_patterns(n1 + n2, n_patterns, rng)
-        adjusted, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)
+        *_, w, _, adjusted, c = decided_board(
+            rng, n1, n2, k, departure, d, n_patterns=n_patterns, level=level
+        )
         decided, outside = adjusted < 1 - level, np.abs(w["t"]) > c
         errors.add(bool(decided[null].any()))
         excluded.add(bool(outside[null].any()))
@@ -306,15 +330,15 @@ def reference_cell(
 ) -> tuple[Tally, Tally]:
     """Family-wise error of the two references over the true nulls, on the same data sets.
 
-    :func:`public_advantage`'s decisions (:func:`simultaneous`'s step-down) and the relabelling of
+    :func:`public_advantage`'s decisions (:func:`decided_board`) and the relabelling of
     :func:`label_max_t`, each with ``n_patterns`` draws. Returns (flips, relabellings).
     """
     flips, labels = Tally(), Tally()
     for _ in range(reps):
-        y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, None, level)
+        y_pub, y_priv, w, truth, adjusted, _ = decided_board(
+            rng, n1, n2, k, departure, None, n_patterns=n_patterns, level=level
+        )
         observed = np.abs(w["t"])[truth == 0].max()  # a true null beyond the critical value
-        patterns = sign_patterns(n1 + n2, n_patterns, rng)
-        adjusted = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level)[0]
         flips.add(bool((adjusted < 1 - level)[truth == 0].any()))  # beyond chance, as decided
         null = label_max_t(y_pub, y_priv, relabellings(n1, n2, n_patterns, rng))
         beyond = (null >= observed).sum()
