@@ -164,13 +164,12 @@ def single_step(
 ) -> tuple[np.ndarray, float]:
     """Single-step adjusted p-values and the critical statistic from one null's maxima.
 
-    ``null`` (patterns,) per-pattern maxima of one family, ``observed`` (m,). A pair is
-    rejected (p < alpha) exactly when its r exceeds the returned critical value (inf when
-    no pattern count allows a rejection).
+    ``null`` (patterns,) per-pattern maxima of one family, ``observed`` (m,); a NaN counts
+    as 0. A pair is rejected (p < alpha) exactly when its r exceeds the returned critical
+    value (inf when no pattern count allows a rejection).
     """
-    ordered = np.sort(null)
-    total = len(ordered)
-    threshold = observed * (1.0 - TOL) - TOL
+    ordered, total = np.sort(null), len(null)
+    threshold = np.nan_to_num(observed, nan=0.0) * (1.0 - TOL) - TOL
     count = total - np.searchsorted(ordered, threshold, side="left")
     pvalue = patterns.pvalue(count)
     rank = (
