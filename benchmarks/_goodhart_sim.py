@@ -499,44 +499,76 @@ def trained_cell(
 
 @dataclass
 class PredictiveTally(Tally):
-    """A :func:`predictive_cell`: its rejections, and each data set's statistic and se."""
+    """A :func:`predictive_cell`: its rejections, the jackknife t test's, statistics and se's."""
 
+    before: Tally = field(default_factory=Tally)
     statistics: list[float] = field(default_factory=list)
+    plain: list[float] = field(default_factory=list)
     ses: list[float] = field(default_factory=list)
 
-    @property
-    def variance_ratio(self) -> float:
-        """Mean jackknife variance over the variance of the statistic across the data sets.
+    def variance_ratio(self, plain: bool = False) -> float:
+        """Mean jackknife variance over the variance across the data sets of the statistic
+        (the pseudo-values' mean) or, with ``plain``, of the plain mean difference.
 
-        Above 1: the jackknife overstates the statistic's spread, and the test is
-        conservative by as much.
+        Above 1: the jackknife overstates that spread.
         """
-        return float(np.mean(np.square(self.ses)) / np.var(self.statistics, ddof=1))
+        spread = np.var(self.plain if plain else self.statistics, ddof=1)
+        return float(np.mean(np.square(self.ses)) / spread)
+
+
+#: The departures of :func:`predictive_cell`, in the bench's order.
+PREDICTIVE_DEPARTURES = (
+    "normal",
+    "heavy",
+    "correlated",
+    "outlier",
+    "unequal",
+    "skewed",
+    "contaminated",
+)
+#: Lognormal(0, 0.8), centred and scaled to SD 1: the ``skewed`` errors.
+_LOGNORMAL_MEAN, _LOGNORMAL_SD = np.exp(0.32), np.sqrt((np.exp(0.64) - 1) * np.exp(0.64))
 
 
 def predictive_cell(rng: np.random.Generator, reps: int, n: int, departure: str) -> PredictiveTally:
     """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
 
     target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
-    accuracy after the line). Departures: ``heavy`` (t3 errors), ``outlier`` (three models
-    far off on both predictors), ``correlated`` (e_a and e_b correlated at 0.6).
+    accuracy after the line); errors SD 0.3. Departures: ``heavy`` (t3 errors),
+    ``outlier`` (three models far off on both predictors), ``correlated`` (e_a and e_b
+    correlated at 0.6), ``unequal`` (the target's noise SD 0.15 + 0.3 |truth|), ``skewed``
+    (centred lognormal errors, skewness 3.7), ``contaminated`` (each predictor of each
+    model off by +2 with probability 0.1, independently). ``before``: the t test of the
+    plain mean difference with the same jackknife standard error, the package's rule
+    until 2026-11-30.
     """
     tally = PredictiveTally()
     for _ in range(reps):
         truth = rng.normal(size=n)
-        target = truth + rng.normal(0.0, 0.3, n)
+        spread = 0.15 + 0.3 * np.abs(truth) if departure == "unequal" else 0.3
+        target = truth + rng.normal(0.0, 1.0, n) * spread
         if departure == "heavy":
             ea, eb = (stats.t.rvs(3, size=n, random_state=rng) * 0.3 for _ in range(2))
         elif departure == "correlated":
             ea = rng.normal(0.0, 0.3, n)
             eb = 0.6 * ea + np.sqrt(1 - 0.36) * rng.normal(0.0, 0.3, n)
+        elif departure == "skewed":
+            ea, eb = (
+                0.3 * (rng.lognormal(0.0, 0.8, n) - _LOGNORMAL_MEAN) / _LOGNORMAL_SD
+                for _ in range(2)
+            )
         else:
             ea, eb = rng.normal(0.0, 0.3, n), rng.normal(0.0, 0.3, n)
         if departure == "outlier":
             ea[:3] += 2.0
             eb[:3] += 2.0
-        res = predictive_comparison(target, truth + ea, 2 * (truth + eb))
+        if departure == "contaminated":
+            ea, eb = ea + 2.0 * (rng.random(n) < 0.1), eb + 2.0 * (rng.random(n) < 0.1)
+        res = predictive_comparison(target, truth + ea, 2 * (truth + eb), n_resamples=999, rng=rng)
         tally.add(res.pvalue < 0.05)
+        plain = (res.mae_b - res.mae_a) / res.se if res.se > 0 else 0.0
+        tally.before.add(2 * stats.t.sf(abs(plain), n - 1) < 0.05)
         tally.statistics.append(res.statistic)
+        tally.plain.append(res.mae_b - res.mae_a)
         tally.ses.append(res.se)
     return tally

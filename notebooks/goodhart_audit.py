@@ -388,7 +388,8 @@ nb.md(
 
 common = [m for m in both if pd.notna(ref.summary["mean_task"].get(m, np.nan))]
 compared = predictive_comparison(summary.loc[common, "mean_private"], summary.loc[common, "mean_public"],
-                                 ref.summary.loc[common, "mean_task"], confidence_level=confidence_level)
+                                 ref.summary.loc[common, "mean_task"], confidence_level=confidence_level,
+                                 n_resamples=n_resamples, rng=nb.rng("goodhart_prediction"))
 errors = compared.to_frame().rename(columns={"target": "private mean", "a": "public mean", "b": f"{reference} mean"})
 nb.table(errors, "goodhart_prediction", floatfmt=".4f",
          title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors",
@@ -396,7 +397,7 @@ nb.table(errors, "goodhart_prediction", floatfmt=".4f",
 nb.md(
     f"On the {compared.n} models complete on both benchmarks, the public mean predicts the private mean with a mean absolute "
     f"leave-one-out error of {100 * compared.mae_a:.2f} points and {reference}'s mean with {100 * compared.mae_b:.2f}; the difference "
-    f"({reference} − public) is {100 * compared.statistic:+.2f} points ({confidence_level:.0%} CI [{100 * compared.confidence_interval.low:+.2f}, "
+    f"({reference} − public), bias-corrected by the jackknife, is {100 * compared.statistic:+.2f} points ({confidence_level:.0%} CI [{100 * compared.confidence_interval.low:+.2f}, "
     f"{100 * compared.confidence_interval.high:+.2f}], p {pvalue_phrase(compared.pvalue)}; Pearson r {compared.r_a:.2f} vs {compared.r_b:.2f})."
 )
 

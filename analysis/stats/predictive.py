@@ -7,19 +7,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as t_dist
 
-from ._checks import _check_open_unit, align_vectors
+from ._checks import RngLike, _check_n_resamples, _check_open_unit, _check_rng, align_vectors
 from ._results import ConfidenceInterval, TableResult
+from .paired import _paired_tests
 
 
 def loo_errors(target: np.ndarray, predictor: np.ndarray, weights: Any = None) -> np.ndarray:
     """Leave-one-out errors of the least-squares line ``target ~ a + b * predictor``.
 
-    The exact closed form (the PRESS residuals ``e_i / (1 - h_ii)``): each model's error
-    when the line is fitted on the other models. ``weights`` (0/1, batched over leading
-    axes) drop the models weighted 0 from every fit (their errors are then those of the
-    line of the others). Returns (..., n).
+    The PRESS residuals ``e_i / (1 - h_ii)``: each model's error under the line of the
+    others. ``weights`` (0/1, batched over leading axes) drop the models weighted 0 from
+    every fit (their errors are those of the line of the others). Returns (..., n).
     """
     w = np.ones_like(predictor) if weights is None else np.asarray(weights, dtype=float)
     total = w.sum(axis=-1, keepdims=True)
@@ -36,8 +35,8 @@ def loo_errors(target: np.ndarray, predictor: np.ndarray, weights: Any = None) -
 def jackknife_gaps(target: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The statistic with each model left out: both lines refitted on the others.
 
-    Row k: the mean over the models other than k of ``|error_b| - |error_a|``, their
-    leave-one-out errors taken among those n - 1 models. Returns (n,).
+    Row k: the mean of ``|error_b| - |error_a|`` over the other n - 1 models, their
+    leave-one-out errors taken among them. Returns (n,).
     """
     keep = 1.0 - np.eye(len(target))
     gaps = np.abs(loo_errors(target, b, keep)) - np.abs(loo_errors(target, a, keep))
@@ -52,12 +51,11 @@ class PredictiveComparisonResult(TableResult):
         table: one row per model: ``model``, ``target``, ``a``, ``b``, ``error_a`` and
             ``error_b`` (leave-one-out errors of each line), ``difference``
             (``|error_b| - |error_a|``: > 0 where ``a`` predicts the model better).
-        statistic: mean of ``difference``: how much smaller ``a``'s mean absolute error
-            is than ``b``'s (> 0: ``a`` predicts better).
-        se: its jackknife standard error over the models.
-        df: degrees of freedom of the t reference (``n - 1``).
-        pvalue: two-sided, ``statistic / se`` against t with ``df``.
-        confidence_interval: ``statistic +- t * se``.
+        statistic: ``mae_b - mae_a`` bias-corrected by the jackknife (the mean of the
+            pseudo-values; > 0: ``a`` predicts better).
+        se: its jackknife standard error over the models (descriptive).
+        pvalue: two-sided, of the sign-flip test of the pseudo-values.
+        confidence_interval: the shifts that test does not reject.
         mae_a: ``a``'s mean absolute leave-one-out error.
         mae_b: ``b``'s.
         r_a: Pearson correlation of ``a`` with the target (descriptive).
@@ -70,7 +68,6 @@ class PredictiveComparisonResult(TableResult):
     table: pd.DataFrame
     statistic: float
     se: float
-    df: float
     pvalue: float
     confidence_interval: ConfidenceInterval
     mae_a: float
@@ -83,31 +80,33 @@ class PredictiveComparisonResult(TableResult):
 
 
 def predictive_comparison(
-    target: Any, a: Any, b: Any, *, confidence_level: float = 0.95
+    target: Any,
+    a: Any,
+    b: Any,
+    *,
+    confidence_level: float = 0.95,
+    n_resamples: int = 9999,
+    rng: RngLike = None,
 ) -> PredictiveComparisonResult:
     """Does ``a`` predict ``target`` better than ``b`` does, model by model?
 
     Typical use: is a model's private mean on RTEB better predicted by its public mean
     (``a``) or by its MTEB(eng, v2) mean (``b``)? Each predictor gets its least-squares
-    line (the scales differ), and each model its **leave-one-out** error under each line,
-    so neither line has seen the model it predicts. The statistic is the mean of
-    ``|error_b| - |error_a|`` over the models, paired by model.
+    line (the scales differ), each model its **leave-one-out** error under each line.
 
-    * **Standard error**: the delete-one jackknife over the models, **both lines refitted
-      without the model left out** and every other model's leave-one-out error
-      recomputed: the lines are shared by all the models' errors, so the errors are not
-      independent. A paired t or sign-flip test of the differences (models as independent
-      units) was measured rejecting too often when a few models pull a line (outliers),
-      and so was the percentile bootstrap with heavy tails; the jackknife does not, and
-      is conservative (type-I error 0.03-0.04 at 34 models): its variance overstates the
-      statistic's (Efron-Stein), measured in ``benchmarks/results/goodhart_validation.md``.
-      ``pvalue``: ``statistic / se`` against Student's t with ``n - 1`` degrees of
-      freedom; the interval ``statistic +- t * se`` excludes 0 exactly when ``pvalue <
-      1 - confidence_level``.
-    * **Null hypothesis**: the two predictors' expected absolute leave-one-out errors
-      are equal. **Assumptions**: models independent; a line per predictor describes the
-      relation (a curve would favour the predictor it fits better). Absolute errors, not
-      squared, so that one badly predicted model does not decide.
+    * **Test**: the lines are shared by every model's error, so the differences
+      ``|error_b| - |error_a|`` are not independent (a paired t of them is liberal when a
+      few models pull a line). The delete-one jackknife, **both lines refitted without
+      each model**, gives pseudo-values ``n * mean - (n - 1) * mean without model k``
+      that account for it to first order; ``statistic`` is their mean, tested by sign
+      flips (:func:`paired_bootstrap`'s test, exact up to 20 models; studentized or not,
+      the same) and the interval by inverting them. Below 6 models no p < 0.05.
+    * **Null**: the pseudo-values are independent and symmetric about 0 (Tukey's
+      approximation; the lines' expected absolute errors equal). **Assumptions**: models
+      independent; a line per predictor fits (a curve favours the one it fits better).
+      Measured in ``benchmarks/results/goodhart_validation.md``: at its level with heavy,
+      skewed, correlated or unequal errors and outlying models, liberal when one
+      predictor in ten is far off at random.
     * Three Series are paired by label (the same models, in any order; a model missing
       in one of them is an error), three arrays by position; a NaN drops the model.
 
@@ -116,13 +115,14 @@ def predictive_comparison(
         a: the first predictor.
         b: the second predictor.
         confidence_level: level of the interval.
+        n_resamples: random sign patterns (above 20 models).
+        rng: seed or Generator of the patterns.
 
     Returns:
         PredictiveComparisonResult.
 
     Raises:
-        ValueError: lengths differ, Series mixed with arrays, fewer than 4 complete models,
-            inf, or a bad option.
+        ValueError: lengths differ, Series mixed with arrays, < 4 complete models, inf, bad option.
         LabelMismatchError: Series with different models.
 
     Examples:
@@ -134,11 +134,12 @@ def predictive_comparison(
         >>> truth = rng.normal(size=60)
         >>> res = predictive_comparison(truth + rng.normal(0, 0.3, 60),
         ...                             truth + rng.normal(0, 0.3, 60),
-        ...                             2 * truth + rng.normal(0, 1.5, 60))
+        ...                             2 * truth + rng.normal(0, 1.5, 60), rng=0)
         >>> bool(res.statistic > 0), bool(res.pvalue < 0.05), res.n
         (True, True, 60)
     """
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
+    level = _check_open_unit(confidence_level, "confidence_level")
+    n_resamples, gen = _check_n_resamples(n_resamples), _check_rng(rng)
     frame = _aligned(target, a, b)
     if len(frame) < 4:
         raise ValueError(f"`target`, `a` and `b` need at least 4 complete models, got {len(frame)}")
@@ -146,28 +147,26 @@ def predictive_comparison(
     frame["error_a"], frame["error_b"] = loo_errors(y, xa), loo_errors(y, xb)
     frame["difference"] = frame["error_b"].abs() - frame["error_a"].abs()
     n = len(frame)
-    statistic = float(frame["difference"].mean())
-    left_out = jackknife_gaps(y, xa, xb)
-    se = float(np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum()))
-    half = float(t_dist.ppf(0.5 + confidence_level / 2, n - 1)) * se
-    pvalue = float(2 * t_dist.sf(abs(statistic) / se, n - 1)) if se > 0 else float(statistic == 0)
+    pseudo = (n * frame["difference"].mean() - (n - 1) * jackknife_gaps(y, xa, xb))[:, None]
+    flips = _paired_tests(
+        pseudo, n_resamples=n_resamples, confidence_level=level, alternative="two-sided", rng=gen
+    )
     return PredictiveComparisonResult(
         table=frame.reset_index(),
-        statistic=statistic,
-        se=se,
-        df=float(n - 1),
-        pvalue=pvalue,
-        confidence_interval=ConfidenceInterval(statistic - half, statistic + half),
+        statistic=float(flips.statistic[0]),
+        se=float(pseudo.std(ddof=1) / np.sqrt(n)),
+        pvalue=float(flips.pvalue[0]),
+        confidence_interval=ConfidenceInterval(float(flips.low[0]), float(flips.high[0])),
         mae_a=float(frame["error_a"].abs().mean()),
         mae_b=float(frame["error_b"].abs().mean()),
         r_a=float(np.corrcoef(y, xa)[0, 1]),
         r_b=float(np.corrcoef(y, xb)[0, 1]),
         n=n,
-        confidence_level=confidence_level,
+        confidence_level=level,
         method=(
-            "mean |leave-one-out error| of b's least-squares line minus a's, paired by model; "
-            f"delete-one jackknife standard error over the {n} models (both lines refitted "
-            f"without each), t with {n - 1} df"
+            "mean |leave-one-out error| of b's least-squares line minus a's, paired by model, "
+            f"as the mean of its jackknife pseudo-values over the {n} models (both lines "
+            f"refitted without each); {flips.method}"
         ),
     )
 

@@ -1,10 +1,13 @@
-"""predictive_comparison against statsmodels' PRESS residuals and a jackknife written out.
+"""predictive_comparison against statsmodels' PRESS residuals, a jackknife written out and
+scipy's one-sample t over each sign pattern.
 
 ``benchmarks/bench_goodhart_validation.py`` measures its type-I error by simulation
 (``benchmarks/results/goodhart_validation.md``); here a small simulation runs.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -43,13 +46,18 @@ def test_errors_are_statsmodels_press_residuals_and_pairing_is_by_label():
         np.testing.assert_allclose(
             table[column], _press(target.to_numpy(), x.to_numpy()), rtol=1e-9
         )
-    assert res.n == 40 and res.statistic == pytest.approx(table["difference"].mean())
+    assert res.n == 40 and res.mae_b - res.mae_a == pytest.approx(table["difference"].mean())
 
 
-def test_jackknife_refits_both_lines_without_each_model():
-    """The standard error, p-value and interval from a loop: statsmodels per left-out model."""
-    target, a, b = _series(4)
-    res = predictive_comparison(target, a, b, confidence_level=0.9)
+def _flip_pvalue(values: np.ndarray, signs: np.ndarray) -> float:
+    """The studentized sign-flip p-value, each pattern's t from scipy: (b + 1) / (B + 1)."""
+    observed = stats.ttest_1samp(values, 0.0).statistic
+    flipped = stats.ttest_1samp(signs * values, 0.0, axis=1).statistic
+    return (1 + int((np.abs(flipped) >= abs(observed) * (1 - 1e-9)).sum())) / (len(signs) + 1)
+
+
+def _pseudo_values(target: pd.Series, a: pd.Series, b: pd.Series) -> np.ndarray:
+    """The jackknife's pseudo-values from a loop: statsmodels refitted per left-out model."""
     y, xa, xb = (v.to_numpy() for v in (target, a, b))
     n = len(y)
     left_out = []
@@ -57,13 +65,38 @@ def test_jackknife_refits_both_lines_without_each_model():
         rest = np.arange(n) != k
         gap = np.abs(_press(y[rest], xb[rest])) - np.abs(_press(y[rest], xa[rest]))
         left_out.append(gap.mean())
-    left_out = np.array(left_out)
-    se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum())
-    assert res.se == pytest.approx(se, rel=1e-9)
-    assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(res.statistic) / se, n - 1), rel=1e-9)
-    half = stats.t.ppf(0.95, n - 1) * se
-    assert res.confidence_interval.low == pytest.approx(res.statistic - half, rel=1e-9)
-    assert res.confidence_interval.high == pytest.approx(res.statistic + half, rel=1e-9)
+    plain = (np.abs(_press(y, xb)) - np.abs(_press(y, xa))).mean()
+    return n * plain - (n - 1) * np.array(left_out)
+
+
+def test_pseudo_values_from_a_refit_loop_and_the_flips_from_scipys_t():
+    """The p-value from scipy's t over the same random sign patterns; the interval's ends
+    where that test starts rejecting (p < 0.1 outside, not inside)."""
+    target, a, b = _series(4)
+    res = predictive_comparison(target, a, b, confidence_level=0.9, n_resamples=999, rng=7)
+    pseudo, n = _pseudo_values(target, a, b), len(target)
+    assert res.statistic == pytest.approx(pseudo.mean(), rel=1e-9)
+    assert res.se == pytest.approx(stats.sem(pseudo), rel=1e-9)
+    bits = np.random.default_rng(7).integers(0, 256, size=(999, (n + 7) // 8), dtype=np.uint8)
+    signs = 1.0 - 2.0 * np.unpackbits(bits, axis=1, count=n)
+    assert res.pvalue == pytest.approx(_flip_pvalue(pseudo, signs), abs=1e-12)
+    for end, outward in ((res.confidence_interval.low, -1), (res.confidence_interval.high, 1)):
+        step = 1e-6 * res.se
+        assert _flip_pvalue(pseudo - (end - outward * step), signs) >= 0.1
+        assert _flip_pvalue(pseudo - (end + outward * step), signs) < 0.1
+
+
+@pytest.mark.parametrize("n", [5, 9])
+def test_up_to_20_models_every_sign_pattern_is_enumerated(n):
+    """Exact: the share of all 2**n patterns whose |t| (scipy) is at least the observed."""
+    target, a, b = _series(11, n)
+    res = predictive_comparison(target, a, b, rng=0)
+    pseudo = _pseudo_values(target, a, b)
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=n)))
+    observed = abs(stats.ttest_1samp(pseudo, 0.0).statistic)
+    flipped = np.abs(stats.ttest_1samp(signs * pseudo, 0.0, axis=1).statistic)
+    assert res.pvalue == pytest.approx((flipped >= observed * (1 - 1e-9)).mean(), abs=1e-12)
+    assert res.pvalue >= 2 / 2**n  # the two patterns of one sign: 5 models never reach 0.05
 
 
 def test_finds_the_better_predictor_and_not_a_relabelled_one():
@@ -71,11 +104,15 @@ def test_finds_the_better_predictor_and_not_a_relabelled_one():
     truth = rng.normal(size=60)
     target = truth + rng.normal(0, 0.3, 60)
     good, poor = truth + rng.normal(0, 0.2, 60), 3 * truth + rng.normal(0, 2.0, 60)
-    res = predictive_comparison(target, good, poor)
+    res = predictive_comparison(target, good, poor, rng=1)
     assert res.statistic > 0 and res.pvalue < 0.01 and res.confidence_interval.low > 0
-    swapped = predictive_comparison(target, poor, good)
+    swapped = predictive_comparison(target, poor, good, rng=1)
     assert swapped.statistic == pytest.approx(-res.statistic)
     assert swapped.pvalue == pytest.approx(res.pvalue)
+    interval = swapped.confidence_interval
+    assert (interval.low, interval.high) == pytest.approx(
+        (-res.confidence_interval.high, -res.confidence_interval.low)
+    )
 
 
 def test_inputs_are_checked():
@@ -86,6 +123,8 @@ def test_inputs_are_checked():
         predictive_comparison([1.0, 2.0, 3.0], [1.0, 2.0, 4.0], [0.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="confidence_level"):
         predictive_comparison(s, s, s, confidence_level=1.5)
+    with pytest.raises(ValueError, match="n_resamples"):
+        predictive_comparison(s, s, s, n_resamples=0)
     with pytest.raises(ValueError, match="all as Series"):  # two orders, one by position
         predictive_comparison(s, s.iloc[::-1], s.to_numpy())
 
@@ -94,8 +133,7 @@ def test_small_simulation_holds_the_level_with_heavy_tails():
     """300 data sets at 34 models, t3 errors: the percentile bootstrap gave 0.078."""
     tally = sim.predictive_cell(np.random.default_rng(14), 300, 34, "heavy")
     assert 0.01 <= tally.rate <= 0.09  # 0.05 within three Monte-Carlo standard errors (0.013)
-    # the bench's last column: the jackknife's variance over the statistic's own across the
-    # data sets; about 1 here (300 data sets measure it to about 20%; the bench's 2,000 show
-    # its upward bias)
-    assert len(tally.statistics) == len(tally.ses) == tally.reps == 300
-    assert 0.7 <= tally.variance_ratio <= 1.6
+    # the bench's last column: the jackknife's variance over the variance of the pseudo-values'
+    # mean across the data sets; about 1 (300 data sets measure it to about 20%)
+    assert len(tally.statistics) == len(tally.ses) == tally.reps == tally.before.reps == 300
+    assert 0.7 <= tally.variance_ratio() <= 1.5

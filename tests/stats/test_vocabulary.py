@@ -181,7 +181,9 @@ def _calls() -> dict[str, Callable[[], Any]]:
         "paired_bootstrap": lambda: stats.paired_bootstrap(a, b, n_resamples=99, rng=0),
         "pairwise_significance": lambda: stats.pairwise_significance(X, n_resamples=99, rng=0),
         "predict_benchmark": lambda: stats.predict_benchmark(ref.iloc[:, 1:], ref.iloc[:3, 0]),
-        "predictive_comparison": lambda: stats.predictive_comparison(a, b, a + b),
+        "predictive_comparison": lambda: stats.predictive_comparison(
+            a, b, a + b, n_resamples=99, rng=0
+        ),
         "public_advantage": lambda: stats.public_advantage(
             X, public_tasks=list(X.index[:3]), private_tasks=list(X.index[3:]), n_resamples=99
         ),
