@@ -17,9 +17,14 @@ and the model x task interaction ``e`` (SD 0.03), with one of these departures:
 * ``mild-skew``: centred lognormal(0, 0.25) (skewness 0.78), same SD: at least as skewed as
   RTEB(beta)'s own interactions (:func:`model_shape`; the bench prints both);
 * ``unequal``: each model its own SD (uniform 0.01 to 0.06), the private side twice as spread;
-* ``mild-unequal``: as ``unequal``, the private side 1.25 times as spread (only in the
-  bench's comparison of references; RTEB(beta)'s own ratio: :func:`spread_ratio`);
+* ``mild-unequal``: as ``unequal``, the private side 1.25 times as spread (RTEB(beta)'s
+  own ratio: :func:`spread_ratio`);
+* ``tighter``: as ``unequal``, the private side half as spread (RTEB(eng, beta)'s private
+  side is less spread than its public one);
 * ``corr-tasks``: tasks in pairs within each side, their interactions correlated at 0.7;
+* ``pairs`` (a keyword, beside a departure other than these two): the data's own
+  near-duplicate clusters (:func:`data_pairs`), each a public task and a private task
+  whose interactions correlate as the data's do;
 * ``families``: ten families of models (model j in family j mod 10) sharing half of the
   interaction variance;
 * ``outlier``: one model gains 0.15 on the public side (the others are null; it is not
@@ -32,6 +37,7 @@ import math
 import os
 import warnings
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,11 +70,26 @@ RESULTS = Path(
 #: The lognormal's sigma of each skewed departure.
 LOG_SIGMA = {"skewed": 1.0, "mild-skew": 0.25}
 #: How many times as spread as the public side the private side is, per unequal departure.
-PRIVATE_SPREAD = {"unequal": 2.0, "mild-unequal": 1.25}
+PRIVATE_SPREAD = {"unequal": 2.0, "mild-unequal": 1.25, "tighter": 0.5}
 
 
-def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: str) -> np.ndarray:
-    """The model x task interaction e (tasks x models; the public tasks first)."""
+def interactions(
+    rng: np.random.Generator,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    pairs: Sequence[float] = (),
+) -> np.ndarray:
+    """The model x task interaction e (tasks x models; the public tasks first).
+
+    ``pairs``: public task i and private task i (i < len(pairs)) correlate at ``pairs[i]``
+    over the models (:func:`data_pairs`), before any spreads are scaled; a paired private
+    task, a mix of two draws, is a little less heavy-tailed or skewed than the others.
+    Not with ``corr-tasks`` or ``families``, which mix the tasks again (ValueError).
+    """
+    if len(pairs) and departure in ("corr-tasks", "families"):
+        raise ValueError(f"`pairs` with {departure!r}: its own mixing would undo theirs")
     n = n1 + n2
     if departure == "heavy":
         e = stats.t.rvs(3, size=(n, k), random_state=rng) * SD / np.sqrt(3.0)
@@ -78,6 +99,8 @@ def interactions(rng: np.random.Generator, n1: int, n2: int, k: int, departure: 
         e = (raw - np.exp(s2 / 2)) / np.sqrt((np.exp(s2) - 1) * np.exp(s2)) * SD
     else:
         e = rng.normal(0.0, SD, (n, k))
+    for i, r in enumerate(pairs):
+        e[n1 + i] = r * e[i] + math.sqrt(1.0 - r * r) * e[n1 + i]
     if departure in PRIVATE_SPREAD:
         e *= rng.uniform(1 / 3, 2.0, k)
         e[n1:] *= PRIVATE_SPREAD[departure]
@@ -111,13 +134,15 @@ def spread_ratio(x_pub: np.ndarray, x_priv: np.ndarray) -> np.ndarray:
     return np.asarray(_relative(x_priv).std(axis=0, ddof=1) / _relative(x_pub).std(axis=0, ddof=1))
 
 
-def audit_data(results: Path, pin: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+def audit_data(
+    results: Path, pin: str, benchmark: str = BENCHMARK
+) -> tuple[pd.DataFrame, list[str], list[str]]:
     """The audit's scores (tasks x models complete on both sides), public and private tasks."""
     from analysis.results.leaderboard import load_leaderboards
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        board = load_leaderboards([BENCHMARK], results=results, pin=pin)[BENCHMARK]
+        board = load_leaderboards([benchmark], results=results, pin=pin)[benchmark]
     both = board.complete_models("public", "private")
     public, private = board.spec.scope_tasks("public"), board.spec.scope_tasks("private")
     return board.wide(complete_only=False)[both].loc[public + private], public, private
@@ -130,13 +155,14 @@ def leaderboard(
     k: int,
     departure: str,
     advantage: np.ndarray | None = None,
+    pairs: Sequence[float] = (),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One simulated leaderboard: public scores, private scores, the true advantages d."""
     d = np.zeros(k) if advantage is None else np.asarray(advantage, dtype=float).copy()
     if departure == "outlier":
         d[0] += 0.15
     x = rng.normal(0.5, 0.1, (n1 + n2, 1)) + rng.normal(0.0, 0.08, k)
-    x = x + interactions(rng, n1, n2, k, departure)
+    x = x + interactions(rng, n1, n2, k, departure, pairs)
     x[:n1] += d
     return x[:n1], x[n1:], d
 
@@ -149,10 +175,11 @@ def relative_board(
     departure: str,
     advantage: np.ndarray | None,
     level: float,
+    pairs: Sequence[float] = (),
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray]:
     """A :func:`leaderboard` as the functions see it: the relative scores of each side,
     the models' Welch parts at ``level``, and the true advantages."""
-    x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, advantage)
+    x_pub, x_priv, truth = leaderboard(rng, n1, n2, k, departure, advantage, pairs)
     y_pub, y_priv = _relative(x_pub), _relative(x_priv)
     return y_pub, y_priv, _welch_parts(y_pub, y_priv, level), truth
 
@@ -161,6 +188,41 @@ def pair_clusters(n1: int, n2: int) -> np.ndarray:
     """The cluster code of every task under ``corr-tasks``: pairs (t, t + 1) within a side."""
     public = np.arange(n1) // 2
     return np.concatenate([public, public.max() + 1 + np.arange(n2) // 2])
+
+
+def cross_pair_clusters(n1: int, n2: int, m: int) -> np.ndarray:
+    """The cluster code of every task under ``pairs``: public task i and private task i
+    (i < ``m``) share one, every other task is its own."""
+    private = np.concatenate([np.arange(m), n1 + np.arange(n2 - m)])
+    return np.concatenate([np.arange(n1), private])
+
+
+def data_pairs(
+    benchmark: str, clusters_of: str = BENCHMARK, pin: str = "as-of-post"
+) -> tuple[int, int, tuple[float, ...]]:
+    """``benchmark``'s public and private task counts under ``pin``, and its task pairs.
+
+    The pairs are the clusters the notebook flips as one unit on ``benchmark``:
+    ``clusters_of``'s (``analysis/results/clusters.json``; the notebook passes the audited
+    benchmark's clusters to its sub-benchmarks too), restricted to ``benchmark``'s tasks.
+    Each cluster left with two tasks must pair a public with a private one (ValueError
+    otherwise: :func:`interactions` draws only such pairs). Returns each pair's residual
+    correlation over the models, as the file records it (``mean_correlation``).
+    """
+    from analysis.results.clusters import cluster_details
+    from analysis.results.specs import resolve_spec
+
+    spec = resolve_spec(benchmark, pin=pin)
+    public, private = spec.scope_tasks("public"), spec.scope_tasks("private")
+    found = []
+    for cluster in cluster_details(clusters_of):
+        tasks = [t for t in cluster["tasks"] if t in public or t in private]
+        if len(tasks) < 2:  # a task of another pin or another benchmark: no pair here
+            continue
+        if len(tasks) != 2 or sum(t in public for t in tasks) != 1:
+            raise ValueError(f"{benchmark}: {cluster['label']} is not a public-private pair")
+        found.append(float(cluster["mean_correlation"]))
+    return len(public), len(private), tuple(found)
 
 
 def relative_truth(d: np.ndarray) -> np.ndarray:
@@ -206,6 +268,7 @@ def decided_board(
     n_patterns: int,
     level: float,
     codes: np.ndarray | None = None,
+    pairs: Sequence[float] = (),
 ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], np.ndarray, np.ndarray, float]:
     """A :func:`relative_board` decided as :func:`public_advantage` decides it.
 
@@ -213,7 +276,7 @@ def decided_board(
     adjusted p-values and the intervals' critical value (:func:`simultaneous`), over
     ``n_patterns`` sign patterns of the tasks (of the clusters ``codes``, if given).
     """
-    y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, advantage, level)
+    y_pub, y_priv, w, truth = relative_board(rng, n1, n2, k, departure, advantage, level, pairs)
     n_units = n1 + n2 if codes is None else int(codes.max()) + 1
     patterns = sign_patterns(n_units, n_patterns, rng)
     adjusted, c = simultaneous(y_pub, y_priv, np.abs(w["t"]), patterns, 1 - level, codes)
@@ -232,20 +295,23 @@ def advantage_cell(
     n_patterns: int = 400,
     level: float = 0.95,
     clustered: bool = False,
+    pairs: Sequence[float] = (),
 ) -> tuple[Tally, Tally, Tally]:
     """:func:`public_advantage`'s family-wise error and simultaneous coverage.
 
-    ``spread``: SD of the true advantages (0: the global null). ``clustered``: the signs
-    flip the pairs of tasks of ``corr-tasks`` together (the clusters known). Returns (any
+    ``spread``: SD of the true advantages (0: the global null). ``pairs``: the data's
+    public-private pairs (:func:`data_pairs`). ``clustered``: the signs flip each pair
+    together (``pairs``, else those of ``corr-tasks``: the clusters known). Returns (any
     true null declared beyond chance, every interval covering its true advantage, any
     true null's interval excluding 0).
     """
     errors, covered, excluded = Tally(), Tally(), Tally()
-    codes = pair_clusters(n1, n2) if clustered else None
+    codes = cross_pair_clusters(n1, n2, len(pairs)) if len(pairs) else pair_clusters(n1, n2)
+    options = {"n_patterns": n_patterns, "level": level, "codes": codes if clustered else None}
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
         *_, w, truth, adjusted, c = decided_board(
-            rng, n1, n2, k, departure, d, n_patterns=n_patterns, level=level, codes=codes
+            rng, n1, n2, k, departure, d, pairs=pairs, **options
         )
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]

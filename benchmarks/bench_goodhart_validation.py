@@ -7,8 +7,10 @@ Writes ``benchmarks/results/goodhart_validation.md``:
    simultaneous interval covers its model's true advantage) with true advantages that
    vary between models (SD 0.02), at 70 models and 16/13, 17/13, 14/6 and 6/6 tasks
    (RTEB(beta) as of the post and now, RTEB(eng, beta), the smallest side tested);
-   correlated tasks with one sign per task and one per cluster (``clusters=``); and the
-   reference not chosen (the tasks relabelled) beside its sign flips;
+   correlated tasks with one sign per task and one per cluster (``clusters=``); the
+   data's own clusters (public-private pairs, correlated as the data's) flipped as the
+   notebook flips them; and the reference not chosen (the tasks relabelled) beside its
+   sign flips;
 2. :func:`analysis.stats.advantage_predictors`: the type-I error at 5% of a ranked
    predictor, a group of 8 random models and a group that is one family of 7 models,
    with true advantages varying between models (every cell at 4x the data sets), each
@@ -26,7 +28,7 @@ skew, correlated tasks, families of models, an outlying model). The simulations 
 the public functions' kernels (``tests/stats/test_advantage.py`` checks they agree).
 Seeds fixed; each cell its own stream.
 
-Usage (from the repository root; about 19 minutes on 2 busy cores at --scale 1)::
+Usage (from the repository root; about 22 minutes on 2 idle cores at --scale 1)::
 
     python benchmarks/bench_goodhart_validation.py
     python benchmarks/bench_goodhart_validation.py --scale 0.05 --out /tmp/goodhart.md
@@ -35,6 +37,7 @@ Usage (from the repository root; about 19 minutes on 2 busy cores at --scale 1):
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
 import math
 import os
@@ -61,6 +64,18 @@ K = 70
 BENCHMARK = sim.BENCHMARK
 FULL = (16, 13)
 ENG = (14, 6)
+#: The sub-benchmark of RTEB(beta)'s English tasks (ENG's sizes, as of the post).
+SUB_BENCHMARK = "RTEB(eng, beta)"
+#: The shapes of the data's own clusters' rows: as the data's (the mild ones) and beyond.
+DATA_PAIR_DEPARTURES = (
+    "normal",
+    "heavy",
+    "mild-skew",
+    "skewed",
+    "tighter",
+    "mild-unequal",
+    "unequal",
+)
 #: The departures of the references' comparison: shapes the tasks stay exchangeable under,
 #: the private side more spread (mildly, and twice), and one model that is not null.
 REFERENCE_DEPARTURES = (
@@ -87,6 +102,12 @@ def parse_args() -> argparse.Namespace:
         help="mteb ResultCache folder (default: $STATIC_RTEB_RESULTS, else ../shared/mteb-cache)",
     )
     return parser.parse_args()
+
+
+def units(size: tuple[int, int]) -> str:
+    """The public/private clusters of ``corr-tasks``' pairs at ``size`` (every task in one)."""
+    codes = sim.pair_clusters(*size)
+    return f"{len(set(codes[: size[0]]))}/{len(set(codes[size[0] :]))}"
 
 
 def stream(*key: object) -> np.random.Generator:
@@ -145,6 +166,57 @@ def advantage_rows(reps: int) -> list[str]:
     return rows
 
 
+def data_cluster_section(reps: int) -> list[str]:
+    """:func:`public_advantage` as the notebook runs it: the data's own clusters flipped together."""
+    found = {name: sim.data_pairs(name) for name in (BENCHMARK, SUB_BENCHMARK)}
+    described = "; ".join(
+        f"{name} ({n1}/{n2} tasks as of the post) {len(pairs)}, correlated at "
+        + ", ".join(f"{r:.2f}" for r in pairs)
+        for name, (n1, n2, pairs) in found.items()
+    )
+    rows = [
+        "",
+        "### The data's own clusters, flipped as the notebook flips them",
+        "",
+        f"The notebook flips as one unit each near-duplicate cluster of {BENCHMARK}'s in "
+        "`analysis/results/clusters.json` (`cluster_tasks`, on by default; its "
+        "sub-benchmarks get the same clusters), and every one of them pairs a public task "
+        "with a private one (their residuals' correlation over the leaderboard's models, as "
+        f"the file records it): {described}. Here the "
+        "simulated interactions have those pairs, correlated as the data's (before any "
+        "spread is scaled), and the signs flip each pair together (`clusters=`, as the "
+        "notebook) or each task alone. A pair across the sides makes the difference of the "
+        "side means less spread than Welch's t, which takes the tasks as independent, "
+        "assumes: flipped alone, the test is conservative (the rows *each task alone*); "
+        "flipped together, the reference keeps the pair's covariance. The private side "
+        + ", ".join(f"{r:g} times as spread (`{d}`)" for d, r in sim.PRIVATE_SPREAD.items())
+        + f" (the data's ratios are in the comparison of references below). {20 * reps} data "
+        f"sets per error cell, {4 * reps} per coverage cell.",
+        "",
+        "| benchmark (public/private tasks) | departure | signs flip | family-wise error at "
+        "the global null (target 0.04–0.06) | the intervals' at the global null | "
+        "family-wise coverage, advantages SD 0.02 (target ≥ 0.95) |",
+        "|---|---|---|---|---|---|",
+    ]
+    plan = [(True, d) for d in DATA_PAIR_DEPARTURES] + [(False, "normal"), (False, "unequal")]
+    for name, (n1, n2, pairs) in found.items():
+        for clustered, departure in plan:
+            key = ("data-pairs", name, departure, clustered)
+            cell = functools.partial(
+                sim.advantage_cell, n1=n1, n2=n2, k=K, departure=departure, pairs=pairs
+            )
+            errors, _, excluded = cell(stream("fwe", *key), 20 * reps, clustered=clustered)
+            coverage = "—"
+            if clustered:
+                coverage = str(cell(stream("cov", *key), 4 * reps, spread=0.02, clustered=True)[1])
+            unit = "each pair together" if clustered else "each task alone"
+            rows.append(
+                f"| {name} ({n1}/{n2}) | {departure} | {unit} | {errors} | {excluded} | "
+                f"{coverage} |"
+            )
+    return rows
+
+
 def partial_null_rows(reps: int) -> list[str]:
     """Where the step-down steps: some models truly gain, the others are true nulls."""
     gaining, spread = (_default(sim.partial_null_cell, n) for n in ("gaining", "spread"))
@@ -197,13 +269,13 @@ def reference_rows(reps: int) -> tuple[list[str], dict[str, list[Any]]]:
 
 
 def spread_text(results: Path) -> str:
-    """RTEB(beta)'s private-over-public spread per model, against the simulations'."""
-    wide, public, private = sim.audit_data(results, "as-of-post")
-    found = {
-        f"{BENCHMARK}'s data (as of the post)": sim.spread_ratio(
+    """The data's private-over-public spread per model, against the simulations'."""
+    found = {}
+    for name in (BENCHMARK, SUB_BENCHMARK):
+        wide, public, private = sim.audit_data(results, "as-of-post", name)
+        found[f"{name}'s data (as of the post)"] = sim.spread_ratio(
             wide.loc[public].to_numpy(float), wide.loc[private].to_numpy(float)
         )
-    }
     for departure in ("normal", *sim.PRIVATE_SPREAD):
         x_pub, x_priv, _ = sim.leaderboard(stream("spread", departure), *FULL, K, departure)
         found[f"`{departure}` at {FULL[0]}/{FULL[1]} tasks"] = sim.spread_ratio(x_pub, x_priv)
@@ -392,10 +464,13 @@ def main() -> None:
         "pooled null), the coverage of the intervals (the larger single-step critical value "
         "of the two centrings). "
         '"signs flip": one sign per task (no `clusters`), or one per pair of tasks, the '
-        "pairs `corr-tasks` correlates (`clusters=` known); the rows *corr-tasks, tasks* "
+        "pairs `corr-tasks` correlates (`clusters=` known; every task in a pair within its "
+        f"side, {units(FULL)} clusters at {FULL[0]}/{FULL[1]}: a stress beyond the data's own "
+        "clusters, whose rows follow this table); the rows *corr-tasks, tasks* "
         "measure what happens when related tasks are not clustered together (the "
-        "assumption of independent clusters violated). In pairs, 14/6 tasks are 7/3 "
-        f"clusters, under the {MIN_TASKS_PER_SIDE} a side needs: `public_advantage` tests no "
+        f"assumption of independent clusters violated). In pairs, {ENG[0]}/{ENG[1]} tasks are "
+        f"{units(ENG)} clusters, under the {MIN_TASKS_PER_SIDE} a side needs: "
+        "`public_advantage` tests no "
         "such split, and its kernel's rows here show why. "
         f"{20 * reps} data sets per error cell, {4 * reps} per coverage cell.",
         "",
@@ -410,6 +485,7 @@ def main() -> None:
         "",
     ]
     timed("public_advantage", rows, lambda: advantage_rows(reps))
+    timed("data clusters", rows, lambda: data_cluster_section(reps))
     timed("partial nulls", rows, lambda: partial_null_rows(20 * reps))
     timed("references", rows, lambda: reference_section(4 * reps, args.results))
     rows += [

@@ -14,11 +14,14 @@ import pytest
 from scipy import stats
 
 from analysis.core.errors import LabelMismatchError
+from analysis.results.clusters import cluster_details, task_clusters
+from analysis.results.specs import resolve_spec
 from analysis.stats import (
     advantage_predictors,
     public_advantage,
     trained_task_effect,
 )
+from analysis.stats._checks import unit_clusters
 from analysis.stats._resampling import sign_patterns
 from analysis.stats.advantage import MIN_TASKS_PER_SIDE
 from tests.conftest import REPO, load_file
@@ -612,6 +615,70 @@ def test_the_relabelling_holds_with_exchangeable_tasks_and_fails_at_unequal_spre
     }
     assert max(rates["normal"] + rates["outlier"] + rates["unequal"][:1]) <= 0.09, rates
     assert rates["unequal"][1] >= 0.12, rates  # the relabelling: measured 0.2 and more
+
+
+def test_the_data_pairs_correlate_across_the_sides_before_the_spreads():
+    """Public task i with private task i at ``pairs[i]`` over the models, the rest independent."""
+    e = sim.interactions(np.random.default_rng(16), 4, 3, 200_000, "unequal", (0.9, 0.5))
+    r = np.corrcoef(e)
+    assert r[0, 4] == pytest.approx(0.9, abs=0.01) and r[1, 5] == pytest.approx(0.5, abs=0.01)
+    assert np.abs(r[[2, 3, 0], [6, 6, 5]]).max() < 0.01
+    assert e[4].std() / e[0].std() == pytest.approx(sim.PRIVATE_SPREAD["unequal"], rel=0.02)
+
+
+@pytest.mark.parametrize("benchmark", ["RTEB(beta)", "RTEB(eng, beta)"])
+def test_the_data_pairs_are_the_units_the_notebook_flips(benchmark):
+    """RTEB(beta)'s clusters on the benchmark's tasks, coded as ``public_advantage`` codes them."""
+    n1, n2, pairs = sim.data_pairs(benchmark)
+    spec = resolve_spec(benchmark, pin="as-of-post")
+    public, private = sorted(spec.scope_tasks("public")), sorted(spec.scope_tasks("private"))
+    mapping = task_clusters("RTEB(beta)")  # as the notebook passes it to every benchmark
+    codes = unit_clusters(mapping, pd.Index(public + private), n1 + n2)
+    shared = set(codes[:n1]) & set(codes[n1:])
+    assert (n1, n2) == (len(public), len(private)) and len(pairs) == len(shared) > 0
+    assert codes.max() + 1 == n1 + n2 - len(pairs)
+    correlations = {c["label"]: c["mean_correlation"] for c in cluster_details("RTEB(beta)")}
+    across = {mapping[t] for t in public} & {mapping[t] for t in private}
+    assert sorted(pairs) == sorted(correlations[label] for label in across)
+    simulated = sim.cross_pair_clusters(n1, n2, len(pairs))
+    labels = [f"p{i}" for i in range(n1)] + [
+        f"p{i}" if i < len(pairs) else f"q{i}" for i in range(n2)
+    ]
+    np.testing.assert_array_equal(simulated, unit_clusters(labels, None, n1 + n2))
+    with pytest.raises(ValueError, match="not a public-private pair"):
+        sim.data_pairs("MTEB(eng, v2)", clusters_of="MTEB(eng, v2)")  # within one side
+
+
+def test_the_pairs_reach_the_draws_and_the_flips(monkeypatch):
+    """``advantage_cell`` passes ``pairs`` down to the draws and flips the cross pairs."""
+    seen = {}
+    draw, flip = sim.interactions, sim.simultaneous
+
+    def interactions(*args, **kwargs):
+        seen["pairs"] = args[5] if len(args) > 5 else kwargs.get("pairs")
+        return draw(*args, **kwargs)
+
+    def simultaneous(*args, **kwargs):
+        seen["codes"] = args[5] if len(args) > 5 else kwargs.get("codes")
+        return flip(*args, **kwargs)
+
+    monkeypatch.setattr(sim, "interactions", interactions)
+    monkeypatch.setattr(sim, "simultaneous", simultaneous)
+    sim.advantage_cell(
+        np.random.default_rng(1),
+        1,
+        8,
+        7,
+        10,
+        "normal",
+        pairs=(0.9, 0.8),
+        clustered=True,
+        n_patterns=20,
+    )
+    assert seen["pairs"] == (0.9, 0.8)
+    np.testing.assert_array_equal(seen["codes"], sim.cross_pair_clusters(8, 7, 2))
+    with pytest.raises(ValueError, match="would undo"):
+        sim.interactions(np.random.default_rng(1), 4, 4, 5, "families", (0.9,))
 
 
 def test_small_simulation_holds_the_family_wise_level():
