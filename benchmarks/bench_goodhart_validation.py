@@ -23,6 +23,10 @@ Writes ``benchmarks/results/goodhart_validation.md``:
 4. :func:`analysis.stats.predictive_comparison`: the type-I error at 5% when two
    predictors are equally accurate, at 34 and 60 models.
 
+Its first section counts every cell that has a target (0.04–0.06, or a coverage of at
+least 0.95) and lists those outside it: as the notebook calls the function, in other
+calls it allows, and where an assumption is violated on purpose.
+
 The departures are :mod:`benchmarks._goodhart_sim`'s (unequal spreads, heavy tails,
 skew, correlated tasks, families of models, an outlying model). The simulations call
 the public functions' kernels (``tests/stats/test_advantage.py`` checks they agree).
@@ -110,6 +114,57 @@ def units(size: tuple[int, int]) -> str:
     return f"{len(set(codes[: size[0]]))}/{len(set(codes[size[0] :]))}"
 
 
+#: Every cell with a target, as its table shows it: (test, cell, tally, target, how).
+#: ``target``: ``"error"`` (0.04–0.06 at 5%) or ``"coverage"`` (≥ 0.95); ``how``:
+#: ``"notebook"`` (as the notebook calls the function), ``"other"`` (another call the
+#: function allows) or ``"design"`` (an assumption the docs name violated on purpose, or a
+#: split the function refuses to test).
+LEDGER: list[tuple[str, str, sim.Tally, str, str]] = []
+
+
+def ledger(test: str, where: str, tally: sim.Tally, how: str, target: str = "error") -> str:
+    """Record a cell against its target; returns it as its table shows it."""
+    LEDGER.append((test, where, tally, target, how))
+    return str(tally)
+
+
+def in_target(tally: sim.Tally, target: str) -> bool:
+    """The cell as shown (three decimals) against its target."""
+    rate = round(tally.rate, 3)
+    return rate >= 0.95 if target == "coverage" else 0.04 <= rate <= 0.06
+
+
+def ledger_section() -> list[str]:
+    """The cells with a target, counted from the same tallies as the tables."""
+    rows = [
+        "## Against the targets",
+        "",
+        "Every cell of the tables below that has a target (a type-I or family-wise error in "
+        "0.04–0.06 at 5%, a family-wise coverage of at least 0.95), counted from the same "
+        "tallies, as the tables show them (three decimals). *As the notebook* calls the "
+        "function: `public_advantage` with the data's own clusters, `trained_task_effect` "
+        "within families, `advantage_predictors` and `predictive_comparison` as they are. "
+        "*Other calls*: the function allows them (no clusters, every task in a pair, other "
+        "sizes). *By design*: an assumption the docs name is violated on purpose (related "
+        "tasks flipped alone, a family sharing its effect or its errors reassigned among "
+        "all models), or the function refuses the split.",
+        "",
+        "| test | cells | in the target | outside, as the notebook | outside, other calls | "
+        "outside, by design |",
+        "|---|---|---|---|---|---|",
+    ]
+    for test in dict.fromkeys(entry[0] for entry in LEDGER):
+        cells = [entry for entry in LEDGER if entry[0] == test]
+        outside = {how: [] for how in ("notebook", "other", "design")}
+        for _, where, tally, target, how in cells:
+            if not in_target(tally, target):
+                outside[how].append(f"{where}: {tally}")
+        inside = len(cells) - sum(map(len, outside.values()))
+        shown = (" · ".join(found) or "—" for found in outside.values())
+        rows.append(f"| {test} | {len(cells)} | {inside} | {' | '.join(shown)} |")
+    return [*rows, ""]
+
+
 def stream(*key: object) -> np.random.Generator:
     return sim.stream(20261127, *key)
 
@@ -162,7 +217,13 @@ def advantage_rows(reps: int) -> list[str]:
             )
             coverage = str(covered)
         unit = "pairs of tasks (clusters)" if clustered else "tasks"
-        rows.append(f"| {n1}/{n2} | {departure} | {unit} | {errors} | {excluded} | {coverage} |")
+        where = f"{n1}/{n2} {departure}" + (", in pairs" if clustered else "")
+        refused = clustered and (n1, n2) == ENG  # 7/3 clusters: no test (MIN_TASKS_PER_SIDE)
+        how = "design" if refused or (departure == "corr-tasks" and not clustered) else "other"
+        shown = ledger("public_advantage: decisions", where, errors, how)
+        if coverage != "—":
+            coverage = ledger("public_advantage: coverage", where, covered, how, "coverage")
+        rows.append(f"| {n1}/{n2} | {departure} | {unit} | {shown} | {excluded} | {coverage} |")
     return rows
 
 
@@ -206,13 +267,15 @@ def data_cluster_section(reps: int) -> list[str]:
                 sim.advantage_cell, n1=n1, n2=n2, k=K, departure=departure, pairs=pairs
             )
             errors, _, excluded = cell(stream("fwe", *key), 20 * reps, clustered=clustered)
-            coverage = "—"
+            where = f"{name} {departure}" + ("" if clustered else ", pairs flipped alone")
+            how = "notebook" if clustered else "design"
+            shown, coverage = ledger("public_advantage: decisions", where, errors, how), "—"
             if clustered:
-                coverage = str(cell(stream("cov", *key), 4 * reps, spread=0.02, clustered=True)[1])
+                covered = cell(stream("cov", *key), 4 * reps, spread=0.02, clustered=True)[1]
+                coverage = ledger("public_advantage: coverage", where, covered, how, "coverage")
             unit = "each pair together" if clustered else "each task alone"
             rows.append(
-                f"| {name} ({n1}/{n2}) | {departure} | {unit} | {errors} | {excluded} | "
-                f"{coverage} |"
+                f"| {name} ({n1}/{n2}) | {departure} | {unit} | {shown} | {excluded} | {coverage} |"
             )
     return rows
 
@@ -241,8 +304,11 @@ def partial_null_rows(reps: int) -> list[str]:
         errors, excluded, found = sim.partial_null_cell(
             stream("partial", n1, n2, departure), reps, n1, n2, K, departure
         )
+        shown = ledger(
+            "public_advantage: past the first step", f"{n1}/{n2} {departure}", errors, "other"
+        )
         rows.append(
-            f"| {n1}/{n2} | {departure} | {errors} | {excluded} | {found[0]:.3f} | {found[1]:.3f} |"
+            f"| {n1}/{n2} | {departure} | {shown} | {excluded} | {found[0]:.3f} | {found[1]:.3f} |"
         )
     return rows
 
@@ -261,7 +327,9 @@ def reference_rows(reps: int) -> tuple[list[str], dict[str, list[Any]]]:
         flips, labels = sim.reference_cell(
             stream("ref", n1, n2, departure), reps, n1, n2, K, departure
         )
-        rows.append(f"| {n1}/{n2} | {departure} | {flips} | {labels} |")
+        test = "public_advantage: decisions, beside the relabelling"
+        shown = ledger(test, f"{n1}/{n2} {departure}", flips, "other")
+        rows.append(f"| {n1}/{n2} | {departure} | {shown} | {labels} |")
         over.setdefault(departure, []).append(labels.rate / alpha)
         over.setdefault("flips", []).append(flips.rate)
         over.setdefault("flips at", []).append(f"`{departure}` at {n1}/{n2}")
@@ -346,7 +414,16 @@ def predictor_rows(reps: int) -> list[str]:
         if departure == "normal":
             detectable = found
         what = "independent" if not family else f"shared within families (SD {family})"
-        rows.append(f"| {departure} | {what} | {got['rank']} | {got['group']} | {got['family']} |")
+        shown = [
+            ledger(
+                "advantage_predictors",
+                f"{departure} {kind}{' shared' if family else ''}",
+                got[kind],
+                "design" if family and kind == "family" else "notebook",
+            )
+            for kind in ("rank", "group", "family")
+        ]
+        rows.append(f"| {departure} | {what} | {' | '.join(shown)} |")
     # power at the reported detectable effect (normal interactions, level 0.05 / 7)
     effect = detectable["rank"]
     got, _ = sim.predictor_cell(
@@ -396,7 +473,11 @@ def trained_rows(reps: int) -> list[str]:
             stream("trained", departure, *extra), n, departure, within_families=within
         )
         how = "within the 10 families (`families=`)" if within else "among all models"
-        rows.append(f"| {departure} | {how} | {tally} |")
+        kind = "notebook" if within else "design" if departure == "families" else "other"
+        where = f"{departure}, " + ("within families" if within else "among all")
+        rows.append(
+            f"| {departure} | {how} | {ledger('trained_task_effect', where, tally, kind)} |"
+        )
     return rows
 
 
@@ -435,8 +516,9 @@ def predictive_rows(reps: int) -> list[str]:
     for n in (34, 60):
         for departure in sim.PREDICTIVE_DEPARTURES:
             tally = sim.predictive_cell(stream("pred-cmp", n, departure), reps, n, departure)
+            shown = ledger("predictive_comparison", f"{n} models {departure}", tally, "notebook")
             rows.append(
-                f"| {n} | {departure} | {tally} | {tally.before} | {tally.variance_ratio():.2f} "
+                f"| {n} | {departure} | {shown} | {tally.before} | {tally.variance_ratio():.2f} "
                 f"| {tally.variance_ratio(plain=True):.2f} |"
             )
     return rows
@@ -557,6 +639,8 @@ def main() -> None:
     ]
     timed("predictive_comparison", rows, lambda: predictive_rows(20 * reps))
     rows += ["", f"Total time: {time.perf_counter() - start:.0f} s.", ""]
+    at = rows.index("## public_advantage: decisions and simultaneous intervals over 70 models")
+    rows[at:at] = ledger_section()
     atomic_write_text(args.out, "\n".join(rows))
     print(f"Wrote {args.out}")
 

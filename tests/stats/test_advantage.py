@@ -681,6 +681,22 @@ def test_the_pairs_reach_the_draws_and_the_flips(monkeypatch):
         sim.interactions(np.random.default_rng(1), 4, 4, 5, "families", (0.9,))
 
 
+def test_the_validation_report_counts_each_cell_against_its_target(monkeypatch):
+    """The summary of ``goodhart_validation.md``: each cell as shown, in its column."""
+    path = REPO / "benchmarks" / "bench_goodhart_validation.py"
+    bench = load_file(path, "bench_goodhart_validation")
+    monkeypatch.setattr(bench, "LEDGER", [])
+    for where, hits, how, target in [
+        ("a", 604, "notebook", "error"),  # 0.0604, shown 0.060: in
+        ("b", 606, "notebook", "error"),  # shown 0.061: out
+        ("c", 9496, "other", "coverage"),  # shown 0.950: in
+        ("d", 399, "design", "error"),  # shown 0.040: in
+        ("e", 394, "design", "error"),  # shown 0.039: out
+    ]:
+        bench.ledger("t", where, sim.Tally(reps=10_000, hits=hits), how, target)
+    assert bench.ledger_section()[-2] == "| t | 5 | 3 | b: 0.061 ± 0.002 | — | e: 0.039 ± 0.002 |"
+
+
 def test_small_simulation_holds_the_family_wise_level():
     """150 global-null leaderboards (70 models, 16/13 tasks, unequal spreads)."""
     errors, _, _ = sim.advantage_cell(np.random.default_rng(10), 150, 16, 13, 70, "unequal")
