@@ -694,7 +694,45 @@ def test_the_validation_report_counts_each_cell_against_its_target(monkeypatch):
         ("e", 394, "design", "error"),  # shown 0.039: out
     ]:
         bench.ledger("t", where, sim.Tally(reps=10_000, hits=hits), how, target)
-    assert bench.ledger_section()[-2] == "| t | 5 | 3 | b: 0.061 ± 0.002 | — | e: 0.039 ± 0.002 |"
+    assert bench.ledger_section()[-2] == (
+        "| t | 3 of 5 | 1 of 2; b: 0.061 ± 0.002 | 0 of 1 | 1 of 2; e: 0.039 ± 0.002 |"
+    )
+
+
+def test_the_validation_report_labels_the_cells_as_the_functions_take_them(monkeypatch):
+    """The notebook's calls, the others, and the refused or assumption-breaking ones."""
+    bench = load_file(
+        REPO / "benchmarks" / "bench_goodhart_validation.py", "bench_goodhart_validation"
+    )
+    monkeypatch.setattr(bench, "LEDGER", [])
+    tallies = (sim.Tally(10, 0), sim.Tally(10, 10), sim.Tally(10, 0))
+    monkeypatch.setattr(bench.sim, "advantage_cell", lambda *args, **kwargs: tallies)
+    bench.advantage_rows(1)
+    bench.data_cluster_section(1)
+    label = {w: how for test, w, _, _, how in bench.LEDGER if test.endswith("decisions")}
+    assert {w for w, how in label.items() if how == "notebook"} == {
+        f"{name} {d}"
+        for name in ("RTEB(beta)", "RTEB(eng, beta)")
+        for d in bench.DATA_PAIR_DEPARTURES
+    }
+    assert label["16/13 normal"] == label["16/13 corr-tasks, in pairs"] == "other"
+    assert label["16/13 corr-tasks"] == label["RTEB(beta) normal, pairs flipped alone"] == "design"
+    refused = {w for w, how in label.items() if how == "design" and "in pairs" in w}
+    assert refused == {
+        f"14/6 {d}, in pairs" for d in ("corr-tasks", "normal", "unequal", "heavy", "skewed")
+    }
+    for size in (bench.FULL, bench.ENG):  # the function's own rule for those splits
+        scores, pub, priv = _board(np.random.default_rng(19), *size)
+        codes = sim.pair_clusters(*size)
+        res = public_advantage(
+            scores,
+            public_tasks=pub,
+            private_tasks=priv,
+            clusters=dict(zip(pub + priv, codes.tolist(), strict=True)),
+            n_resamples=50,
+            rng=0,
+        )
+        assert res.testable == (size == bench.FULL)
 
 
 def test_small_simulation_holds_the_family_wise_level():
