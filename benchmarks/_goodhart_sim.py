@@ -306,12 +306,22 @@ def advantage_cell(
     true null's interval excluding 0).
     """
     errors, covered, excluded = Tally(), Tally(), Tally()
-    codes = cross_pair_clusters(n1, n2, len(pairs)) if len(pairs) else pair_clusters(n1, n2)
-    options = {"n_patterns": n_patterns, "level": level, "codes": codes if clustered else None}
+    codes = None
+    if clustered:
+        codes = cross_pair_clusters(n1, n2, len(pairs)) if len(pairs) else pair_clusters(n1, n2)
     for _ in range(reps):
         d = rng.normal(0.0, spread, k) if spread else None
         *_, w, truth, adjusted, c = decided_board(
-            rng, n1, n2, k, departure, d, pairs=pairs, **options
+            rng,
+            n1,
+            n2,
+            k,
+            departure,
+            d,
+            n_patterns=n_patterns,
+            level=level,
+            codes=codes,
+            pairs=pairs,
         )
         target = relative_truth(truth)
         low, high = w["estimate"] - c * w["se"], w["estimate"] + c * w["se"]

@@ -188,6 +188,22 @@ def timed(title: str, rows: list[str], build: Callable[[], list[str]]) -> None:
     print(f"{title}: {time.perf_counter() - start:.0f} s", flush=True)
 
 
+def advantage_cells(
+    key: tuple[object, ...], where: str, how: str, reps: int, coverage: bool, **cell: Any
+) -> tuple[str, sim.Tally, str]:
+    """One row's :func:`sim.advantage_cell` runs, recorded: the decisions' family-wise error
+    (``20 * reps`` data sets) and, with ``coverage``, the coverage (``4 * reps``, true
+    advantages SD 0.02), each on its stream of ``key``. Returns them as the table shows
+    them, with the intervals' error at the global null."""
+    run = functools.partial(sim.advantage_cell, k=K, **cell)
+    errors, _, excluded = run(stream("fwe", *key), 20 * reps)
+    shown = ledger("public_advantage: decisions", where, errors, how)
+    if not coverage:
+        return shown, excluded, "—"
+    covered = run(stream("cov", *key), 4 * reps, spread=0.02)[1]
+    return shown, excluded, ledger("public_advantage: coverage", where, covered, how, "coverage")
+
+
 def advantage_rows(reps: int) -> list[str]:
     rows = [
         "| tasks (public/private) | departure | signs flip | family-wise error at the global "
@@ -201,36 +217,22 @@ def advantage_rows(reps: int) -> list[str]:
     plan += [((17, 13), d, False) for d in ("normal", "heavy", "unequal")]
     plan += [((6, 6), d, False) for d in ("normal", "heavy", "unequal")]
     for (n1, n2), departure, clustered in plan:
-        extra = ["clusters"] if clustered else []  # the unclustered rows keep their streams
-        errors, _, excluded = sim.advantage_cell(
-            stream("fwe", n1, n2, departure, *extra),
-            20 * reps,
-            n1,
-            n2,
-            K,
-            departure,
-            clustered=clustered,
-        )
-        coverage = "—"
-        if (n1, n2) in (FULL, ENG):
-            _, covered, _ = sim.advantage_cell(
-                stream("cov", n1, n2, departure, *extra),
-                4 * reps,
-                n1,
-                n2,
-                K,
-                departure,
-                spread=0.02,
-                clustered=clustered,
-            )
-            coverage = str(covered)
-        unit = "pairs of tasks (clusters)" if clustered else "tasks"
+        extra = ("clusters",) if clustered else ()  # the unclustered rows keep their streams
         where = f"{n1}/{n2} {departure}" + (", in pairs" if clustered else "")
         refused = clustered and min(pair_units((n1, n2))) < MIN_TASKS_PER_SIDE  # no test
         how = "design" if refused or (departure == "corr-tasks" and not clustered) else "other"
-        shown = ledger("public_advantage: decisions", where, errors, how)
-        if coverage != "—":
-            coverage = ledger("public_advantage: coverage", where, covered, how, "coverage")
+        shown, excluded, coverage = advantage_cells(
+            (n1, n2, departure, *extra),
+            where,
+            how,
+            reps,
+            (n1, n2) in (FULL, ENG),
+            n1=n1,
+            n2=n2,
+            departure=departure,
+            clustered=clustered,
+        )
+        unit = "pairs of tasks (clusters)" if clustered else "tasks"
         rows.append(f"| {n1}/{n2} | {departure} | {unit} | {shown} | {excluded} | {coverage} |")
     return rows
 
@@ -270,17 +272,19 @@ def data_cluster_section(reps: int) -> list[str]:
     plan = [(True, d) for d in DATA_PAIR_DEPARTURES] + [(False, "normal"), (False, "unequal")]
     for name, (n1, n2, pairs) in found.items():
         for clustered, departure in plan:
-            key = ("data-pairs", name, departure, clustered)
-            cell = functools.partial(
-                sim.advantage_cell, n1=n1, n2=n2, k=K, departure=departure, pairs=pairs
-            )
-            errors, _, excluded = cell(stream("fwe", *key), 20 * reps, clustered=clustered)
             where = f"{name} {departure}" + ("" if clustered else ", pairs flipped alone")
-            how = "notebook" if clustered else "design"
-            shown, coverage = ledger("public_advantage: decisions", where, errors, how), "—"
-            if clustered:
-                covered = cell(stream("cov", *key), 4 * reps, spread=0.02, clustered=True)[1]
-                coverage = ledger("public_advantage: coverage", where, covered, how, "coverage")
+            shown, excluded, coverage = advantage_cells(
+                ("data-pairs", name, departure, clustered),
+                where,
+                "notebook" if clustered else "design",
+                reps,
+                clustered,
+                n1=n1,
+                n2=n2,
+                departure=departure,
+                clustered=clustered,
+                pairs=pairs,
+            )
             unit = "each pair together" if clustered else "each task alone"
             rows.append(
                 f"| {name} ({n1}/{n2}) | {departure} | {unit} | {shown} | {excluded} | {coverage} |"
