@@ -681,11 +681,18 @@ def test_the_pairs_reach_the_draws_and_the_flips(monkeypatch):
         sim.interactions(np.random.default_rng(1), 4, 4, 5, "families", (0.9,))
 
 
-def test_the_validation_report_counts_each_cell_against_its_target(monkeypatch):
+@pytest.fixture
+def bench(monkeypatch):
+    """``benchmarks/bench_goodhart_validation.py``, its ledger of cells empty."""
+    module = load_file(
+        REPO / "benchmarks" / "bench_goodhart_validation.py", "bench_goodhart_validation"
+    )
+    monkeypatch.setattr(module, "LEDGER", [])
+    return module
+
+
+def test_the_validation_report_counts_each_cell_against_its_target(bench):
     """The summary of ``goodhart_validation.md``: each cell as shown, in its column."""
-    path = REPO / "benchmarks" / "bench_goodhart_validation.py"
-    bench = load_file(path, "bench_goodhart_validation")
-    monkeypatch.setattr(bench, "LEDGER", [])
     for where, hits, how, target in [
         ("a", 604, "notebook", "error"),  # 0.0604, shown 0.060: in
         ("b", 606, "notebook", "error"),  # shown 0.061: out
@@ -699,12 +706,8 @@ def test_the_validation_report_counts_each_cell_against_its_target(monkeypatch):
     )
 
 
-def test_the_validation_report_labels_the_cells_as_the_functions_take_them(monkeypatch):
+def test_the_validation_report_labels_the_cells_as_the_functions_take_them(bench, monkeypatch):
     """The notebook's calls, the others, and the refused or assumption-breaking ones."""
-    bench = load_file(
-        REPO / "benchmarks" / "bench_goodhart_validation.py", "bench_goodhart_validation"
-    )
-    monkeypatch.setattr(bench, "LEDGER", [])
     tallies = (sim.Tally(10, 0), sim.Tally(10, 10), sim.Tally(10, 0))
     monkeypatch.setattr(bench.sim, "advantage_cell", lambda *args, **kwargs: tallies)
     bench.advantage_rows(1)
