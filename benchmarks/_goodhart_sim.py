@@ -48,6 +48,8 @@ from scipy import stats
 from analysis.stats import predictive_comparison, trained_task_effect
 from analysis.stats._resampling import _pvalue, sign_patterns
 from analysis.stats.advantage import _relative, _welch_parts, predictor_row, simultaneous
+from analysis.stats.paired import _paired_tests
+from analysis.stats.predictive import pseudo_values
 
 DEPARTURES = (
     "normal",
@@ -575,21 +577,20 @@ def trained_cell(
 
 @dataclass
 class PredictiveTally(Tally):
-    """A :func:`predictive_cell`: its rejections, the jackknife t test's, statistics and se's."""
+    """A :func:`predictive_cell`: its rejections at 5% and at 1%, the flips' (the rule
+    before the swaps), the statistics and their standard errors."""
 
-    before: Tally = field(default_factory=Tally)
+    at_one: Tally = field(default_factory=Tally)
+    flips: Tally = field(default_factory=Tally)
     statistics: list[float] = field(default_factory=list)
-    plain: list[float] = field(default_factory=list)
     ses: list[float] = field(default_factory=list)
 
-    def variance_ratio(self, plain: bool = False) -> float:
-        """Mean jackknife variance over the variance across the data sets of the statistic
-        (the pseudo-values' mean) or, with ``plain``, of the plain mean difference.
+    def variance_ratio(self) -> float:
+        """Mean jackknife variance over the variance of the statistic across the data sets.
 
         Above 1: the jackknife overstates that spread.
         """
-        spread = np.var(self.plain if plain else self.statistics, ddof=1)
-        return float(np.mean(np.square(self.ses)) / spread)
+        return float(np.mean(np.square(self.ses)) / np.var(self.statistics, ddof=1))
 
 
 #: The departures of :func:`predictive_cell`, in the bench's order.
@@ -607,7 +608,15 @@ PREDICTIVE_DEPARTURES = (
 _LOGNORMAL_MEAN, _LOGNORMAL_SD = np.exp(0.32), np.sqrt((np.exp(0.64) - 1) * np.exp(0.64))
 
 
-def predictive_cell(rng: np.random.Generator, reps: int, n: int, departure: str) -> PredictiveTally:
+def predictive_cell(
+    rng: np.random.Generator,
+    reps: int,
+    n: int,
+    departure: str,
+    *,
+    contamination: tuple[float, float] = (0.1, 2.0),
+    n_swaps: int = 99,
+) -> PredictiveTally:
     """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
 
     target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
@@ -615,9 +624,11 @@ def predictive_cell(rng: np.random.Generator, reps: int, n: int, departure: str)
     ``outlier`` (three models far off on both predictors), ``correlated`` (e_a and e_b
     correlated at 0.6), ``unequal`` (the target's noise SD 0.15 + 0.3 |truth|), ``skewed``
     (centred lognormal errors, skewness 3.7), ``contaminated`` (each predictor of each
-    model off by +2 with probability 0.1, independently). ``before``: the t test of the
-    plain mean difference with the same jackknife standard error, the package's rule
-    until 2026-11-30.
+    model off by +2 with probability 0.1, independently; ``contamination``: that
+    probability and offset). ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and
+    p <= 0.01: with (b + 1) / (B + 1) and B + 1 a multiple of 100, exactly those levels
+    for exchangeable data, as the default 9,999 swaps give. ``flips``: the sign
+    flips of the pseudo-values, the package's test until 2026-11-30.
     """
     tally = PredictiveTally()
     for _ in range(reps):
@@ -640,13 +651,17 @@ def predictive_cell(rng: np.random.Generator, reps: int, n: int, departure: str)
             ea[:3] += 2.0
             eb[:3] += 2.0
         if departure == "contaminated":
-            ea, eb = ea + 2.0 * (rng.random(n) < 0.1), eb + 2.0 * (rng.random(n) < 0.1)
-        res = predictive_comparison(target, truth + ea, 2 * (truth + eb), n_resamples=999, rng=rng)
-        tally.add(res.pvalue < 0.05)
-        plain = res.mae_b - res.mae_a  # the plain mean difference, the old rule's statistic
-        t_plain = plain / res.se if res.se > 0 else 0.0
-        tally.before.add(2 * stats.t.sf(abs(t_plain), n - 1) < 0.05)
+            share, off = contamination
+            ea, eb = ea + off * (rng.random(n) < share), eb + off * (rng.random(n) < share)
+        a, b = truth + ea, 2 * (truth + eb)
+        res = predictive_comparison(target, a, b, n_resamples=n_swaps, rng=rng)
+        tally.add(res.pvalue <= 0.05)
+        tally.at_one.add(res.pvalue <= 0.01)
+        pseudo = pseudo_values(target, a, b)[:, None]
+        flips = _paired_tests(
+            pseudo, n_resamples=999, confidence_level=0.95, alternative="two-sided", rng=rng
+        )
+        tally.flips.add(flips.pvalue[0] < 0.05)
         tally.statistics.append(res.statistic)
-        tally.plain.append(plain)
         tally.ses.append(res.se)
     return tally
