@@ -41,10 +41,8 @@ _INF = np.inf
 def _subset_means(D: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Means over every nonempty subset of units: (pairs, 2**n - 1)."""
     n, k = D.shape
-    sums = np.empty((k, 2**n))
-    sizes = np.empty(2**n)
-    sums[:, 0] = 0.0
-    sizes[0] = 0.0
+    sums, sizes = np.empty((k, 2**n)), np.empty(2**n)
+    sums[:, 0] = sizes[0] = 0.0
     for i in range(n):
         w = 1 << i
         np.add(sums[:, :w], D[i][:, None], out=sums[:, w : 2 * w])
@@ -56,8 +54,7 @@ def _subset_means(D: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _kth(values: np.ndarray, k: int, largest: bool) -> np.ndarray:
     """Row-wise k-th smallest (or largest) value, k >= 1 (partitions in place)."""
-    width = values.shape[1]
-    idx = width - k if largest else k - 1
+    idx = values.shape[1] - k if largest else k - 1
     values.partition(idx, axis=1)
     return values[:, idx].copy()
 
@@ -102,8 +99,7 @@ def exact_inversion(
         (pvalue, low, high), one entry per pair.
     """
     n, k = D.shape
-    total = 2**n
-    weights = _weights(n, sizes)
+    total, weights = 2**n, _weights(n, sizes)
     pvalue, low, high = np.empty(k), np.full(k, np.nan), np.full(k, np.nan)
     mean = D.sum(axis=0) / weights.sum()
     rank = math.ceil(alpha * (total // 2 if alternative == "two-sided" else total)) - 1
@@ -144,8 +140,7 @@ def mc_inversion(
     with ends at order statistics of the flipped sets' means (see the module notes).
     """
     n, k = D.shape
-    B = bits.shape[0]
-    weights = _weights(n, sizes)
+    B, weights = bits.shape[0], _weights(n, sizes)
     n_tasks = weights.sum()
     size = (bits @ weights)[:, None]
     rank = math.ceil(alpha * (B + 1)) - 1

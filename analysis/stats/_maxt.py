@@ -106,11 +106,9 @@ def maxt(
     total = patterns.total
     null = np.empty((reps, n_fam, total)) if keep_null else None
     null_c = np.empty((reps, n_fam, total)) if keep_null and centred else None
-    rows = max(1, _BLOCK // max(reps * n_fam * m, 1))
     start = 0
-    for signs in patterns.blocks(rows):
-        b = signs.shape[0]
-        sums = np.matmul(signs, U)  # (reps, b, K)
+    for signs in patterns.blocks(max(1, _BLOCK // max(reps * n_fam * m, 1))):
+        b, sums = signs.shape[0], np.matmul(signs, U)  # sums: (reps, b, K)
         diff = sums[:, :, ia_flat] - sums[:, :, ib_flat]  # (reps, b, F*m)
         if null_c is not None:
             shift = (signs @ w)[None, :, None] * mean[:, None, :]
@@ -131,8 +129,7 @@ def maxt(
         start += b
     stepdown = None
     if step_down:
-        raw = patterns.pvalue(count)
-        adjusted = np.minimum(np.maximum.accumulate(raw, axis=2), 1.0)
+        adjusted = np.minimum(np.maximum.accumulate(patterns.pvalue(count), axis=2), 1.0)
         stepdown = np.empty_like(adjusted)
         np.put_along_axis(stepdown, order, adjusted, axis=2)
     return MaxT(
@@ -170,8 +167,7 @@ def single_step(
     """
     ordered, total = np.sort(null), len(null)
     threshold = np.nan_to_num(observed, nan=0.0) * (1.0 - TOL) - TOL
-    count = total - np.searchsorted(ordered, threshold, side="left")
-    pvalue = patterns.pvalue(count)
+    pvalue = patterns.pvalue(total - np.searchsorted(ordered, threshold, side="left"))
     rank = (
         int(np.ceil(alpha * total - 1e-12))
         if patterns.exact
@@ -179,5 +175,4 @@ def single_step(
     )
     if not 1 <= rank <= total:
         return pvalue, np.inf
-    q = float(ordered[total - rank])
-    return pvalue, (q + TOL) / (1.0 - TOL)
+    return pvalue, (float(ordered[total - rank]) + TOL) / (1.0 - TOL)

@@ -17,8 +17,7 @@ _MAX_EXACT_PERMUTATION_N = 10  # 10! = 3,628,800 orderings at most
 
 def _centered_ranks2(values: np.ndarray) -> np.ndarray:
     """Twice the centred average ranks per row: integers, so sums are exact in float64."""
-    n = values.shape[1]
-    return 2.0 * rankdata(values, axis=1) - (n + 1.0)
+    return 2.0 * rankdata(values, axis=1) - (values.shape[1] + 1.0)
 
 
 def _dense_ranks(values: np.ndarray) -> np.ndarray:
@@ -28,10 +27,9 @@ def _dense_ranks(values: np.ndarray) -> np.ndarray:
 
 def _tied_pairs(sorted_values: np.ndarray) -> np.ndarray:
     """Tied pairs along the last axis of a sorted array: the sum of C(run length, 2)."""
-    n = sorted_values.shape[-1]
     new_run = np.ones(sorted_values.shape, dtype=bool)
     new_run[..., 1:] = sorted_values[..., 1:] != sorted_values[..., :-1]
-    position = np.arange(n)
+    position = np.arange(sorted_values.shape[-1])
     run_start = np.maximum.accumulate(np.where(new_run, position, 0), axis=-1)
     return (position - run_start).sum(axis=-1)
 
@@ -102,8 +100,7 @@ def _permutation_blocks(
         return
     base = np.arange(n, dtype=np.intp)
     for start in range(0, n_resamples, rows):
-        count = min(rows, n_resamples - start)
-        yield rng.permuted(np.broadcast_to(base, (count, n)), axis=1)
+        yield rng.permuted(np.broadcast_to(base, (min(rows, n_resamples - start), n)), axis=1)
 
 
 def _rank_permutation_test(

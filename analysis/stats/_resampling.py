@@ -150,6 +150,17 @@ def _pvalue(count: np.ndarray, total: int, exact: bool) -> np.ndarray:
     return count / total if exact else (count + 1.0) / (total + 1.0)
 
 
+def permutation_critical(null: np.ndarray, alpha: float) -> tuple[float, int]:
+    """The r-th largest of the sorted ``null`` (inf if r = 0) and r: p < alpha allows r above."""
+    r = int(np.ceil(alpha * (len(null) + 1) - 1e-9)) - 1
+    return (null[-r] / (1 - 1e-12) if r else np.inf), r
+
+
+def permutation_pvalue(null: np.ndarray, observed: float) -> float:
+    """``(b + 1) / (B + 1)``: the share of the absolute ``null`` at least ``|observed|``."""
+    return float((1 + (null >= abs(observed) * (1 - 1e-12)).sum()) / (len(null) + 1))
+
+
 def _min_pvalue(total: int, exact: bool, two_sided_pairs: bool) -> float:
     if not exact:
         return 1.0 / (total + 1.0)
@@ -184,7 +195,6 @@ def unit_sums(X: np.ndarray, codes: np.ndarray | None) -> tuple[np.ndarray, np.n
     """
     if codes is None:
         return X, None
-    n_units = int(codes.max()) + 1
-    member = np.zeros((n_units, len(codes)))
+    member = np.zeros((int(codes.max()) + 1, len(codes)))
     member[codes, np.arange(len(codes))] = 1.0
     return member @ X, member.sum(axis=1)

@@ -52,7 +52,7 @@ from ._checks import (
     unit_clusters,
 )
 from ._maxt import single_step, step_down
-from ._resampling import sign_patterns
+from ._resampling import permutation_critical, permutation_pvalue, sign_patterns
 from ._results import ConfidenceInterval, TableResult
 from .contrast import _welch_parts
 from .gap import _reference, _task_lists, _wide_scores
@@ -90,8 +90,7 @@ def flip_max_t(
     """
     n1, n2 = y_pub.shape[0], y_priv.shape[0]
     centre = np.vstack([y_pub, y_priv]).mean(axis=0) if pooled else None
-    r1 = y_pub - (y_pub.mean(axis=0) if centre is None else centre)
-    r2 = y_priv - (y_priv.mean(axis=0) if centre is None else centre)
+    r1, r2 = (y - (y.mean(axis=0) if centre is None else centre) for y in (y_pub, y_priv))
     ss1, ss2 = (r1**2).sum(axis=0), (r2**2).sum(axis=0)
     out = []
     for signs in patterns.blocks(max(1, (1 << 20) // max(r1.shape[1], 1))):
@@ -181,8 +180,7 @@ def _side_matrices(
     if wide.shape[1] < 3:
         raise ValueError(f"`scores` needs at least 3 models, got {wide.shape[1]}")
     models = [str(m) for m in wide.columns]
-    x = wide.to_numpy(dtype=float)
-    rows = {t: i for i, t in enumerate(wide.index)}
+    x, rows = wide.to_numpy(dtype=float), {t: i for i, t in enumerate(wide.index)}
     return x[[rows[t] for t in public]], x[[rows[t] for t in private]], public, private, models
 
 
@@ -284,12 +282,10 @@ def public_advantage(
         True
     """
     n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
+    confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     x_pub, x_priv, public, private, models = _side_matrices(scores, public_tasks, private_tasks)
     y_pub, y_priv = _relative(x_pub), _relative(x_priv)
-    w = _welch_parts(y_pub, y_priv, confidence_level)
-    alpha = 1.0 - confidence_level
+    w, alpha = _welch_parts(y_pub, y_priv, confidence_level), 1.0 - confidence_level
     table = pd.DataFrame(
         {
             "model": models,
@@ -430,13 +426,11 @@ def predictor_row(
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
     null = np.sort(np.abs(t[1:]))
 
-    def critical(alpha: float) -> tuple[float, int]:  # both tests reject beyond it; and r:
-        r = int(np.ceil(alpha * (n_resamples + 1) - 1e-9)) - 1  # p < alpha: fewer above
-        tail = null[-r] / (1 - 1e-12) if r else np.inf  # the r-th largest shuffled |t|
+    def critical(alpha: float) -> tuple[float, int]:  # both tests reject beyond it; and r
+        tail, r = permutation_critical(null, alpha)  # the r-th largest shuffled |t|
         return max(float(t_dist.ppf(1 - alpha / 2, df[0])), tail), r
 
-    half = critical(1 - confidence_level)[0] * se
-    p_perm = (1 + int((null >= abs(t[0]) * (1 - 1e-12)).sum())) / (n_resamples + 1)
+    half, p_perm = critical(1 - confidence_level)[0] * se, permutation_pvalue(null, t[0])
     p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
     c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
     reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / distinct) >= power
@@ -551,8 +545,7 @@ def advantage_predictors(
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     power = _check_open_unit(power, "power")
     n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
+    confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     x_pub, x_priv, _, _, models = _side_matrices(scores, public_tasks, private_tasks)
     if not isinstance(predictors, pd.DataFrame) or predictors.shape[1] == 0:
         raise ValueError("`predictors` must be a DataFrame with one column per predictor")
@@ -595,8 +588,7 @@ def _differences(y: np.ndarray, flags: np.ndarray) -> np.ndarray:
     on = flags.sum(axis=-2)
     off = flags.shape[-2] - on
     with np.errstate(invalid="ignore", divide="ignore"):
-        trained = (flags * y).sum(axis=-2) / on
-        untrained = (~flags * y).sum(axis=-2) / off
+        trained, untrained = (flags * y).sum(axis=-2) / on, (~flags * y).sum(axis=-2) / off
     return np.where((on > 0) & (off > 0), trained - untrained, np.nan)
 
 
@@ -779,8 +771,7 @@ def trained_task_effect(
         (12, True, True)
     """
     n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
+    confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     if not isinstance(scores, pd.DataFrame) or not isinstance(trained, pd.DataFrame):
         raise ValueError("`scores` and `trained` must be tasks x models DataFrames")
     if scores.isna().any().any() or scores.shape[1] < 3:

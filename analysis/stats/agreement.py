@@ -169,8 +169,7 @@ def benchmark_agreement(
     method = _check_choice(method, "method", _METHODS)
     n_subsets = _check_n_resamples(n_subsets, "n_subsets")
     n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
+    confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     xv, yv, names = _aligned(x, y)
     n = len(xv)
     tops = _check_sizes(top_k, "top_k", n, allow_all=False)
@@ -206,8 +205,7 @@ def benchmark_agreement(
         if k == n:
             values = np.array([overall.statistic])
         else:
-            base = np.broadcast_to(np.arange(n), (n_subsets, n))
-            idx = gen.permuted(base, axis=1)[:, :k]
+            idx = gen.permuted(np.broadcast_to(np.arange(n), (n_subsets, n)), axis=1)[:, :k]
             values = _rank_statistic(xv[idx], yv[idx], method)
         defined = values[~np.isnan(values)]
         distributions[k] = defined

@@ -219,8 +219,7 @@ class ComparisonReport(StatsResult):
 def _decisions(ranks: RankIntervalsResult) -> pd.DataFrame:
     """Models x models: True where the row model is significantly better (step-down max-T)."""
     order = list(ranks.table.index)
-    p = ranks.pvalues.loc[order, order].to_numpy()
-    value = ranks.table["score"].to_numpy()
+    p, value = ranks.pvalues.loc[order, order].to_numpy(), ranks.table["score"].to_numpy()
     reject = np.nan_to_num(p, nan=1.0) <= ranks.alpha
     return pd.DataFrame(reject & (value[:, None] > value[None, :]), index=order, columns=order)
 
@@ -283,8 +282,7 @@ def compare(
     aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
     alpha = _check_open_unit(alpha, "alpha")
     n_resamples = _check_n_resamples(n_resamples)
-    top = _check_n_resamples(top, "top")
-    gen = _check_rng(rng)
+    top, gen = _check_n_resamples(top, "top"), _check_rng(rng)
     X, names, dropped, rows = complete_score_matrix(scores, caller="compare")
     if len(names) < 2:
         raise ValueError(f"`scores` needs at least 2 models with every task, got {len(names)}")
@@ -331,10 +329,9 @@ def compare(
     models["wins"] = wins_df.sum(axis=1).to_numpy()
     models["ties"] = ties_df.sum(axis=1).to_numpy()
     models["losses"] = wins_df.sum(axis=0).to_numpy()
-    pairwise = dataclasses.replace(pairwise, table=table)
     return ComparisonReport(
         models=models,
-        pairwise=pairwise,
+        pairwise=dataclasses.replace(pairwise, table=table),
         ranks=ranks,
         wins=wins_df,
         ties=ties_df,

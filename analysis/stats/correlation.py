@@ -139,8 +139,7 @@ def rank_correlation(
     """
     method = _check_choice(method, "method", _RANK_METHODS)
     n_resamples = _check_n_resamples(n_resamples)
-    confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    gen = _check_rng(rng)
+    confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     xv, yv, _ = align_vectors(x, y, ("x", "y"))
     for name, v in (("x", xv), ("y", yv)):
         if np.isinf(v).any():
@@ -166,11 +165,10 @@ def rank_correlation(
         ]
     )
     defined = dist[~np.isnan(dist)]
+    ci = ConfidenceInterval(np.nan, np.nan)
     if defined.size:
         low, high = _percentile_interval(defined[None], confidence_level, "two-sided")
         ci = ConfidenceInterval(float(low[0]), float(high[0]))
-    else:
-        ci = ConfidenceInterval(np.nan, np.nan)
     if exact:
         pvalue_method = f"exact permutation test ({n}!={total} orderings)"
     else:

@@ -45,9 +45,8 @@ def _median_partners(gaps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _reference(x: np.ndarray, partners: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
     """Per task and model j: the mean of the other models (None) or of j's median partners."""
-    k = x.shape[-1]
     if partners is None:
-        return (x.sum(axis=-1, keepdims=True) - x) / (k - 1)
+        return (x.sum(axis=-1, keepdims=True) - x) / (x.shape[-1] - 1)
     p1, p2 = (np.broadcast_to(p[..., None, :], x.shape) for p in partners)
     return (np.take_along_axis(x, p1, axis=-1) + np.take_along_axis(x, p2, axis=-1)) / 2.0
 
@@ -72,10 +71,8 @@ def relative_gap_welch(
     """
     partners = None
     if reference == "median":
-        gaps = x_private.mean(axis=-2) - x_public.mean(axis=-2)
-        partners = _median_partners(gaps)
-    y_pub = x_public - _reference(x_public, partners)
-    y_priv = x_private - _reference(x_private, partners)
+        partners = _median_partners(x_private.mean(axis=-2) - x_public.mean(axis=-2))
+    y_pub, y_priv = (x - _reference(x, partners) for x in (x_public, x_private))
     res = _welch_parts(y_priv, y_pub, confidence_level)
     return {key: res[key] for key in ("estimate", "se", "df", "low", "high", "pvalue")}
 
@@ -253,8 +250,7 @@ def public_private_gap(
     """
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    reference = _check_choice(reference, "reference", _REFERENCES)
-    gen = _check_rng(rng)
+    reference, gen = _check_choice(reference, "reference", _REFERENCES), _check_rng(rng)
     public, private = _task_lists(public_tasks, private_tasks)
     wide = _wide_scores(scores, public + private)
     selected = _check_models(models, wide.columns, "models")
@@ -274,8 +270,7 @@ def public_private_gap(
             f"`scores`: {len(kept)} model(s) have a score for every public and private task; "
             "the relative gap needs at least 3"
         )
-    x_pub = wide.loc[public, kept].to_numpy(dtype=float)
-    x_priv = wide.loc[private, kept].to_numpy(dtype=float)
+    x_pub, x_priv = (wide.loc[side, kept].to_numpy(dtype=float) for side in (public, private))
     mean_pub, mean_priv = x_pub.mean(axis=0), x_priv.mean(axis=0)
     rel = relative_gap_welch(x_pub, x_priv, confidence_level, reference)
     rank_pub, rank_priv = _ranks(mean_pub), _ranks(mean_priv)
@@ -286,9 +281,8 @@ def public_private_gap(
         )
         for x in (x_pub, x_priv)
     )
-    shifts = boot_pub - boot_priv
     shift_low, shift_high = _percentile_interval(
-        np.ascontiguousarray(shifts.T), confidence_level, "two-sided"
+        np.ascontiguousarray((boot_pub - boot_priv).T), confidence_level, "two-sided"
     )
     out = pd.DataFrame(
         {
@@ -310,10 +304,9 @@ def public_private_gap(
             "rank_shift_ci_low": shift_low,
             "rank_shift_ci_high": shift_high,
         }
-    )
-    out = out.sort_values(["rank_public", "model"], kind="stable").reset_index(drop=True)
+    ).sort_values(["rank_public", "model"], kind="stable")
     return PublicPrivateGapResult(
-        table=out,
+        table=out.reset_index(drop=True),
         reference=reference,
         public_tasks=public,
         private_tasks=private,

@@ -113,8 +113,7 @@ def _paired_tests(
 ) -> _PairedArrays:
     """Sign-flip tests and intervals of the task mean of ``D[:, j]`` for every column j."""
     n = D.shape[0]
-    w = np.ones(n) if sizes is None else sizes
-    alpha = 1.0 - confidence_level
+    w, alpha = (np.ones(n) if sizes is None else sizes), 1.0 - confidence_level
     if tol is None:  # float ties: 1e-9 of each column's mean absolute value
         tol = _REL_TOL * np.mean(np.abs(D / w[:, None]), axis=0)
     statistic = D.sum(axis=0) / w.sum()
@@ -122,8 +121,7 @@ def _paired_tests(
     if interval == "percentile":  # resample units; the mean over their tasks
         both = _bootstrap_means(np.column_stack([D, w]), n_resamples, rng)
         boot = both[:-1] / both[-1]
-    exact = n <= _MAX_EXACT_SIGN_FLIP_N
-    invert = interval == "inversion"
+    exact, invert = n <= _MAX_EXACT_SIGN_FLIP_N, interval == "inversion"
     unit = "units" if sizes is None else "clusters"
     if exact:
         pvalue, low, high = exact_inversion(
@@ -162,8 +160,7 @@ def _ttest_and_dz(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Paired t p-value and Cohen's d_z per column of D (unit values)."""
     n = D.shape[0]
-    mean = D.mean(axis=0)
-    sd = D.std(axis=0, ddof=1)
+    mean, sd = D.mean(axis=0), D.std(axis=0, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         dz = np.where(sd > _REL_TOL * scale, mean / sd, np.nan)
         t = dz * math.sqrt(n)
@@ -251,8 +248,7 @@ def paired_bootstrap(
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
     method = _check_choice(method, "method", _INTERVALS)
-    alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
-    gen = _check_rng(rng)
+    alternative, gen = _check_choice(alternative, "alternative", _ALTERNATIVES), _check_rng(rng)
     av, bv, labels = align_vectors(a, b, ("a", "b"))
     for name, v in (("a", av), ("b", bv)):
         if not np.isfinite(v).all():
@@ -262,8 +258,7 @@ def paired_bootstrap(
     if len(av) < 2:
         raise ValueError(f"`a` and `b` need at least 2 paired units, got {len(av)}")
     codes = unit_clusters(clusters, None if labels is None else pd.Index(labels), len(av))
-    X = np.column_stack([av, bv])
-    scale = _paired_scale(X, np.array([0]), np.array([1]))
+    scale = _paired_scale(np.column_stack([av, bv]), np.array([0]), np.array([1]))
     D, sizes = unit_sums((av - bv)[:, None], codes)
     res = _paired_tests(
         D,
@@ -275,8 +270,7 @@ def paired_bootstrap(
         tol=_REL_TOL * scale,
         sizes=sizes,
     )
-    means = D if sizes is None else D / sizes[:, None]
-    tp, dz = _ttest_and_dz(means, alternative, scale)
+    tp, dz = _ttest_and_dz(D if sizes is None else D / sizes[:, None], alternative, scale)
     return PairedTestResult(
         statistic=float(res.statistic[0]),
         pvalue=float(res.pvalue[0]),

@@ -148,8 +148,7 @@ class PairwiseResult(TableResult):
         """Models x models p-values of ``column`` (symmetric, 1 on the diagonal)."""
         names = list(dict.fromkeys([*self.table["model_a"], *self.table["model_b"]]))
         position = {m: i for i, m in enumerate(names)}
-        ia = self.table["model_a"].map(position).to_numpy()
-        ib = self.table["model_b"].map(position).to_numpy()
+        ia, ib = (self.table[c].map(position).to_numpy() for c in ("model_a", "model_b"))
         values = np.ones((len(names), len(names)))
         values[ia, ib] = values[ib, ia] = self.table[column].to_numpy(dtype=float)
         return pd.DataFrame(values, index=names, columns=names)
@@ -164,24 +163,21 @@ def _maxt_intervals(
     n_tasks = w.sum()
     mean = D.sum(axis=0) / n_tasks
     E = D - w[:, None] * mean
-    sq = (E**2).sum(axis=0)
-    E[:, sq <= (_REL_TOL * scale) ** 2 * (w**2).sum()] = 0.0
+    E[:, (E**2).sum(axis=0) <= (_REL_TOL * scale) ** 2 * (w**2).sum()] = 0.0
     # (N u)^2 <= crit * G * sum (E - w u)^2, u = delta - mean:
     # A u^2 + 2 B u - C <= 0, A = N^2 - crit G sum w^2, B = crit G w.E, C = crit G sum E^2
     a = n_tasks**2 - crit * g * (w**2).sum()
     if not np.isfinite(crit) or a <= 0:
         inf = np.full(k, math.inf)
         return -inf, inf
-    b = crit * g * (w @ E)
-    c = crit * g * (E**2).sum(axis=0)
+    b, c = crit * g * (w @ E), crit * g * (E**2).sum(axis=0)
     root = np.sqrt(b**2 + a * c)
     return mean + (-b - root) / a, mean + (-b + root) / a
 
 
 def _interval_level(adjustment: str, alpha: float, adjusted: np.ndarray) -> float:
     """The per-pair level whose inverted intervals agree with the adjustment's decisions."""
-    k = len(adjusted)
-    rejected = int((adjusted < alpha).sum())
+    k, rejected = len(adjusted), int((adjusted < alpha).sum())
     if adjustment in ("none", "maxT"):
         return alpha
     if adjustment == "bonferroni":
@@ -280,15 +276,13 @@ def pairwise_significance(
     """
     adjustment = _check_choice(adjustment, "adjustment", _ADJUSTMENTS)
     alpha = _check_open_unit(alpha, "alpha")
-    n_resamples = _check_n_resamples(n_resamples)
-    gen = _check_rng(rng)
+    n_resamples, gen = _check_n_resamples(n_resamples), _check_rng(rng)
     X, names, dropped, rows = complete_score_matrix(scores)
     if len(names) < 2:
         raise ValueError(
             f"`scores` needs at least 2 models with a score on every unit, got {len(names)}"
         )
-    codes = unit_clusters(clusters, rows, len(rows))
-    U, sizes = unit_sums(X, codes)
+    U, sizes = unit_sums(X, unit_clusters(clusters, rows, len(rows)))
     patterns, bits, pair_exact = draw_patterns(U.shape[0], len(names), n_resamples, gen)
     return _pairwise(
         X, names, U, sizes, patterns, bits, pair_exact, adjustment, alpha, n_resamples, dropped
@@ -308,8 +302,7 @@ def draw_patterns(
     n_pairs = n_models * (n_models - 1) // 2
     maxt_exact = maxt_is_exact(n_units, n_resamples)
     pair_exact = n_units <= _MAX_EXACT_SIGN_FLIP_N and n_pairs * 2**n_units <= _EXACT_WORK
-    need = not (maxt_exact and pair_exact)
-    bits = random_sign_bits(n_units, n_resamples, rng) if need else None
+    bits = None if maxt_exact and pair_exact else random_sign_bits(n_units, n_resamples, rng)
     patterns = SignPatterns(n_units=n_units, exact=maxt_exact, bits=None if maxt_exact else bits)
     return patterns, bits, pair_exact
 
@@ -347,8 +340,7 @@ def _pairwise(
     observed = kernel.observed[0, 0]
     p_plain, crit_plain = single_step(kernel.null_max[0, 0], observed, patterns, alpha)
     p_centred, crit_centred = single_step(kernel.null_max_centred[0, 0], observed, patterns, alpha)
-    p_maxt = np.maximum(p_plain, p_centred)
-    crit = max(crit_plain, crit_centred)
+    p_maxt, crit = np.maximum(p_plain, p_centred), max(crit_plain, crit_centred)
     adjusted_by = {
         "maxT": p_maxt,
         "holm": adjust_pvalues(pvalue, adjustment="holm"),
@@ -374,10 +366,8 @@ def _pairwise(
             UserWarning,
             stacklevel=3,
         )
-    means = D if sizes is None else D / sizes[:, None]
-    ttest_p, dz = _ttest_and_dz(means, "two-sided", scale)
-    Dt = X[:, ia] - X[:, ib]
-    col = np.array(names, dtype=object)
+    ttest_p, dz = _ttest_and_dz(D if sizes is None else D / sizes[:, None], "two-sided", scale)
+    Dt, col = X[:, ia] - X[:, ib], np.array(names, dtype=object)
     table = pd.DataFrame(
         {
             "model_a": col[ia],

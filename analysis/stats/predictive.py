@@ -10,6 +10,7 @@ import pandas as pd
 from scipy.stats import theilslopes
 
 from ._checks import RngLike, _check_n_resamples, _check_open_unit, _check_rng, align_vectors
+from ._resampling import permutation_critical, permutation_pvalue
 from ._results import ConfidenceInterval, TableResult
 
 
@@ -189,13 +190,12 @@ def predictive_comparison(
     statistic, se = float(pseudo.mean()), float(pseudo.std(ddof=1) / np.sqrt(n))
     t = swapped_t(y, xa, xb, n_resamples, gen)
     null = np.sort(np.abs(t[1:]))
-    r = int(np.ceil((1 - level) * (n_resamples + 1) - 1e-9)) - 1  # p < alpha: fewer above
-    half = (null[-r] / (1 - 1e-12) if r else np.inf) * se if se > 0 else 0.0
+    half = permutation_critical(null, 1 - level)[0] * se if se > 0 else 0.0
     return PredictiveComparisonResult(
         table=frame.reset_index(),
         statistic=statistic,
         se=se,
-        pvalue=float((1 + (null >= abs(t[0]) * (1 - 1e-12)).sum()) / (n_resamples + 1)),
+        pvalue=permutation_pvalue(null, t[0]),
         confidence_interval=ConfidenceInterval(statistic - half, statistic + half),
         mae_a=float(frame["error_a"].abs().mean()),
         mae_b=float(frame["error_b"].abs().mean()),

@@ -116,8 +116,7 @@ def _task_values(X: np.ndarray, aggregate: str) -> np.ndarray:
     """Per-task values whose mean over tasks is the aggregate: scores or Borda points."""
     if aggregate == "mean":
         return X.astype(float, copy=True)
-    k = X.shape[-1]
-    return k - rankdata(-X, method="average", axis=-1)
+    return X.shape[-1] - rankdata(-X, method="average", axis=-1)
 
 
 def _point_ranks(values: np.ndarray) -> np.ndarray:
@@ -175,8 +174,7 @@ def _min_ranks(values: np.ndarray) -> np.ndarray:
     """Like :func:`_point_ranks` (1 + number of strictly larger values), fast for few models."""
     if values.shape[-1] > 64:
         return _point_ranks(values)
-    larger = values[..., None, :] > values[..., :, None]
-    return 1 + larger.sum(axis=-1, dtype=np.int64)
+    return 1 + (values[..., None, :] > values[..., :, None]).sum(axis=-1, dtype=np.int64)
 
 
 def _bootstrap_rank_intervals(
@@ -194,11 +192,9 @@ def _bootstrap_rank_intervals(
         ranks = _min_ranks(np.matmul(counts, U))  # (reps, rows, models)
         hist += np.bincount((cell + ranks - 1).ravel(), minlength=hist.size)
     cum = np.cumsum(hist.reshape(reps, k, k), axis=2)
-    lo_pos = math.floor(tail * (n_resamples - 1))
-    hi_pos = math.ceil((1.0 - tail) * (n_resamples - 1))
-    low = 1 + (cum <= lo_pos).sum(axis=2)
-    high = 1 + (cum <= hi_pos).sum(axis=2)
-    return low.astype(float), high.astype(float)
+    positions = math.floor(tail * (n_resamples - 1)), math.ceil((1.0 - tail) * (n_resamples - 1))
+    low, high = ((1 + (cum <= pos).sum(axis=2)).astype(float) for pos in positions)
+    return low, high
 
 
 # --------------------------------------------------------------------------- public API
@@ -287,8 +283,7 @@ def rank_intervals(
         raise ValueError(f"`simultaneous` must be True or False, got {simultaneous!r}")
     n_resamples = _check_n_resamples(n_resamples)
     confidence_level = _check_open_unit(confidence_level, "confidence_level")
-    top = _check_n_resamples(top, "top")
-    gen = _check_rng(rng)
+    top, gen = _check_n_resamples(top, "top"), _check_rng(rng)
     X, names, dropped, rows = complete_score_matrix(scores, caller="rank_intervals", min_units=1)
     if len(names) < 2:
         raise ValueError(
@@ -357,11 +352,6 @@ def _rank_intervals(
         for col in ("rank_low", "rank_high", "n_better", "n_worse"):
             table[col] = np.nan
         table["tied_with_leader"] = pd.array([pd.NA] * k, dtype="boolean")
-        caveat = (
-            f"only {g} unit(s): fewer than {_MIN_TASKS} tasks (or clusters) give no interval "
-            f"(a sign-flip test over {g} units can never reject, and a resample of {g} "
-            "carries almost no information)"
-        )
         return RankIntervalsResult(
             table=table.sort_values("rank", kind="stable"),
             pvalues=pd.DataFrame(np.nan, index=names, columns=names),
@@ -370,7 +360,11 @@ def _rank_intervals(
             n_patterns=0,
             min_pvalue=float("nan"),
             method=f"ranks by {agg} over {over}; no interval",
-            caveat=caveat,
+            caveat=(
+                f"only {g} unit(s): fewer than {_MIN_TASKS} tasks (or clusters) give no interval "
+                f"(a sign-flip test over {g} units can never reject, and a resample of {g} "
+                "carries almost no information)"
+            ),
             **common,
         )
     P, exact, total = _maxt_pvalues(
@@ -388,12 +382,10 @@ def _rank_intervals(
         )
     table["rank_low"], table["rank_high"] = low[0], high[0]
     table["n_better"], table["n_worse"] = n_better[0], n_worse[0]
-    pvalues = pd.DataFrame(P[0], index=names, columns=names)
     order = np.argsort(rank, kind="stable")
-    leader = order[0]
     indistinct = np.nan_to_num(P[0], nan=1.0) > alpha
     np.fill_diagonal(indistinct, True)
-    table["tied_with_leader"] = indistinct[leader]
+    table["tied_with_leader"] = indistinct[order[0]]
     groups = {names[i]: [names[j] for j in order if indistinct[i, j]] for i in order[:top]}
     family = "all pairs, one family" if simultaneous else "one family per model (its K - 1 pairs)"
     how = (
@@ -401,17 +393,16 @@ def _rank_intervals(
         if interval == "pairwise"
         else f"percentile bootstrap of ranks ({n_resamples} resamples of {g} units)"
     )
-    method = (
-        f"ranks by {agg} over {over}; paired studentized sign-flip tests, Westfall-Young "
-        f"step-down max-T ({family}; {patterns.describe()}); rank intervals from {how}"
-    )
     return RankIntervalsResult(
         table=table.iloc[order],
-        pvalues=pvalues,
+        pvalues=pd.DataFrame(P[0], index=names, columns=names),
         groups=groups,
         exact=exact,
         n_patterns=2 * total if exact else total,
         min_pvalue=patterns.min_pvalue,
-        method=method,
+        method=(
+            f"ranks by {agg} over {over}; paired studentized sign-flip tests, Westfall-Young "
+            f"step-down max-T ({family}; {patterns.describe()}); rank intervals from {how}"
+        ),
         **common,
     )

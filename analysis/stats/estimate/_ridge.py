@@ -79,8 +79,7 @@ class RidgeFit:
 
 
 def _standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mu = X.mean(axis=0)
-    sd = X.std(axis=0)
+    mu, sd = X.mean(axis=0), X.std(axis=0)
     sd = np.where(sd > 1e-12, sd, 1.0)
     return (X - mu) / sd, mu, sd
 
@@ -88,8 +87,7 @@ def _standardize(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _loo_mse_grid(Z: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
     """Leave-one-out mean squared error of ridge (unpenalized intercept) per penalty."""
     n = len(y)
-    Zc = Z - Z.mean(axis=0)
-    yc = y - y.mean()
+    Zc, yc = Z - Z.mean(axis=0), y - y.mean()
     U, s, _ = np.linalg.svd(Zc, full_matrices=False)
     s2 = s**2
     keep = s2 > 1e-10 * max(float(s2.max(initial=0.0)), 1.0)
@@ -101,8 +99,7 @@ def _loo_mse_grid(Z: np.ndarray, y: np.ndarray, lams: np.ndarray) -> np.ndarray:
     h = 1.0 / n + (U**2) @ shrink.T
     with np.errstate(divide="ignore", invalid="ignore"):
         r = (yc[:, None] - fitted) / (1.0 - h)
-    mse = np.mean(r**2, axis=0)
-    return np.where(np.all(h < 1 - 1e-9, axis=0), mse, np.inf)
+    return np.where(np.all(h < 1 - 1e-9, axis=0), np.mean(r**2, axis=0), np.inf)
 
 
 def fit_ridge(
@@ -139,6 +136,5 @@ def fit_ridge(
         G_inv = np.linalg.pinv(G, hermitian=True)
     beta = G_inv @ (A.T @ y)
     h = np.einsum("np,pq,nq->n", A, G_inv, A)
-    e = y - A @ beta
-    loo = e / np.maximum(1.0 - h, 1e-12)
+    loo = (y - A @ beta) / np.maximum(1.0 - h, 1e-12)
     return RidgeFit(mu=mu, sd=sd, lam=lam, beta=beta, gram_inv=G_inv, design=A, loo_residuals=loo)

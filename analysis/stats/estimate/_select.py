@@ -109,8 +109,7 @@ def forward_path(
 
 
 def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ra = rankdata(a, axis=0)
-    rb = rankdata(b, axis=0)
+    ra, rb = rankdata(a, axis=0), rankdata(b, axis=0)
     ra -= ra.mean(axis=0)
     rb -= rb.mean(axis=0)
     denom = np.sqrt((ra**2).sum(axis=0) * (rb**2).sum(axis=0))
@@ -125,8 +124,7 @@ def task_predictability(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         The leave-one-out predictions (n x C) and their Spearman correlation with the
         column (MMTEB's predictability, higher = more predictable).
     """
-    n = X.shape[0]
-    A = np.column_stack([np.ones(n), X - X.mean(axis=0)])
+    A = np.column_stack([np.ones(X.shape[0]), X - X.mean(axis=0)])
     G_inv = np.linalg.pinv(A.T @ A, hermitian=True)
     AG = A @ G_inv
     h = np.einsum("np,np->n", AG, A)

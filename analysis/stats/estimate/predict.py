@@ -687,10 +687,8 @@ def next_tasks(
         ['task', 'half_width', 'narrower_by']
     """
     level = _check_open_unit(confidence_level, "confidence_level")
-    _require_frame(reference)
+    obs, target = _prepare(reference, observed, target_tasks, None)
     tasks_all = [str(t) for t in reference.index]
-    obs = _observed(observed, tasks_all)
-    target = _task_list(target_tasks, tasks_all, "target_tasks")
     pool = [t for t in (_task_list(candidates, tasks_all, "candidates")) if t not in obs.index]
     rows = list(dict.fromkeys([*obs.index, *target, *pool]))
     scores, _, tasks = _reference(reference, rows, caller="next_tasks")
