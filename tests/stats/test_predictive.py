@@ -109,6 +109,31 @@ def test_the_mapping_is_a_symmetric_robust_line():
     np.testing.assert_allclose(onto(a, far)[1:], onto(a, b)[1:], atol=0.05)
 
 
+def test_the_mapping_back_is_its_inverse_and_its_sign_is_kendalls():
+    """onto(b, a) undoes onto(a, b); with a coarse predictor (most Theil-Sen slopes 0) a
+    negated b gives the same test, as least squares does not see the sign."""
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=25), rng.normal(size=25)
+    b = 3.0 * a + b  # related, not on a line
+    forward = onto(a, b)  # b on a's scale: forward = (b - c) / s
+    s = (b[1] - b[0]) / (forward[1] - forward[0])
+    np.testing.assert_allclose(onto(b, a), s * a + (b[0] - s * forward[0]), atol=1e-10)
+    target, a, other = _series(6, 34)
+    coarse = np.sign(a).where(a.abs() > 1.2, 0.0)  # 25 of 34 at 0: most slopes of it are 0
+    one = predictive_comparison(target, coarse, other, n_resamples=499, rng=3)
+    negated = predictive_comparison(target, coarse, -other, n_resamples=499, rng=3)
+    assert negated.pvalue == pytest.approx(one.pvalue)
+    assert negated.confidence_interval == pytest.approx(one.confidence_interval)
+
+
+def test_a_predictor_without_a_slope_for_every_pair_left_out_is_refused():
+    target, a, _ = _series(7, 12)
+    nearly = pd.Series(0.0, index=a.index)
+    nearly.iloc[:2] = [1.0, 2.0]  # leaving both out leaves a constant
+    with pytest.raises(ValueError, match="`b` differs from its commonest value in 2 of the 12"):
+        predictive_comparison(target, a, nearly)
+
+
 def test_five_models_never_reach_the_level():
     """Swapping every model, or none, gives the same |t|: p >= 2/32 at 5 models."""
     target, a, b = _series(11, 5)
