@@ -61,20 +61,25 @@ def onto(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (b - np.median(b - slope * a)) / slope
 
 
-def swapped_t(y: np.ndarray, a: np.ndarray, b: np.ndarray, swaps: int, gen: Any) -> np.ndarray:
-    """The studentized statistic as observed, then with ``a`` and mapped ``b`` swapped.
+def studentized(pseudo: np.ndarray) -> np.ndarray:
+    """The pseudo-values' mean over its standard error, along the last axis (0 if se is 0)."""
+    se = pseudo.std(axis=-1, ddof=1) / np.sqrt(pseudo.shape[-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(se > 0, pseudo.mean(axis=-1) / se, 0.0)
 
-    Each model's pair swapped at random, every line refitted; ``swaps`` + 1 values.
+
+def swapped_t(y: np.ndarray, a: np.ndarray, b: np.ndarray, swaps: int, gen: Any) -> np.ndarray:
+    """The studentized statistic with each model's ``a`` and mapped ``b`` swapped at random.
+
+    Every line refitted; ``swaps`` values, drawn in blocks that bound the memory.
     """
-    mapped, out = onto(a, b), [pseudo_values(y, a, b)[None]]
+    mapped, out = onto(a, b), []
     step = _rows_per_block(len(y) ** 2, swaps, _BLOCK // 8)  # about 30 arrays of a block
     for size in np.diff(np.r_[0:swaps:step, swaps]):
         swap = gen.random((size, len(y))) < 0.5
-        out.append(pseudo_values(y, np.where(swap, mapped, a), np.where(swap, a, mapped)))
-    pseudo = np.concatenate(out)
-    se = pseudo.std(axis=-1, ddof=1) / np.sqrt(len(y))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(se > 0, pseudo.mean(axis=-1) / se, 0.0)
+        worlds = pseudo_values(y, np.where(swap, mapped, a), np.where(swap, a, mapped))
+        out.append(studentized(worlds))
+    return np.concatenate(out)
 
 
 @dataclass(frozen=True, repr=False)
@@ -201,14 +206,13 @@ def predictive_comparison(
     frame["difference"] = frame["error_b"].abs() - frame["error_a"].abs()
     pseudo = pseudo_values(y, xa, xb)
     statistic, se = float(pseudo.mean()), float(pseudo.std(ddof=1) / np.sqrt(n))
-    t = swapped_t(y, xa, xb, n_resamples, gen)
-    null = np.sort(np.abs(t[1:]))
+    null = np.sort(np.abs(swapped_t(y, xa, xb, n_resamples, gen)))
     half = permutation_critical(null, 1 - level)[0] * se if se > 0 else 0.0
     return PredictiveComparisonResult(
         table=frame.reset_index(),
         statistic=statistic,
         se=se,
-        pvalue=permutation_pvalue(null, t[0]),
+        pvalue=permutation_pvalue(null, float(studentized(pseudo))),
         confidence_interval=ConfidenceInterval(statistic - half, statistic + half),
         mae_a=float(frame["error_a"].abs().mean()),
         mae_b=float(frame["error_b"].abs().mean()),
