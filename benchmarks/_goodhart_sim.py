@@ -440,27 +440,34 @@ def predictor_cell(
     alpha: float = 0.05,
     m: int = 7,
     n_shuffles: int = 999,
+    family_sizes: Sequence[int] = (),
 ) -> tuple[dict[str, Tally], dict[str, float]]:
     """:func:`advantage_predictors`' rejection rate for a ranked and a group predictor.
 
     The true advantages vary between models (SD ``spread``; ``family_spread`` adds an
-    effect shared by each family j mod 10); ``effect`` adds ``effect * z`` (z the
-    standardized ranks of the predictor) and ``effect`` to the group of ``n_true``
-    random models. ``family``: the group is family 0 (7 of 70 models). Rejection at
-    ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it. Also returns each
-    predictor's mean detectable effect at 80% power and the level 0.05 / ``m`` (``m``
-    predictors, Bonferroni).
+    effect shared by each family: model j in family j mod 10, or families of
+    ``family_sizes`` models); ``effect`` adds ``effect * z`` (z the standardized ranks of
+    the predictor) and ``effect`` to the group of ``n_true`` random models. ``family``:
+    the group is family 0 (7 of 70 models; the first of ``family_sizes``). Rejection at
+    ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it, the families given
+    as the notebook gives its organisations (``families=``: a predictor constant within
+    them is tested on the families' means). Also returns each predictor's mean
+    detectable effect at 80% power and the level 0.05 / ``m`` (``m`` predictors,
+    Bonferroni).
     """
     out = {name: Tally() for name in ("rank", "group", "family")}
     found: dict[str, list[float]] = {name: [] for name in out}
-    family = np.arange(k) % 10
+    sizes = np.asarray(family_sizes, dtype=int)
+    family = np.repeat(np.arange(len(sizes)), sizes) if len(sizes) else np.arange(k) % 10
+    if len(family) != k:
+        raise ValueError(f"`family_sizes` must add up to the {k} models")
     for _ in range(reps):
         z = rng.normal(size=k)
         group = np.zeros(k, bool)
         group[rng.choice(k, n_true, replace=False)] = True
         ranks = stats.rankdata(z)
         zs = (ranks - ranks.mean()) / ranks.std()
-        d = rng.normal(0.0, spread, k) + rng.normal(0.0, family_spread, 10)[family]
+        d = rng.normal(0.0, spread, k) + rng.normal(0.0, family_spread, family.max() + 1)[family]
         d += effect * zs + effect * group
         y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
         columns = [
@@ -479,6 +486,7 @@ def predictor_cell(
                 m=m,
                 n_resamples=n_shuffles,
                 gen=rng,
+                strata=family,
             )
             out[str(column.name)].add(row["pvalue"] < alpha)
             found[str(column.name)].append(row["detectable"])
@@ -603,9 +611,40 @@ PREDICTIVE_DEPARTURES = (
     "skewed",
     "contaminated",
 )
+#: Nulls where ``a`` and ``b`` are equally accurate on average (the same expected absolute
+#: error) but not exchangeable: ``a``'s errors rare and large, heavy-tailed, or growing
+#: with the truth, ``b``'s normal. The test's stated null (exchangeability) is violated
+#: on purpose: they show what a mean over the models can and cannot see.
+ONE_SIDED_DEPARTURES = ("one-sided off", "one-sided heavy", "one-sided unequal")
 #: Lognormal(0, 0.8), centred and scaled to SD 1: the ``skewed`` errors (its mean is
 #: exp(0.8**2 / 2), its variance (exp(0.8**2) - 1) exp(0.8**2)).
 _LOGNORMAL_MEAN, _LOGNORMAL_SD = np.exp(0.32), np.sqrt((np.exp(0.64) - 1) * np.exp(0.64))
+
+
+def one_sided_errors(
+    rng: np.random.Generator, departure: str, truth: np.ndarray, contamination: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``a``'s and ``b``'s errors under a one-sided null: the same expected absolute error.
+
+    ``one-sided off``: ``a``'s normal errors (SD 0.3) off by the offset with the
+    probability of ``contamination``; ``one-sided heavy``: ``a``'s 0.3 t3; ``one-sided
+    unequal``: ``a``'s SD 0.15 + 0.3 |truth|. ``b``'s errors are normal, their SD set to
+    give ``a``'s expected absolute error (E|N(0, s)| = s sqrt(2 / pi)).
+    """
+    n, half_normal = len(truth), np.sqrt(2 / np.pi)
+    if departure == "one-sided off":
+        share, off = contamination
+        ea = rng.normal(0.0, 0.3, n) + off * (rng.random(n) < share)
+        far = 0.3 * half_normal * np.exp(-(off**2) / 0.18) + off * (
+            1 - 2 * stats.norm.cdf(-off / 0.3)
+        )
+        mean_abs = (1 - share) * 0.3 * half_normal + share * far
+    elif departure == "one-sided heavy":
+        ea, mean_abs = 0.3 * stats.t.rvs(3, size=n, random_state=rng), 0.3 * 2 * np.sqrt(3) / np.pi
+    else:
+        ea = rng.normal(0.0, 1.0, n) * (0.15 + 0.3 * np.abs(truth))
+        mean_abs = (0.15 + 0.3 * half_normal) * half_normal
+    return ea, rng.normal(0.0, mean_abs / half_normal, n)
 
 
 def predictive_cell(
@@ -625,7 +664,7 @@ def predictive_cell(
     correlated at 0.6), ``unequal`` (the target's noise SD 0.15 + 0.3 |truth|), ``skewed``
     (centred lognormal errors, skewness 3.7), ``contaminated`` (each predictor of each
     model off by +2 with probability 0.1, independently; ``contamination``: that
-    probability and offset). ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and
+    probability and offset), and :data:`ONE_SIDED_DEPARTURES` (:func:`one_sided_errors`). ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and
     p <= 0.01: with (b + 1) / (B + 1) and B + 1 a multiple of 100, exactly those levels
     for exchangeable data, as the default 9,999 swaps give. ``flips``: the sign
     flips of the pseudo-values, the package's test until 2026-11-30.
@@ -635,7 +674,9 @@ def predictive_cell(
         truth = rng.normal(size=n)
         spread = 0.15 + 0.3 * np.abs(truth) if departure == "unequal" else 0.3
         target = truth + rng.normal(0.0, 1.0, n) * spread
-        if departure == "heavy":
+        if departure in ONE_SIDED_DEPARTURES:
+            ea, eb = one_sided_errors(rng, departure, truth, contamination)
+        elif departure == "heavy":
             ea, eb = (stats.t.rvs(3, size=n, random_state=rng) * 0.3 for _ in range(2))
         elif departure == "correlated":
             ea = rng.normal(0.0, 0.3, n)

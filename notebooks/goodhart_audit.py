@@ -288,8 +288,9 @@ nb.md(
 # ## Between models: what goes with a public advantage
 # One test per predictor (ranks of a number, or two groups), its variance counting the
 # tasks and the models as samples, its t also referred to shuffles of the predictor over
-# the models (the larger p decides); Holm across the predictors. `detectable` is the
-# smallest effect the design finds with probability `power` at the family-wise level.
+# the models, or over whole organisations for a predictor constant within them (the larger
+# p decides); Holm across the predictors. `detectable` is the smallest effect the design
+# finds with probability `power` at the family-wise level.
 
 # %%
 kinds = groups["static_kind"].where(groups["family"] == "static")
@@ -304,27 +305,32 @@ predictors["static"] = groups["family"].eq("static")
 for kind in sorted(kinds.dropna().unique()):
     if 2 <= (kinds == kind).sum() <= kinds.notna().sum() - 2:
         predictors[f"static: {kind} (vs other static)"] = (kinds == kind).where(kinds.notna()).astype("boolean")
-drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private, power=power,
+drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private, families=organisations, power=power,
                                n_resamples=n_resamples, confidence_level=confidence_level,
                                rng=nb.rng("goodhart_predictors"))
 found = drivers.to_frame()
 nb.table(found, "goodhart_predictors", floatfmt=".4f", pvalue_columns=("pvalue_t", "pvalue_permutation", "pvalue", "pvalue_adjusted"),
          title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors)",
          note=f"{drivers.method}. effect: points of advantage (0-1 scale) per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
-         shown_columns=["predictor", "n_models", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
-hits = found[found["pvalue_adjusted"] < alpha]
+         shown_columns=["predictor", "n_models", "unit", "n_units", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
+hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].isna()]
 org = found.set_index("predictor").loc[f"made by {organisation}"]
 nb.md(
     (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} points, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
-     if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {len(found)} predictors. ")
+     if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {len(found) - len(untested)} predictors tested. ")
     + "Where nothing is found, the effects this design would have detected with "
-    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else "none (too few models for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
-    f"On the mteb#3902 claim: the {int(org['n_a'])} {organisation} models audited here ("
-    + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + ") have a mean advantage minus the other models' of "
+    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else f"none (too few {'organisations' if r.unit == 'family' else 'models'} for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
+    "A predictor constant within every organisation is tested with the organisations as the units (their mean scores; shuffles move whole organisations), "
+    "since models of one organisation share their training; the others per model. "
+    + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models are of {r.n_units} organisations, one in each group: it cannot be told from its makers. " for r in untested.itertuples())
+    + f"On the mteb#3902 claim: the {int(predictors[f'made by {organisation}'].sum())} {organisation} models audited here ("
+    + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f") have a mean advantage minus the other {int(org['n_units']) - 1} organisations' of "
     f"{100 * org['effect']:+.2f} points ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
-    f"a private edge is a negative value), adjusted p {pvalue_phrase(org['pvalue_adjusted'])}. "
-    f"It describes these {int(org['n_a'])} {organisation} models, not any model {organisation} might make: "
-    "models of one organisation share their training and count here as several independent models."
+    f"a private edge is a negative value), p {pvalue_phrase(org['pvalue'])}, adjusted p {pvalue_phrase(org['pvalue_adjusted'])}. "
+    f"One organisation among {int(org['n_units'])} is one arrangement of {int(org['n_units'])}, so no p-value can fall below 1/{int(org['n_units'])} = {1 / org['n_units']:.3f}"
+    + (f", above the {alpha / (len(found) - len(untested)):.4f} at which Holm's adjustment over {len(found) - len(untested)} predictors starts: "
+       "this design cannot find any single organisation's advantage beyond chance, only describe it."
+       if 1 / org["n_units"] > alpha / (len(found) - len(untested)) else ".")
 )
 
 fig, axes = plt.subplots(2, 3, figsize=(12, 7), layout="constrained")
@@ -438,7 +444,7 @@ nb.md(
     f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted; "
     f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
     f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}); "
-    f"{len(hits)} of {len(found)} model properties go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
+    f"{len(hits)} of the {len(found) - len(untested)} model properties tested go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
     f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
     f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "
     "This is an observational comparison of published results. It cannot establish that training on a task (or access to the private data) "

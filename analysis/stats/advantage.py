@@ -343,7 +343,8 @@ class AdvantagePredictorsResult(TableResult):
 
     Attributes:
         table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a
-            known value), ``n_a`` / ``n_b`` (groups: True / False), ``effect`` (the
+            known value), ``unit`` (``"model"`` or ``"family"``) and ``n_units``, ``n_a`` /
+            ``n_b`` (groups: the units True / False), ``effect`` (the
             slope of A per standard deviation of the predictor's ranks, or the
             difference of group means True - False), ``se_tasks`` and ``se_models``
             (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
@@ -365,12 +366,12 @@ class AdvantagePredictorsResult(TableResult):
     method: str
 
 
-def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, Any]]:
+def _contrast(values: pd.Series, least: int = 2) -> tuple[np.ndarray, str, dict[str, Any]]:
     """Weights c with effect = sum c_j A_j, the predictor's kind and its group sizes."""
     if pd.api.types.infer_dtype(values, skipna=True) == "boolean":  # object columns too
         flags = values.astype(bool).to_numpy()
         n_a, n_b = int(flags.sum()), int((~flags).sum())
-        if min(n_a, n_b) < 2:
+        if min(n_a, n_b) < least:
             raise ValueError(f"predictor {values.name!r}: each group needs 2 models or more")
         return np.where(flags, 1.0 / n_a, -1.0 / n_b), "groups", {"n_a": n_a, "n_b": n_b}
     ranks = rankdata(values.to_numpy(dtype=float))
@@ -378,6 +379,16 @@ def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, Any]]:
         raise ValueError(f"predictor {values.name!r} is constant over the models")
     z = (ranks - ranks.mean()) / ranks.std()
     return z / (z**2).sum(), "rank", {"n_a": pd.NA, "n_b": pd.NA}
+
+
+def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known: Any) -> Any:
+    """The families' mean scores and values if ``column`` is constant in each, else None."""
+    codes = pd.Series(range(known.sum()) if strata is None else strata[known], column.index[known])
+    if codes.nunique() == len(codes) or column[known].groupby(codes).nunique().max() > 1:
+        return None  # every family alone (the models are the units), or the column varies
+    mean = pd.get_dummies(codes).to_numpy(float) / codes.value_counts().sort_index().to_numpy()
+    column = column[known].groupby(codes).first().rename(column.name)
+    return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
 
 
 def predictor_row(
@@ -391,16 +402,25 @@ def predictor_row(
     m: int,
     n_resamples: int,
     gen: np.random.Generator,
+    strata: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """One predictor's test (the kernel of :func:`advantage_predictors`, and of its simulation).
 
     ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models'
     Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
-    unknown, left out), ``m`` the number of predictors (for ``detectable``). Column 0 of
-    ``c`` is the predictor's contrast (sum 0), the others its shuffles over the models.
+    unknown, left out), ``m`` the number of predictors (for ``detectable``), ``strata``
+    the models' family codes. Column 0 of ``c`` is the predictor's contrast (sum 0), the
+    others its shuffles over the units: the models, or the families' means when the
+    predictor is constant within every family and some family has 2 known models.
     """
-    known = column.notna().to_numpy()
-    c0, kind, sizes = _contrast(column[known])
+    known, n_models, unit = column.notna().to_numpy(), int(column.notna().sum()), "model"
+    if (means := _family_means(y_pub, y_priv, column, strata, known)) is not None:
+        (y_pub, y_priv, column), unit = means, "family"
+        each, known = _welch_parts(y_pub, y_priv, confidence_level), np.ones(len(column), bool)
+    c0, kind, sizes = _contrast(column[known], least=1 if unit == "family" else 2)
+    row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, "unit": unit}
+    if len(c0) < 3:  # two families: the predictor cannot be told from the family
+        return {**row, "n_units": len(c0), **sizes}
     ties = np.unique(c0, return_counts=True)[1].tolist()  # swapping equal weights: no change
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
     arrangements = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
@@ -436,9 +456,8 @@ def predictor_row(
     reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / distinct) >= power
     reach = (c_m + t_dist.ppf(power, df[0])) * se
     return {
-        "predictor": str(column.name),
-        "kind": kind,
-        "n_models": int(known.sum()),
+        **row,
+        "n_units": len(c0),
         **sizes,
         "effect": effect,
         "se_tasks": np.sqrt(v_task[0]),
@@ -461,6 +480,7 @@ def advantage_predictors(
     *,
     public_tasks: Sequence[str],
     private_tasks: Sequence[str],
+    families: Any = None,
     adjustment: Literal["holm", "bonferroni", "none"] = "holm",
     power: float = 0.8,
     n_resamples: int = 10_000,
@@ -491,12 +511,17 @@ def advantage_predictors(
       is; the interval ``effect +- se`` times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
-      (see :func:`public_advantage`); models independent given the tasks, so models of
-      one family or organisation count as several (read a group of one organisation as
-      "these models", not "any model of it"); the true advantages spread alike in the
-      two groups; the effect linear in the ranks.
-      Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; fails
-      with a family-shared effect), ``goodhart_placebo.md`` (real scores).
+      (see :func:`public_advantage`); models independent given the tasks, or, with
+      ``families``, the families (a predictor constant within every family is then tested
+      on the families' mean scores, its shuffles moving whole families: a group that is
+      one family of F gets p >= 1/F, so an organisation among fewer than m / alpha cannot
+      be found family-wise; one that varies within families stays per model; one of two
+      families only, as a kind made by one organisation against another's, is not
+      tested: NaN, left out of the adjustment); the true
+      advantages spread alike in the two groups; the effect linear in the ranks.
+      Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures;
+      without ``families`` a family-shared effect makes one family's group liberal),
+      ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
       the smallest absolute effect found with probability ``power`` at the level
@@ -510,6 +535,7 @@ def advantage_predictors(
         predictors: one row per model of ``scores``, one column per predictor.
         public_tasks: the public tasks.
         private_tasks: the private tasks.
+        families: the family of every model (a mapping or Series; e.g. its organisation).
         adjustment: ``"holm"``, ``"bonferroni"`` or ``"none"``.
         power: power of the detectable effect, in (0, 1).
         n_resamples: shuffles of each predictor.
@@ -522,7 +548,8 @@ def advantage_predictors(
     Raises:
         ValueError: a bad table or option; a predictor constant or with a group under 2
             models.
-        LabelMismatchError: the predictors' rows are not the models of ``scores``.
+        LabelMismatchError: the predictors' rows are not the models of ``scores``, or
+            ``families`` lacks one.
 
     Examples:
         40 models on 16 public and 13 private tasks (synthetic); the public advantage
@@ -558,12 +585,14 @@ def advantage_predictors(
     least = int(np.floor(found.shape[1] / (1 - confidence_level) + 1e-9))
     if n_resamples < least:  # the shuffles must reach the level of `detectable`
         raise ValueError(f"`n_resamples` must be {least} or more for {found.shape[1]} predictors")
+    options["strata"] = _strata(families, models)
     rows = [
         predictor_row(y_pub, y_priv, each, found[name], n_resamples=n_resamples, gen=gen, **options)
         for name in found
     ]
     table = pd.DataFrame(rows)
-    adjusted = adjust_pvalues(table["pvalue"].to_numpy(), adjustment=adjustment)
+    adjusted, tested = np.full(len(table), np.nan), table["pvalue"].notna().to_numpy()
+    adjusted[tested] = adjust_pvalues(table["pvalue"][tested].to_numpy(), adjustment=adjustment)
     table.insert(len(table.columns) - 1, "pvalue_adjusted", adjusted)  # before `detectable`
     return AdvantagePredictorsResult(
         table=table,
@@ -574,8 +603,14 @@ def advantage_predictors(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
             "models' residual spread; the larger p of t with Satterthwaite df and of "
-            f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer); "
-            f"{adjustment} across {len(table)} predictor(s)"
+            f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer)"
+            + (
+                "; a predictor constant within families: the families as units"
+                if families is not None
+                else ""
+            )
+            + "; "
+            f"{adjustment} across {int(tested.sum())} tested predictor(s)"
         ),
     )
 
@@ -655,8 +690,8 @@ def _strata(families: Any, models: list[str]) -> np.ndarray | None:
     absent = [m for m in models if m not in lookup.index or pd.isna(lookup[m])]
     if absent:
         raise LabelMismatchError(
-            f"`families` has no family for {absent[:5]}: give every model with known "
-            "training data a family (its own name for a model alone)"
+            f"`families` has no family for {absent[:5]}: give every model a family (its "
+            "own name for a model alone)"
         )
     return np.asarray(pd.factorize(lookup.loc[models])[0], dtype=np.intp)
 

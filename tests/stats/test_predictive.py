@@ -187,3 +187,18 @@ def test_small_simulation_holds_the_level(departure, contamination, flips_at_lea
     # across the data sets; about 1 (300 data sets measure it to about 20%)
     assert len(tally.statistics) == len(tally.ses) == tally.reps == tally.flips.reps == 300
     assert 0.7 <= tally.variance_ratio() <= 1.5
+
+
+@pytest.mark.parametrize("departure", sim.ONE_SIDED_DEPARTURES)
+def test_the_one_sided_nulls_give_a_and_b_the_same_expected_absolute_error(departure):
+    """The bench's by-design nulls: ``a`` departs alone, ``b``'s normal errors matched to
+    its expected absolute error (200,000 draws: to about 0.3%)."""
+    rng = np.random.default_rng(15)
+    truth = rng.normal(size=200_000)
+    ea, eb = sim.one_sided_errors(rng, departure, truth, (0.05, 4.0))
+    assert np.abs(eb).mean() == pytest.approx(np.abs(ea).mean(), rel=0.01)
+    if departure == "one-sided unequal":  # a's spread grows with the truth
+        assert stats.spearmanr(np.abs(ea), np.abs(truth)).statistic > 0.3
+    else:  # rare large errors, or heavy tails
+        assert stats.kurtosis(ea) > 1.0
+    assert abs(stats.skew(eb)) < 0.05 and abs(stats.kurtosis(eb)) < 0.1  # b stays normal
