@@ -400,10 +400,9 @@ def downloaded_revisions(folder: str | Path) -> set[str]:
     (``huggingface_hub._local_folder``). Read here directly: its own reader takes a lock
     file and deletes a record it cannot parse, writing into a folder that may be read-only.
     """
-    records = Path(folder) / ".cache" / "huggingface" / "download"
     return {
         path.read_text(encoding="utf-8").partition("\n")[0].strip()
-        for path in records.rglob("*.metadata")
+        for path in (Path(folder) / ".cache" / "huggingface" / "download").rglob("*.metadata")
     }
 
 
@@ -579,10 +578,9 @@ def speed_up_classification() -> Iterator[bool]:
 
 def _patch_classification() -> None:
     """Put the fix in place, unless mteb changed a function it replaces (call under the lock)."""
-    targets = _classification_targets()
     originals = {
         name: _CLASSIFICATION_ORIGINALS.get(name, (owner, attr, owner.__dict__[attr]))
-        for name, (owner, attr) in targets.items()
+        for name, (owner, attr) in _classification_targets().items()
     }  # an entry left by a restore cut short is mteb's function still
     changed = _changed_sources(
         {name: original for name, (_, _, original) in originals.items()}, CLASSIFICATION_FIX_SOURCES

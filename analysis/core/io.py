@@ -81,9 +81,7 @@ def format_pvalue(p: float | None, *, digits: int = 3) -> str:
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p}.")
     threshold = 10.0**-digits
-    if p < threshold:
-        return f"<{threshold:.{digits}f}"
-    return f"{p:.{digits}f}"
+    return f"<{threshold:.{digits}f}" if p < threshold else f"{p:.{digits}f}"
 
 
 def pvalue_phrase(p: float | None, *, digits: int = 3) -> str:

@@ -125,8 +125,7 @@ def content_revision(folder: str | Path) -> str:
 
 def _content_files(folder: Path) -> Iterable[Path]:
     for path in folder.rglob("*"):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
+        if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
         if path.is_file() and path.suffix.lower() in _CONTENT_SUFFIXES:
             yield path

@@ -300,8 +300,7 @@ def run_batch(
 
 def _check_overrides(parameters: Mapping[str, Any], sources: Sequence[Path]) -> None:
     declared = {p.stem: set(declared_parameters(p)) for p in sources}
-    everywhere = set().union(*declared.values()) if declared else set()
-    unknown = sorted(set(parameters) - everywhere)
+    unknown = sorted(set(parameters) - (set().union(*declared.values()) if declared else set()))
     if unknown:
         raise BatchError(
             f"No selected notebook declares {unknown}: "

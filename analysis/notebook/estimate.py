@@ -46,8 +46,7 @@ def observed_scores(board: Leaderboard, model: str) -> pd.Series:
             f"that the folder with your runs is among {spell('results')}."
         )
     series = rows.groupby("task")["main_score"].first()
-    order = [t.task for t in board.spec.tasks if t.task in series.index]
-    return series.loc[order]
+    return series.loc[[t.task for t in board.spec.tasks if t.task in series.index]]
 
 
 def scopes(board: Leaderboard, target: str = "auto") -> list[tuple[str, list[str]]]:

@@ -203,8 +203,7 @@ class RankExplorer:
                     showlegend=False,
                 )
             )
-        n = len(rows)
-        ticks = _rank_ticks(spec.n_models)
+        n, ticks = len(rows), _rank_ticks(spec.n_models)
         fig.update_layout(
             template="plotly_white",
             height=MARGIN_TOP + MARGIN_BOTTOM + ROW_PX * max(n, 1),

@@ -146,11 +146,10 @@ def check_conflicts(
 def kept_first_message(clashes: Sequence[str], folders: ResultsFolders) -> str:
     """The note for clashes settled by ``on_conflict="first"``: which result was kept."""
     shown = sorted(set(clashes))
-    listed = "; ".join(shown[:3])
     more = f" (and {len(shown) - 3} more)" if len(shown) > 3 else ""
     return (
         f"Kept the first folder's result where the merged folders ({folders.display()}) differ "
-        f"on {len(shown)} (model, revision, task): {listed}{more}."
+        f"on {len(shown)} (model, revision, task): {'; '.join(shown[:3])}{more}."
     )
 
 

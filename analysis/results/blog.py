@@ -262,9 +262,8 @@ def compare_cells(
     for source, ours, blog_col, our_col in cells:
         for row in source.itertuples():
             mine = ours.loc[ours["model"] == row.model].iloc[0]
-            value = float(mine[our_col])
+            value, blog_value = float(mine[our_col]), float(getattr(row, blog_col))
             decimals = int(getattr(row, f"{blog_col}_decimals"))
-            blog_value = float(getattr(row, blog_col))
             rows.append(
                 {
                     "model": row.model,
@@ -294,8 +293,7 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
     lists differ.
     """
     model, side = cell["model"], _SIDE[cell["cell"]]
-    tasks = [t for t in lb.spec.tasks if side is None or t.is_public == side]
-    names = {t.task for t in tasks}
+    names = {t.task for t in lb.spec.tasks if side is None or t.is_public == side}
     have = lb.scores[(lb.scores["model"] == model) & lb.scores["task"].isin(names)]
     gone = lb.missing[(lb.missing["model"] == model) & lb.missing["task"].isin(names)]
     scope = {None: "tasks", True: "public tasks", False: "private tasks"}[side]
@@ -329,10 +327,8 @@ def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | N
                 f"{len(names)} {scope}.{context}"
             )
     if reference is not None:
-        ours = {t.task: t for t in lb.spec.tasks}
-        theirs = {t.task: t for t in reference.spec.tasks}
-        added = sorted(set(ours) - set(theirs))
-        removed = sorted(set(theirs) - set(ours))
+        ours, theirs = {t.task: t for t in lb.spec.tasks}, {t.task: t for t in reference.spec.tasks}
+        added, removed = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
         changed = sorted(
             t
             for t in set(ours) & set(theirs)

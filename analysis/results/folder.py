@@ -244,12 +244,11 @@ def _download(folder: Path, *, remote: str, revision: str | None, update: bool) 
     import mteb
 
     clone = folder / "remote"
-    action = "clone it into" if not clone.exists() else ("pin" if revision else "update")
     logger.warning(
         "Contacting the results repository %s (git) to %s %s; this needs network unless it is "
         "a file:// URL. Offline, pass a local results folder instead.",
         remote,
-        action,
+        "clone it into" if not clone.exists() else ("pin" if revision else "update"),
         display_path(clone),
     )
     cache = mteb.ResultCache(folder)
@@ -286,8 +285,7 @@ def _prepare(
                 f"{revision}`) or pass a ResultCache folder to download into."
             )
         return
-    cloned = (clone / ".git").exists()
-    needs_clone = not (clone / "results").is_dir()
+    cloned, needs_clone = (clone / ".git").exists(), not (clone / "results").is_dir()
     needs_pin = revision is not None and not (cloned and _is_at(clone, revision))
     needs_update = download is True and revision is None
     if not (needs_clone or needs_pin or needs_update):
@@ -475,9 +473,7 @@ class ResultsFolders:
     def commits(self) -> str | None:
         """The commit(s) for provenance: one folder's commit, or ``a + none`` for several."""
         found = [self.commit(i) for i in range(len(self.folders))]
-        if not any(found):
-            return None
-        return " + ".join(c or "none" for c in found)
+        return " + ".join(c or "none" for c in found) if any(found) else None
 
     def provenance(self, inventories: Sequence[Inventory] | None = None) -> dict[str, Any]:
         """What a table header and ``Leaderboard.provenance`` record about the results.

@@ -88,8 +88,7 @@ class Leaderboard:
                 error=UnknownTaskError,
             )
             names = [t for t in wanted if t in set(names)]
-        frame = self.scores[self.scores["task"].isin(names)]
-        wide = frame.pivot_table(
+        wide = self.scores[self.scores["task"].isin(names)].pivot_table(
             index="task", columns="model", values="main_score", aggfunc="first"
         )
         wide = wide.reindex(names)
@@ -325,10 +324,9 @@ def load_leaderboards(
             "name, so one would be lost; give each custom task list its own name "
             "(dataclasses.replace(spec, name=...))"
         )
-    pins = [None if isinstance(b, BenchmarkSpec) else pin for b in benchmarks]
     boards = _load(
         specs,
-        pins,
+        [None if isinstance(b, BenchmarkSpec) else pin for b in benchmarks],
         results=results,
         models=models,
         allow_partial_means=allow_partial_means,

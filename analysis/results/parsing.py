@@ -223,9 +223,7 @@ def _score_or_reason(total: float, count: int, gaps: list[str]) -> tuple[float, 
     if gaps:
         more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
         return float("nan"), "missing " + ", ".join(heapq.nsmallest(5, gaps)) + more
-    if not count:
-        return float("nan"), "no scores in the result file"
-    return total / count, None
+    return (total / count, None) if count else (float("nan"), "no scores in the result file")
 
 
 class _Rows:
@@ -365,8 +363,7 @@ def load_chunk(files: list[FileRef], specs: list[BenchmarkSpec], engine: Engine 
             bench_results = _benchmark_results(reader.by_model, reader.metas)
             frames = [_extract_mteb(bench_results, spec, reader.sources) for spec in specs]
     parsed = reader.parsed
-    parsed.scores = [f[0] for f in frames]
-    parsed.missing = [f[1] for f in frames]
+    parsed.scores, parsed.missing = [f[0] for f in frames], [f[1] for f in frames]
     return parsed
 
 

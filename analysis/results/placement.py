@@ -35,8 +35,7 @@ def place(own: pd.DataFrame, board: Leaderboard, *, neighbours: int = 2) -> pd.D
         One row per own model: ``model, mean, rank, of, above, below``.
     """
     tasks = board.spec.task_names
-    complete = board.summary.index[board.summary["complete"]]
-    means = board.summary.loc[complete, "mean_task"]
+    means = board.summary.loc[board.summary.index[board.summary["complete"]], "mean_task"]
     rows = []
     for model, group in own.groupby("model"):
         scores = group.set_index("task")["main_score"].reindex(tasks)

@@ -121,8 +121,7 @@ class BenchmarkSpec:
 def _mteb_task(spec: TaskSpec) -> Any:
     import mteb
 
-    meta = compat.task_registry()[spec.task].metadata
-    full = tuple(sorted(meta.hf_subsets or ["default"]))
+    full = tuple(sorted(compat.task_registry()[spec.task].metadata.hf_subsets or ["default"]))
     # no subset filter when every subset counts: mteb's filter is slow
     subsets = None if tuple(sorted(spec.hf_subsets)) == full else list(spec.hf_subsets)
     return mteb.get_task(spec.task, eval_splits=list(spec.eval_splits), hf_subsets=subsets)
@@ -176,7 +175,6 @@ def _spec_from_mteb(name: str) -> BenchmarkSpec:
         raise UnknownTaskError(
             f"Unknown benchmark {name!r}. Closest mteb benchmark names: {close_names(name, names)}."
         )
-    bench = mteb.get_benchmark(name)
     tasks = tuple(
         TaskSpec(
             t.metadata.name,
@@ -185,7 +183,7 @@ def _spec_from_mteb(name: str) -> BenchmarkSpec:
             tuple(t.eval_splits),
             tuple(sorted(t.hf_subsets)) if t.hf_subsets else ("default",),
         )
-        for t in bench.tasks
+        for t in mteb.get_benchmark(name).tasks
     )
     return BenchmarkSpec(name, tasks, f"mteb {mteb.__version__}")
 

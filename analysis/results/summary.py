@@ -190,8 +190,7 @@ def blocking_tasks(scores: pd.DataFrame, spec: BenchmarkSpec) -> tuple[list[str]
     if not lacking:
         return [], []
     counts = pd.Series([t for lacks in lacking for t in lacks]).value_counts()
-    common = counts[counts >= len(lacking) / 2].index[:3]
-    return [], [str(t) for t in common]
+    return [], [str(t) for t in counts[counts >= len(lacking) / 2].index[:3]]
 
 
 def exclude_hint(tasks: Sequence[str]) -> str:

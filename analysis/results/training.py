@@ -127,8 +127,7 @@ def overlap_table(models: Iterable[str], scopes: Mapping[str, Sequence[str]]) ->
     out = pd.DataFrame(index=pd.Index(models, name="model"))
     out["known"] = [known[m] is not None for m in models]
     for scope, tasks in scopes.items():
-        direct = trained_on(models, tasks)
-        via = trained_on(models, tasks, sources=True)
+        direct, via = trained_on(models, tasks), trained_on(models, tasks, sources=True)
         out[f"{scope} trained"] = direct.sum().where(out["known"]).astype("Int64")
         out[f"{scope} zero-shot %"] = zero_shot(models, tasks)
         out[f"{scope} via source"] = via.sum().where(out["known"]).astype("Int64")

@@ -194,8 +194,7 @@ def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
             f"{len(args.name)} --name for {len(args.model)} --model; give one per model."
         )
     setup_output(verbose=args.verbose, libraries=False)  # it loads no model, no data set
-    resume = "static-rteb plan " + shlex.join(argv)
-    return stoppable_command(lambda: _plan(args), resume=resume)
+    return stoppable_command(lambda: _plan(args), resume="static-rteb plan " + shlex.join(argv))
 
 
 def _plan(args: argparse.Namespace) -> int:

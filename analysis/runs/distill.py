@@ -186,8 +186,7 @@ def _check_existing(output: Path, name: str, pca_dims: int, overwrite: bool, reu
         )
     with contextlib.suppress(OSError, ValueError, AttributeError):
         config = json.loads((output / "config.json").read_text(encoding="utf-8"))
-        found = (config.get("tokenizer_name"), config.get("apply_pca"))
-        if found == (name, pca_dims):
+        if (config.get("tokenizer_name"), config.get("apply_pca")) == (name, pca_dims):
             return True
     raise DistillError(
         f"{output} holds no student of {name!r} with pca_dims={pca_dims} (its "
@@ -258,12 +257,11 @@ def _distill(args: argparse.Namespace) -> int:
     from .models import content_revision
 
     try:
-        vocabulary = read_vocabulary(args.vocabulary) if args.vocabulary else None
         folder = distill_model(
             args.teacher,
             args.output,
             pca_dims=args.pca_dims,
-            vocabulary=vocabulary,
+            vocabulary=read_vocabulary(args.vocabulary) if args.vocabulary else None,
             overwrite=args.overwrite,
             reuse=args.reuse,
             show_progress=not args.quiet,

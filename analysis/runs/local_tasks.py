@@ -215,8 +215,7 @@ def _registered_task(spec: LocalTaskSpec) -> AbsTask:
             f"{where}: type {spec.type!r} does not match mteb's type {task.metadata.type!r} "
             f"for {spec.mteb_task}."
         )
-    allowed = FORMAT_CLASSES[spec.format]
-    if not isinstance(task, allowed):
+    if not isinstance(task, FORMAT_CLASSES[spec.format]):
         raise LocalTaskError(
             f"{where}: format {spec.format!r} cannot feed {spec.mteb_task} "
             f"({type(task).__mro__[1].__name__}); use {_format_for(task)!r}."
@@ -567,16 +566,14 @@ def _classification_splits(
     train_path = spec.folder / f"{task.train_split}.jsonl"
     test_path = spec.folder / f"{spec.split}.jsonl"
     train, test = read_rows(train_path, fields), read_rows(test_path, fields)
-    names = _label_names(train_path, train, {})
-    _label_names(test_path, test, names)
+    _label_names(test_path, test, _label_names(train_path, train, {}))
     known = {record["label"] for _, record in train}
     for number, record in test:
         if record["label"] not in known:
             raise LocalTaskError(
                 f"{test_path}:{number}: unknown label {record['label']} (not in {train_path.name})."
             )
-    text_column = str(task.input_column_name)
-    label_column = task.label_column_name
+    text_column, label_column = str(task.input_column_name), task.label_column_name
 
     def columns(rows: list[Line]) -> dict[str, list[Any]]:
         return {

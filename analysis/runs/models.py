@@ -80,9 +80,8 @@ class StaticModelEncoder(AbsEncoder):
         Static models take no prompt: only ``batch_size`` and ``show_progress_bar`` of mteb's
         keyword arguments are used.
         """
-        texts = [text for batch in inputs for text in batch["text"]]
         embeddings = self.model.encode(
-            texts,
+            [text for batch in inputs for text in batch["text"]],
             batch_size=int(kwargs.get("batch_size") or 1024),
             show_progress_bar=bool(kwargs.get("show_progress_bar", False)),
         )
@@ -96,8 +95,7 @@ def detect_model_kind(folder: str | Path) -> ModelKind:
         ModelLoadError: If the folder has neither a ``config.json`` nor ``modules.json``.
     """
     folder = Path(folder)
-    config = _read_json(folder / "config.json")
-    if config.get("model_type") == "model2vec":
+    if _read_json(folder / "config.json").get("model_type") == "model2vec":
         return "model2vec"
     markers = ("modules.json", "config_sentence_transformers.json", "config.json")
     if any((folder / marker).is_file() for marker in markers):

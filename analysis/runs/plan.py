@@ -124,8 +124,7 @@ def job_id(name: str, revision: str, tasks: Sequence[str], experiment: str | Non
     An experiment name, when there is one, is hashed too (ids without one are unchanged).
     """
     key = [name, revision, list(tasks), *([experiment] if experiment else [])]
-    payload = json.dumps(key).encode("utf-8")
-    return hashlib.sha256(payload).hexdigest()[:12]
+    return hashlib.sha256(json.dumps(key).encode("utf-8")).hexdigest()[:12]
 
 
 def make_plan(
@@ -200,11 +199,10 @@ def job_complete(job: Job, tasks: Sequence[AbsTask] | None = None) -> bool:
 
     if tasks is None:
         tasks = resolve_tasks(job.tasks, job.local_tasks_dir)
-    for task, path in zip(tasks, job.result_files(), strict=True):
-        result = read_valid_result(path)
-        if result is None or result.get_missing_evaluations(task):
-            return False
-    return True
+    return all(
+        (result := read_valid_result(path)) is not None and not result.get_missing_evaluations(task)
+        for task, path in zip(tasks, job.result_files(), strict=True)
+    )
 
 
 # --------------------------------------------------------------------------- reading/writing

@@ -147,8 +147,7 @@ def checked_per_query_ndcg(
     metric = f"ndcg_at_{k}"
     if not entries or metric not in entries[0]:
         raise KeyError(f"{result_file} has no {metric} for split {split!r}, subset {subset!r}.")
-    reported = float(entries[0][metric])
-    mean = float(per_query.mean())
+    reported, mean = float(entries[0][metric]), float(per_query.mean())
     if abs(round(mean, 5) - reported) >= 1e-6:
         raise ValueError(
             f"Recomputed mean {metric} {mean:.7f} does not round to mteb's {reported} "

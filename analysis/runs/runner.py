@@ -111,10 +111,9 @@ def _expand(item: str | AbsTask, local: dict[str, Path]) -> list[AbsTask]:
     if item in _task_names():
         return [mteb.get_task(item)]
     if item in _benchmark_names():
-        benchmark = mteb.get_benchmark(item)
         return [
             load_local_task(local[t.metadata.name]) if t.metadata.name in local else t
-            for t in benchmark.tasks
+            for t in mteb.get_benchmark(item).tasks
         ]
     raise UnknownTaskError(_unknown_task_message(item, local))
 
@@ -262,7 +261,6 @@ def run_evaluation(
         "public_only": public_only,
         "show_progress": show_progress and batch_progress,
     }
-    total = len(models) * len(task_list)
     try:
         for model_like in models:
             _run_model(model_like, task_list, results_dir, pairs, rows, **options)
@@ -271,7 +269,7 @@ def run_evaluation(
             signum=signal_of(err),
             finished=len(rows),
             interrupted=1,
-            not_started=total - len(rows) - 1,
+            not_started=len(models) * len(task_list) - len(rows) - 1,
             unit="evaluation",
             note="Run again to resume (finished evaluations are kept)",
         ) from None

@@ -35,8 +35,7 @@ TOKEN_CACHE_FOLDER = "token-embeddings"
 
 def token_cache_dir(cache_dir: str | Path | None = None) -> Path:
     """Where token embeddings are kept: ``<cache_dir or default_cache_dir()>/token-embeddings``."""
-    root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    return root / TOKEN_CACHE_FOLDER
+    return (Path(cache_dir).expanduser() if cache_dir else default_cache_dir()) / TOKEN_CACHE_FOLDER
 
 
 def token_key(keywords: dict[str, Any], float64: bool) -> str:

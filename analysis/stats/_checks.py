@@ -91,8 +91,7 @@ def label_mismatch(name_a: str, labels_a: Iterable[Any], name_b: str, labels_b: 
     """The error for two label sets that differ: what ``name_b`` lacks and has in excess."""
     a, b = list(dict.fromkeys(labels_a)), list(dict.fromkeys(labels_b))
     in_b, in_a = set(b), set(a)
-    missing = [x for x in a if x not in in_b]
-    extra = [x for x in b if x not in in_a]
+    missing, extra = [x for x in a if x not in in_b], [x for x in b if x not in in_a]
     parts = []
     if missing:
         parts.append(f"lacks {_shown(missing)} that `{name_a}` has")

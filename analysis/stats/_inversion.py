@@ -152,8 +152,7 @@ def mc_inversion(
         sl = slice(s, min(s + step, k))
         flipped = bits @ D[:, sl]  # (B, rows): sums over the flipped set A
         with np.errstate(invalid="ignore", divide="ignore"):
-            m_a = flipped / size
-            m_c = (total[sl] - flipped) / (n_tasks - size)
+            m_a, m_c = flipped / size, (total[sl] - flipped) / (n_tasks - size)
         empty_a, empty_c = size == 0, size == n_tasks
         t = tol[sl]
         lower_side, upper_side = np.where(empty_a, -_INF, m_a), np.where(empty_a, _INF, m_a)

@@ -162,9 +162,7 @@ def permutation_pvalue(null: np.ndarray, observed: float) -> float:
 
 
 def _min_pvalue(total: int, exact: bool, two_sided_pairs: bool) -> float:
-    if not exact:
-        return 1.0 / (total + 1.0)
-    return (2.0 if two_sided_pairs else 1.0) / total
+    return (2.0 if two_sided_pairs else 1.0) / total if exact else 1.0 / (total + 1.0)
 
 
 def _percentile_interval(

@@ -280,8 +280,7 @@ def compare(
         True
     """
     aggregate = _check_choice(aggregate, "aggregate", _AGGREGATES)
-    alpha = _check_open_unit(alpha, "alpha")
-    n_resamples = _check_n_resamples(n_resamples)
+    alpha, n_resamples = _check_open_unit(alpha, "alpha"), _check_n_resamples(n_resamples)
     top, gen = _check_n_resamples(top, "top"), _check_rng(rng)
     X, names, dropped, rows = complete_score_matrix(scores, caller="compare")
     if len(names) < 2:

@@ -72,8 +72,7 @@ def welch(
 ) -> dict[str, np.ndarray]:
     """Welch's t, df, two-sided p-value and interval, vectorised over leading axes."""
     va, vb = a_var / n_a, b_var / n_b
-    var = va + vb
-    estimate = a_mean - b_mean
+    var, estimate = va + vb, a_mean - b_mean
     with np.errstate(invalid="ignore", divide="ignore"):
         df = var**2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
         df = np.where(var > 0, df, n_a + n_b - 2.0)

@@ -121,7 +121,6 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
     mean_ranks = rankdata(-X, method="average", axis=1).mean(axis=0)
     df = k - 1
     iman = (n - 1) * chi / (n * df - chi) if n * df > chi else math.inf
-    scale = math.sqrt(k * (k + 1) / (6.0 * n))
     p = scikit_posthocs.posthoc_nemenyi_friedman(X).to_numpy()
     q = float(studentized_range.ppf(1.0 - alpha, k, np.inf))
     return FriedmanNemenyiResult(
@@ -132,7 +131,7 @@ def friedman_nemenyi(scores: pd.DataFrame, *, alpha: float = 0.05) -> FriedmanNe
         iman_davenport_pvalue=float(f.sf(iman, df, df * (n - 1))),
         mean_ranks=pd.Series(mean_ranks, index=names, name="mean_rank"),
         pvalues=pd.DataFrame(p, index=names, columns=names),
-        critical_difference=q / math.sqrt(2.0) * scale,
+        critical_difference=q / math.sqrt(2.0) * math.sqrt(k * (k + 1) / (6.0 * n)),
         alpha=alpha,
         n_tasks=n,
         n_models=k,

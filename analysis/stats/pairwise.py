@@ -356,8 +356,7 @@ def _pairwise(
         _, low, high = invert(level, True)
     min_p = _min_pvalue(2**g if pair_exact else n_resamples, pair_exact, True)
     family = k if adjustment in ("holm", "bonferroni") else 1
-    floor = patterns.min_pvalue if adjustment == "maxT" else family * min_p
-    if floor >= alpha:
+    if (patterns.min_pvalue if adjustment == "maxT" else family * min_p) >= alpha:
         warnings.warn(
             f"pairwise_significance: no pair can be significant at alpha={alpha}: the "
             f"smallest attainable p-value is {min_p:.3g}"

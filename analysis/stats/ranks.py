@@ -149,8 +149,7 @@ def _maxt_pvalues(
     kernel = maxt(U, ia, ib, patterns, sizes=sizes, step_down=True)
     assert kernel.stepdown is not None
     n_fam, m = ia.shape
-    P = np.full((reps, k, k), np.nan)
-    r_idx = np.arange(reps)[:, None, None]
+    P, r_idx = np.full((reps, k, k), np.nan), np.arange(reps)[:, None, None]
     sa, sb = np.broadcast_to(ia, (reps, n_fam, m)), np.broadcast_to(ib, (reps, n_fam, m))
     P[r_idx, sa, sb] = kernel.stepdown
     if simultaneous:
@@ -292,12 +291,11 @@ def rank_intervals(
         )
     codes = unit_clusters(clusters, rows, len(rows))
     g = len(rows) if codes is None else int(codes.max()) + 1
-    patterns = sign_patterns(g, n_resamples, gen) if g >= _MIN_TASKS else None
     return _rank_intervals(
         X,
         [str(c) for c in names],
         codes,
-        patterns,
+        sign_patterns(g, n_resamples, gen) if g >= _MIN_TASKS else None,
         aggregate=aggregate,
         interval=interval,
         simultaneous=simultaneous,

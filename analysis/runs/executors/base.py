@@ -105,10 +105,9 @@ def check_executor(name: str) -> str:
 
 def outcomes_from_records(plan: Plan, job_ids: Sequence[str], since: float) -> list[JobOutcome]:
     """Outcomes of the jobs whose records say they ended (done or failed) after ``since``."""
-    records = {job_id: read_record(plan, job_id) for job_id in job_ids}
     return [
         JobOutcome(job_id, record["state"] == "done", record.get("error"))
-        for job_id, record in records.items()
+        for job_id, record in {job_id: read_record(plan, job_id) for job_id in job_ids}.items()
         if record is not None
         and record.get("started", 0) >= since - 1
         and record.get("state") in {"done", "failed"}

@@ -104,8 +104,7 @@ class LocalExecutor(Executor):
         }
         log_submission(plan, entry)
         submitted = time.time()
-        processes = self._start(jobs, token, batch_size)
-        return LocalRun(plan, tuple(jobs), token, processes, submitted)
+        return LocalRun(plan, tuple(jobs), token, self._start(jobs, token, batch_size), submitted)
 
     def _start(
         self, jobs: Sequence[Job], token: str, batch_size: int

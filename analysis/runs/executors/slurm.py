@@ -127,10 +127,9 @@ class Submission(Submitted):
 
     def describe(self) -> str:
         """One line: jobs, workers, array id."""
-        arrays = ", ".join(sorted(self.array_ids))
         return (
             f"Submitted {len(self.job_ids)} job(s) to {len(self.worker_ids)} worker(s), "
-            f"SLURM array {arrays}."
+            f"SLURM array {', '.join(sorted(self.array_ids))}."
         )
 
     def wait(self, *, show_progress: bool = True) -> list[JobOutcome]:
@@ -147,9 +146,8 @@ def slurm_job_status(traces: JobTraces) -> JobStatus:
     plan, base, entry, record, queue = (
         traces.plan, traces.base, traces.entry, traces.record, traces.queue
     )  # fmt: skip
-    workers = entry.get("workers") or []
     if record is None:
-        return _untaken_status(plan, base, workers, queue)
+        return _untaken_status(plan, base, entry.get("workers") or [], queue)
     slurm_id = record.get("slurm_job_id")
     state = queue.get(slurm_id, ("", ""))[0] if slurm_id else ""
     if record.get("state") == "failed":
@@ -229,8 +227,7 @@ def _submitit_error(logs: Path, slurm_id: str) -> tuple[str, str | None]:
         return "", None
     lines = log.read_text(errors="replace").splitlines()
     marked = [line.strip() for line in lines if any(m in line for m in SLURM_MARKERS)]
-    tail = "\n".join(lines[-30:])
-    return (marked[-1] if marked else ""), tail or None
+    return (marked[-1] if marked else ""), "\n".join(lines[-30:]) or None
 
 
 class SlurmExecutor(Executor):

@@ -79,11 +79,10 @@ def failed(
 ) -> JobStatus:
     """A failed job: its detail is the error's first line (after ``prefix``), 120 characters."""
     first = error.strip().splitlines()[0] if error.strip() else "failed"
-    detail = f"{prefix}: {first}" if prefix else first
     return JobStatus(
         **base,
         state="failed",
-        detail=detail[:120],
+        detail=(f"{prefix}: {first}" if prefix else first)[:120],
         executor=executor,
         slurm_id=slurm_id,
         error=error,

@@ -95,8 +95,7 @@ def run_worker(
     """
     if isinstance(jobs, str | Path):
         jobs = read_plan(jobs).jobs
-    start = time.monotonic()
-    deadline = None if timeout_min is None else start + 60 * timeout_min
+    deadline = None if timeout_min is None else time.monotonic() + 60 * timeout_min
     ran: list[str] = []
     failed: list[str] = []
     longest = 0.0

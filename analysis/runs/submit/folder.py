@@ -120,8 +120,7 @@ def derive(folder: str | Path) -> FolderFacts:
     """
     folder = Path(folder).resolve()
     kind = detect_model_kind(folder)
-    config = read_json(folder / "config.json")
-    card = card_data(folder)
+    config, card = read_json(folder / "config.json"), card_data(folder)
     facts = FolderFacts(folder, kind)
 
     def put(name: str, value: Any, source: str) -> None:
@@ -196,8 +195,7 @@ def _max_tokens(folder: Path, config: dict[str, Any]) -> Derived | None:
     sbert = read_json(folder / "sentence_bert_config.json")
     if sbert.get("max_seq_length"):
         return Derived(int(sbert["max_seq_length"]), "sentence_bert_config.json max_seq_length")
-    tokenizer = read_json(folder / "tokenizer_config.json")
-    limit = tokenizer.get("model_max_length")
+    limit = read_json(folder / "tokenizer_config.json").get("model_max_length")
     if isinstance(limit, int | float) and 0 < limit < 1e6:
         return Derived(int(limit), "tokenizer_config.json model_max_length")
     if config.get("max_position_embeddings"):

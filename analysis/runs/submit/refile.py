@@ -242,10 +242,9 @@ def plan_runs(
     chosen, notes = _revision(source_revision, revision, registered_revision, folder_revision)
     notes = [*picked, *notes]
     check_model_dir(runs)
-    tasks = _tasks(runs)
     if (source_name, source_revision) != (name, chosen):
         notes.append(f"re-filed from {source_name} @ {source_revision} to {name} @ {chosen}")
-    return Submission(name, chosen, runs, tasks, tuple(notes))
+    return Submission(name, chosen, runs, _tasks(runs), tuple(notes))
 
 
 def _revision(

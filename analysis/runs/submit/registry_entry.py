@@ -133,8 +133,7 @@ def render_entry(name: str, revision: str | None, facts: FolderFacts, *, mteb_ve
         "",
         "",
     ]
-    body = [f"{variable_name(name)} = ModelMeta(", *lines, ")", ""]
-    return "\n".join(header + imports + body)
+    return "\n".join(header + imports + [f"{variable_name(name)} = ModelMeta(", *lines, ")", ""])
 
 
 def write_entry(path: str | Path, name: str, revision: str | None, facts: FolderFacts) -> Path:

@@ -241,9 +241,8 @@ def _overlay(
     """The files mteb's ``submit_results`` is about to write: ``{relative path: content file}``."""
     from mteb import TaskResult
 
-    files = compat.unsubmitted_result_files(cache, [meta]).get(meta, [])
     overlay: dict[str, Path] = {}
-    for source in files:
+    for source in compat.unsubmitted_result_files(cache, [meta]).get(meta, []):
         rel = f"{folder}/{source.name}"
         target = root / rel
         if target.exists():  # mteb merges new scores into the repository's file

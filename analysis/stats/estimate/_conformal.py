@@ -33,8 +33,7 @@ def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
     when either is not positive. It follows the conditional median, so gamma is
     under-stated for skewed squared errors (tested); the intervals stay valid for any gamma.
     """
-    e2 = np.asarray(errors, dtype=float) ** 2
-    lev = np.asarray(leverage, dtype=float)
+    e2, lev = np.asarray(errors, dtype=float) ** 2, np.asarray(leverage, dtype=float)
     if len(e2) < 3 or np.ptp(lev) <= 0:
         return 0.0
     i, j = np.triu_indices(len(lev), k=1)
@@ -44,9 +43,7 @@ def variance_slope(errors: np.ndarray, leverage: np.ndarray) -> float:
         return 0.0
     slope = float(np.median((e2[j] - e2[i])[ok] / dx[ok]))
     intercept = float(np.median(e2) - slope * np.median(lev))
-    if not (slope > 0 and intercept > 0):  # NaN included
-        return 0.0
-    return slope / intercept
+    return slope / intercept if slope > 0 and intercept > 0 else 0.0  # NaN included
 
 
 def sigma(leverage: np.ndarray | float, gamma: float) -> np.ndarray:
@@ -91,8 +88,7 @@ def leave_one_out_widths(
         order = np.sort(scores)
         position = np.searchsorted(order, scores, side="left")
         # the rank-th smallest of the others: skip model i's own score when it lies below
-        q = np.where(position < rank, order[np.minimum(rank, n - 1)], order[rank - 1])
-        half = sig * q
+        half = sig * np.where(position < rank, order[np.minimum(rank, n - 1)], order[rank - 1])
     return gamma, half, np.abs(errors) <= half
 
 
@@ -139,11 +135,8 @@ def time_drift(errors: np.ndarray, gaps_days: np.ndarray, level: float) -> TimeD
     growth g) q``: the held-out errors are taken as exchangeable after removing the trend
     and scaling by the distance in time.
     """
-    e = np.asarray(errors, dtype=float)
-    g = np.asarray(gaps_days, dtype=float) / YEAR
-    drift = 0.0
-    if len(e) >= 3 and np.ptp(g) > 0:
-        drift = min(float(stats.theilslopes(e, g).slope), 0.0)
+    e, g = np.asarray(errors, dtype=float), np.asarray(gaps_days, dtype=float) / YEAR
+    drift = min(float(stats.theilslopes(e, g).slope), 0.0) if len(e) >= 3 and np.ptp(g) > 0 else 0.0
     resid = e - drift * g
     growth = variance_slope(resid, g)
     scores = np.abs(resid) / sigma(g, growth)

@@ -41,15 +41,12 @@ def nested_errors(
     """
     n = scores.shape[1]
     rows = {t: i for i, t in enumerate(tasks)}
-    y_all = scores[[rows[t] for t in target]].mean(axis=0)
-    X_all = scores[list(candidates)].T
-    errors = np.full((n, n_steps), np.nan)
-    leverage = np.full((n, n_steps), np.nan)
+    y_all, X_all = scores[[rows[t] for t in target]].mean(axis=0), scores[list(candidates)].T
+    errors, leverage = np.full((n, n_steps), np.nan), np.full((n, n_steps), np.nan)
     names = [tasks[i] for i in candidates]
     for m in range(n):
         keep = np.arange(n) != m
-        path = select(X_all[keep], y_all[keep])
-        for step, chosen in enumerate(path[:n_steps]):
+        for step, chosen in enumerate(select(X_all[keep], y_all[keep])[:n_steps]):
             feats = [names[c] for c in chosen]
             model = fit_target(scores[:, keep], tasks, feats, target)
             x = scores[[rows[t] for t in feats], m]

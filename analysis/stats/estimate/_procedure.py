@@ -111,8 +111,7 @@ class Procedure:
         if self.choose is None:
             return list(self.candidates)
         sub = self.scores[:, train]
-        X = sub[self._rows(self.candidates)].T
-        y = sub[self._rows(self.target)].mean(axis=0)
+        X, y = sub[self._rows(self.candidates)].T, sub[self._rows(self.target)].mean(axis=0)
         return [self.candidates[c] for c in self.choose(X, y)]
 
     def fit(self, train: np.ndarray, features: Sequence[str] | None = None) -> TargetModel:
@@ -134,8 +133,7 @@ class Procedure:
         """
         fitted = self.fit(train, features)
         feats = x[self._rows(fitted.features)]
-        prediction = fitted.predict(feats)
-        lev = fitted.leverage(feats)
+        prediction, lev = fitted.predict(feats), fitted.leverage(feats)
         rows = self._rows(self.observed)
         train_obs = self.scores[rows][:, train]
         means = self.scores[self._rows(self.target)][:, train].mean(axis=0)

@@ -126,15 +126,13 @@ def fit_ridge(
         if p >= n - 1:  # least squares would interpolate
             grid = grid[grid > 0]
         lam = max(float(grid[int(np.argmin(_loo_mse_grid(Z, y, grid)))]), floor * n)
-    A = np.column_stack([np.ones(n), Z])
-    P = np.eye(p + 1) * lam
+    A, P = np.column_stack([np.ones(n), Z]), np.eye(p + 1) * lam
     P[0, 0] = 0.0
     G = A.T @ A + P
     try:
         G_inv = np.linalg.inv(G)
     except np.linalg.LinAlgError:  # collinear features and no penalty
         G_inv = np.linalg.pinv(G, hermitian=True)
-    beta = G_inv @ (A.T @ y)
-    h = np.einsum("np,pq,nq->n", A, G_inv, A)
+    beta, h = G_inv @ (A.T @ y), np.einsum("np,pq,nq->n", A, G_inv, A)
     loo = (y - A @ beta) / np.maximum(1.0 - h, 1e-12)
     return RidgeFit(mu=mu, sd=sd, lam=lam, beta=beta, gram_inv=G_inv, design=A, loo_residuals=loo)

@@ -54,9 +54,8 @@ def _allowed(
     n_types = int(types.max()) + 1
     covered = np.zeros(n_types, dtype=bool)
     covered[types[chosen]] = True
-    uncovered = free & ~covered[types]
     if k < n_types or k - step <= n_types - int(covered.sum()):
-        return np.flatnonzero(uncovered)
+        return np.flatnonzero(free & ~covered[types])
     return np.flatnonzero(free)
 
 
@@ -79,8 +78,7 @@ def forward_path(
     if types is not None:
         types = np.unique(types, return_inverse=True)[1]
     Q = np.full((n, 1), 1.0 / np.sqrt(n))
-    e = y - y.mean()
-    h = np.full(n, 1.0 / n)
+    e, h = y - y.mean(), np.full(n, 1.0 / n)
     Xc = X - X.mean(axis=0)
     chosen: list[int] = []
     path, values = [], []
@@ -91,8 +89,7 @@ def forward_path(
         norms = np.linalg.norm(U, axis=0)
         ok = norms > 1e-9 * np.maximum(np.linalg.norm(Xc[:, cand], axis=0), 1e-300)
         q = U / np.where(ok, norms, 1.0)
-        e_new = e[:, None] - q * (q.T @ y)[None, :]
-        h_new = h[:, None] + q**2
+        e_new, h_new = e[:, None] - q * (q.T @ y)[None, :], h[:, None] + q**2
         with np.errstate(divide="ignore", invalid="ignore"):
             loo = e_new / (1.0 - h_new)
         score = _criterion(loo, criterion, level)
@@ -112,9 +109,8 @@ def _spearman_columns(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ra, rb = rankdata(a, axis=0), rankdata(b, axis=0)
     ra -= ra.mean(axis=0)
     rb -= rb.mean(axis=0)
-    denom = np.sqrt((ra**2).sum(axis=0) * (rb**2).sum(axis=0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (ra * rb).sum(axis=0) / denom
+        return (ra * rb).sum(axis=0) / np.sqrt((ra**2).sum(axis=0) * (rb**2).sum(axis=0))
 
 
 def task_predictability(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,8 +125,7 @@ def task_predictability(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     AG = A @ G_inv
     h = np.einsum("np,np->n", AG, A)
     diag = np.diag(G_inv)[1:]
-    resid = AG[:, 1:] / diag
-    h_minus = h[:, None] - AG[:, 1:] ** 2 / diag
+    resid, h_minus = AG[:, 1:] / diag, h[:, None] - AG[:, 1:] ** 2 / diag
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = resid / (1.0 - h_minus)
     pred = X - loo

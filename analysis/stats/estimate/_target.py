@@ -72,8 +72,7 @@ def fit_target(
     fit = None
     if unknown:
         X = scores[[row[t] for t in feats]].T
-        y = scores[[row[t] for t in unknown]].mean(axis=0)
-        fit = fit_ridge(X, y)
+        fit = fit_ridge(X, scores[[row[t] for t in unknown]].mean(axis=0))
     return TargetModel(
         features=tuple(feats),
         known=known,

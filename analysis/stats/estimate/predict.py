@@ -345,8 +345,7 @@ def _predict(
     n_calibration, shift, widened, reached = 0, 0.0, False, level
     if fitted.fit is None:
         low = high = prediction
-        used = "none"
-        how = "every target task was observed: the mean is exact"
+        used, how = "none", "every target task was observed: the mean is exact"
     else:
         half_exch = cal.exchangeable_half_width(lev)
         half, n_calibration, used = half_exch, cal.n_nested, "exchangeable"

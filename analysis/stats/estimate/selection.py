@@ -221,8 +221,7 @@ def select_tasks(
         )
 
     select = _selector(method, k, criterion, level, types)
-    y = scores[[tasks.index(t) for t in target]].mean(axis=0)
-    X = scores[cand_rows].T
+    y, X = scores[[tasks.index(t) for t in target]].mean(axis=0), scores[cand_rows].T
     if method == "forward":
         path, values = forward_path(X, y, k, criterion=criterion, level=level, types=types)
         moved = [p[-1] for p in path]
