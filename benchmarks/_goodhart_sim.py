@@ -448,14 +448,16 @@ def predictor_cell(
     effect shared by each family: model j in family j mod 10, or families of
     ``family_sizes`` models); ``effect`` adds ``effect * z`` (z the standardized ranks of
     the predictor) and ``effect`` to the group of ``n_true`` random models. ``family``:
-    the group is family 0 (7 of 70 models; the first of ``family_sizes``). Rejection at
+    the group is family 0 (7 of 70 models; the first of ``family_sizes``); ``near``: family
+    0 and 2 models of family 1 (tested per model, its contrast mostly between families,
+    as the data's static models: one maker's 8 of 8, another's 2 of 9). Rejection at
     ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it, the families given
     as the notebook gives its organisations (``families=``: a predictor constant within
     them is tested on the families' means). Also returns each predictor's mean
     detectable effect at 80% power and the level 0.05 / ``m`` (``m`` predictors,
     Bonferroni).
     """
-    out = {name: Tally() for name in ("rank", "group", "family")}
+    out = {name: Tally() for name in ("rank", "group", "family", "near")}
     found: dict[str, list[float]] = {name: [] for name in out}
     sizes = np.asarray(family_sizes, dtype=int)
     family = np.repeat(np.arange(len(sizes)), sizes) if len(sizes) else np.arange(k) % 10
@@ -474,6 +476,9 @@ def predictor_cell(
             pd.Series(z, name="rank"),
             pd.Series(group, name="group"),
             pd.Series(family == 0, name="family"),
+            pd.Series(
+                (family == 0) | np.isin(np.arange(k), np.flatnonzero(family == 1)[:2]), name="near"
+            ),
         ]
         for column in columns:
             row = predictor_row(

@@ -344,12 +344,16 @@ class AdvantagePredictorsResult(TableResult):
     Attributes:
         table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a
             known value), ``unit`` (``"model"`` or ``"family"``) and ``n_units``, ``n_a`` /
-            ``n_b`` (groups: the units True / False), ``effect`` (the
-            slope of A per standard deviation of the predictor's ranks, or the
-            difference of group means True - False), ``se_tasks`` and ``se_models``
+            ``n_b`` (groups: the units True / False), ``effect`` (the slope of A per
+            standard deviation of the units' ranks, or the difference of the units' mean
+            A True - False: per family, each family's mean over its models, every family
+            weighted alike), ``se_tasks`` and ``se_models``
             (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
-            ``pvalue_adjusted`` (across the predictors) and ``detectable`` (the smallest
+            ``family_share`` (with ``families``: the share of the contrast's sum of
+            squares between families; near 1 per model, the test is liberal if families
+            share their advantage), ``pvalue_adjusted`` (across the predictors tested:
+            NaN for one of two families) and ``detectable`` (the smallest
             absolute effect found with probability ``power`` at the family-wise level:
             ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles cannot reach it).
         adjustment: the multiplicity adjustment across the predictors.
@@ -379,6 +383,11 @@ def _contrast(values: pd.Series, least: int = 2) -> tuple[np.ndarray, str, dict[
         raise ValueError(f"predictor {values.name!r} is constant over the models")
     z = (ranks - ranks.mean()) / ranks.std()
     return z / (z**2).sum(), "rank", {"n_a": pd.NA, "n_b": pd.NA}
+
+
+#: The columns of a predictor that is not tested (NaN).
+_UNTESTED = "effect se_tasks se_models se df ci_low ci_high pvalue_t pvalue_permutation".split()
+_UNTESTED += ["pvalue", "spearman", "family_share", "detectable"]
 
 
 def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known: Any) -> Any:
@@ -414,13 +423,18 @@ def predictor_row(
     predictor is constant within every family and some family has 2 known models.
     """
     known, n_models, unit = column.notna().to_numpy(), int(column.notna().sum()), "model"
+    c0, kind, sizes = _contrast(column[known])  # each group 2 models, whatever the unit
     if (means := _family_means(y_pub, y_priv, column, strata, known)) is not None:
         (y_pub, y_priv, column), unit = means, "family"
         each, known = _welch_parts(y_pub, y_priv, confidence_level), np.ones(len(column), bool)
-    c0, kind, sizes = _contrast(column[known], least=1 if unit == "family" else 2)
+        c0, kind, sizes = _contrast(column, least=1)
     row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, "unit": unit}
     if len(c0) < 3:  # two families: the predictor cannot be told from the family
-        return {**row, "n_units": len(c0), **sizes}
+        return {**row, "n_units": len(c0), **sizes, **dict.fromkeys(_UNTESTED, np.nan)}
+    if strata is None or unit == "family":  # the share of c0's sum of squares between families
+        share = np.nan if strata is None else 1.0
+    else:
+        share = (pd.Series(c0).groupby(strata[known]).transform("mean") ** 2).sum() / (c0**2).sum()
     ties = np.unique(c0, return_counts=True)[1].tolist()  # swapping equal weights: no change
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
     arrangements = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
@@ -470,6 +484,7 @@ def predictor_row(
         "pvalue_permutation": p_perm,
         "pvalue": max(p_t, p_perm),
         "spearman": float(spearmanr(a, column[known].to_numpy(dtype=float)).statistic),
+        "family_share": float(share),
         "detectable": reach if reached else np.nan,
     }
 
@@ -512,15 +527,19 @@ def advantage_predictors(
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
       (see :func:`public_advantage`); models independent given the tasks, or, with
-      ``families``, the families (a predictor constant within every family is then tested
-      on the families' mean scores, its shuffles moving whole families: a group that is
-      one family of F gets p >= 1/F, so an organisation among fewer than m / alpha cannot
-      be found family-wise; one that varies within families stays per model; one of two
-      families only, as a kind made by one organisation against another's, is not
-      tested: NaN, left out of the adjustment); the true
-      advantages spread alike in the two groups; the effect linear in the ranks.
-      Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures;
-      without ``families`` a family-shared effect makes one family's group liberal),
+      ``families``, the families: a predictor constant within every family is tested on
+      the families' mean scores (each family weighted alike), its shuffles moving whole
+      families, exact if the families' means are exchangeable (families of one size; a
+      large family's mean spreads less than a small one's, so its group is conservative;
+      a group of one model is refused, as without ``families``). A group that is one
+      family of F gets p >= 1/F: it passes Holm's first step (alpha / m) only if 1/F is
+      below it. A
+      predictor that varies within families stays per model: liberal if its
+      ``family_share`` is near 1 and families share their advantage. One of two families
+      only (a kind made by one organisation against another's) is not tested (NaN, left
+      out of the adjustment). The true advantages spread alike in the two groups; the
+      effect linear in the ranks. Measured type-I error:
+      ``benchmarks/results/goodhart_validation.md`` (departures; the family cells),
       ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
@@ -602,7 +621,7 @@ def advantage_predictors(
         method=(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
-            "models' residual spread; the larger p of t with Satterthwaite df and of "
+            "units' residual spread; the larger p of t with Satterthwaite df and of "
             f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer)"
             + (
                 "; a predictor constant within families: the families as units"
