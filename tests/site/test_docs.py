@@ -485,6 +485,12 @@ def served(site: Path) -> Iterator[str]:
         server.wait(timeout=30)
 
 
+#: How long a page may take to load or settle. Idle, the slowest page (a notebook with the
+#: rank explorer) loads in about 3 s; under a busy `make test` beside two CPU-bound
+#: processes one took over 30 s (2026-11-30). A limit only ends a hang, so it is generous.
+PAGE_TIMEOUT_S = 180
+
+
 class Reader:
     """A Chromium tab (Playwright) that records failed requests and script errors."""
 
@@ -512,7 +518,7 @@ class Reader:
         self.tab.goto(f"{self.url}/{path}")
         self.tab.wait_for_load_state("networkidle")
 
-    def settle(self, quiet_ms: int = 500, timeout_s: float = 30) -> None:
+    def settle(self, quiet_ms: int = 500, timeout_s: float = PAGE_TIMEOUT_S) -> None:
         """Wait until no request of the page has been in flight for ``quiet_ms``.
 
         Scripts fetch after the load (the search page fetches every hit's page for its
@@ -538,7 +544,7 @@ def reader(served: str) -> Iterator[Reader]:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.set_default_timeout(30_000)
+        tab.set_default_timeout(PAGE_TIMEOUT_S * 1000)
         yield Reader(tab, served)
         browser.close()
 
