@@ -669,9 +669,10 @@ def predictive_cell(
     correlated at 0.6), ``unequal`` (the target's noise SD 0.15 + 0.3 |truth|), ``skewed``
     (centred lognormal errors, skewness 3.7), ``contaminated`` (each predictor of each
     model off by +2 with probability 0.1, independently; ``contamination``: that
-    probability and offset), and :data:`ONE_SIDED_DEPARTURES` (:func:`one_sided_errors`). ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and
-    p <= 0.01: with (b + 1) / (B + 1) and B + 1 a multiple of 100, exactly those levels
-    for exchangeable data, as the default 9,999 swaps give. ``flips``: the sign
+    probability and offset), and :data:`ONE_SIDED_DEPARTURES` (:func:`one_sided_errors`).
+    ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and p <= 0.01: with (b + 1) /
+    (B + 1) and B + 1 a multiple of 100, exactly those levels for exchangeable data, as the
+    default 9,999 swaps give. ``flips``: the sign
     flips of the pseudo-values, the package's test until 2026-11-30.
     """
     tally = PredictiveTally()

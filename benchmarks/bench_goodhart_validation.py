@@ -156,8 +156,9 @@ def ledger_section() -> list[str]:
         "*As the notebook* calls the function: `public_advantage` with the data's own "
         "clusters, `trained_task_effect` within families, `advantage_predictors` with the "
         "families given (the notebook's organisations; a group that is one family is its "
-        "organisation predictor), `predictive_comparison` as it is. *Other calls*: the function allows them (no clusters, "
-        "every task in a pair, other sizes, some models truly gaining). *By design*: an "
+        "organisation predictor), `predictive_comparison` as it is. *Other calls*: the "
+        "function allows them (no clusters, every task in a pair, other sizes, some models "
+        "truly gaining). *By design*: an "
         "assumption the docs name is violated on purpose (related tasks flipped alone, a "
         "family's errors reassigned among all models, `a` alone departing from `b`), the "
         "function refuses the split, or its shuffles cannot reach the level (one family of "
@@ -438,6 +439,9 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
     ]
     plan += [("families", 0.02, ()), ("normal", 0.0, sizes), ("normal", 0.02, sizes)]
     detectable: dict[str, float] = {}
+    names = {"rank": "ranked", "group": "a group of 8", "family": "one family"}
+    names["near"] = "a family and 2 of another"
+    test = "advantage_predictors"  # the notebook's organisation predictor: one family
     for departure, family, grouping in plan:
         got, found = sim.predictor_cell(
             stream("pred", departure, family, *grouping),
@@ -455,9 +459,6 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
         label = (
             f"{departure}{', effects shared' if family else ''}{f', {where}' if grouping else ''}"
         )
-        names = {"rank": "ranked", "group": "a group of 8", "family": "one family"}
-        names["near"] = "a family and 2 of another"
-        test = "advantage_predictors"  # the notebook's organisation predictor: one family
         shown = [  # one family of 10 cannot reach 0.05 (p >= 1/10): conservative by design
             ledger(
                 test,
@@ -711,8 +712,7 @@ def main() -> None:
         "another's 2 of 9), whose contrast lies mostly between families (`family_share` "
         "near 1): tested per model, it is liberal when families share their advantage. "
         "The variance of a per-model test does not count a family-shared part. "
-        f"Every row runs {4 * reps} data sets "
-        "(the cells are cheap).",
+        f"Every row runs {4 * reps} data sets (the cells are cheap).",
         "",
     ]
     timed("advantage_predictors", rows, lambda: predictor_rows(reps, args.results))

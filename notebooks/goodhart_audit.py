@@ -300,7 +300,7 @@ predictors[f"zero-shot % on {reference}"] = overlap[f"{reference} zero-shot %"].
 predictors[f"rank on {reference}"] = -ref.summary["rank_complete"].reindex(both).astype(float)  # higher = better
 predictors["release date"] = release_dates(both).map(lambda d: d.toordinal() if pd.notna(d) else np.nan)
 predictors["parameters"] = groups["n_parameters"].where(groups["n_parameters"] > 0)
-predictors[f"made by {organisation}"] = pd.Series([m.split("/")[0] == organisation for m in both], index=both)
+predictors[f"made by {organisation}"] = pd.Series(organisations).reindex(both).eq(organisation)
 predictors["static"] = groups["family"].eq("static")
 for kind in sorted(kinds.dropna().unique()):
     if 2 <= (kinds == kind).sum() <= kinds.notna().sum() - 2:

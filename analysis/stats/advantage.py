@@ -347,8 +347,8 @@ class AdvantagePredictorsResult(TableResult):
             ``n_b`` (groups: the units True / False), ``effect`` (the slope of A per
             standard deviation of the units' ranks, or the difference of the units' mean
             A True - False: per family, each family's mean over its models, every family
-            weighted alike), ``se_tasks`` and ``se_models``
-            (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
+            weighted alike), ``se_tasks`` and ``se_models`` (its two parts), ``se``,
+            ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
             ``family_share`` (with ``families``: the share of the contrast's sum of
             squares between families; near 1 per model, the test is liberal if families
@@ -533,8 +533,7 @@ def advantage_predictors(
       large family's mean spreads less than a small one's, so its group is conservative;
       a group of one model is refused, as without ``families``). A group that is one
       family of F gets p >= 1/F: it passes Holm's first step (alpha / m) only if 1/F is
-      below it. A
-      predictor that varies within families stays per model: liberal if its
+      below it. A predictor that varies within families stays per model: liberal if its
       ``family_share`` is near 1 and families share their advantage. One of two families
       only (a kind made by one organisation against another's) is not tested (NaN, left
       out of the adjustment). The true advantages spread alike in the two groups; the
