@@ -317,11 +317,6 @@ hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].
 tested, aligned_share = len(found) - len(untested), 0.5  # flag a per-model predictor this much between organisations
 aligned = found[found["unit"].eq("model") & found["family_share"].ge(aligned_share)]
 org, n_org = found.set_index("predictor").loc[f"made by {organisation}"], int(predictors[f"made by {organisation}"].sum())
-by_org = adv["advantage"].groupby(organisations)  # one-way random effects by moments: the organisations' shared spread
-n0 = (len(adv) - (by_org.size() ** 2).sum() / len(adv)) / (by_org.ngroups - 1)
-ms_within = ((adv["advantage"] - by_org.transform("mean")) ** 2).sum() / (len(adv) - by_org.ngroups)
-ms_between = (by_org.size() * (by_org.mean() - adv["advantage"].mean()) ** 2).sum() / (by_org.ngroups - 1)
-shared_sd, noise_sd = np.sqrt(max(0.0, (ms_between - ms_within) / n0)), np.sqrt((adv["se"] ** 2).mean())
 n_units = int(org["n_units"])
 nb.md(
     (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} points, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
@@ -329,13 +324,13 @@ nb.md(
     + "Where nothing is found, the effects this design would have detected with "
     f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else f"none (too few {'organisations' if r.unit == 'family' else 'models'} for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
     "A predictor constant within every organisation is tested with the organisations as the units (their mean scores, each organisation weighted alike; "
-    "shuffles move whole organisations), since models of one organisation share their training; the others per model. "
+    "shuffles move whole organisations), since models of one organisation share their training; the others per model, "
+    "their variance counting a part of the advantage shared by each organisation's models (estimated from the data). "
     + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models come from only {r.n_units} organisations: it cannot be told from its makers. " for r in untested.itertuples())
     + (f"Tested per model, though at least {aligned_share:.0%} of the contrast lies between organisations: "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
-       + ". If an organisation's models share their advantage, such a test rejects too often (the statistics guide measures it); "
-       f"here the organisations' shared part of the advantages has an estimated SD of {100 * shared_sd:.2f} points, against the task noise of "
-       f"each model's advantage, {100 * noise_sd:.2f} points, which the test counts. " if len(aligned) else "")
+       + ". For these the shared part weighs most, and its test is conservative if organisations share nothing beyond their models' correlated task noise "
+       "(the statistics guide measures both cases). " if len(aligned) else "")
     + f"On the mteb#3902 claim: the {n_org} {organisation} model{'s' if n_org != 1 else ''} audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f"), against the other {n_units - 1} organisations: "
     f"{100 * org['effect']:+.2f} points of public advantage ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "

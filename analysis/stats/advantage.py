@@ -351,8 +351,8 @@ class AdvantagePredictorsResult(TableResult):
             ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
             ``family_share`` (with ``families``: the share of the contrast's sum of
-            squares between families; near 1 per model, the test is liberal if families
-            share their advantage), ``pvalue_adjusted`` (across the predictors tested:
+            squares between families; near 1, the predictor is mostly which family a
+            model is in), ``pvalue_adjusted`` (across the predictors tested:
             NaN for one of two families) and ``detectable`` (the smallest
             absolute effect found with probability ``power`` at the family-wise level:
             ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles cannot reach it).
@@ -398,6 +398,32 @@ def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known
     mean = pd.get_dummies(codes).to_numpy(float) / codes.value_counts().sort_index().to_numpy()
     column = column[known].groupby(codes).first().rename(column.name)
     return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
+
+
+def _model_parts(a: Any, c: Any, s2: float, strata: Any) -> list[tuple[Any, Any]]:
+    """The models' variance in each contrast (a column of ``c``) and its df, by parts.
+
+    The residuals of A on the contrast less the task noise ``s2`` (moments, floored at 0),
+    times ``sum c**2``; with 3 families or more, some of 2 models, a one-way split of them
+    gives the families' shared spread tau_f and the part the pooled one misses, ``tau_f *
+    (sum_f (sum_{j in f} c_j)**2 - sum c**2)``: about 0 for a contrast at random,
+    positive between families, negative within (floored at the within-family part).
+    """
+    n, cc = len(c), (c**2).sum(axis=0)
+    centred = a - a.mean()  # least-squares fit of A on the contrast: its residuals
+    r = centred[:, None] - c * ((centred @ c) / cc)
+    tau2 = np.maximum(0.0, (r**2).sum(axis=0) / (n - 2) - s2)
+    pooled = (tau2 * cc, np.maximum((n - 2) * (tau2 / (tau2 + s2)) ** 2, 1.0))
+    if strata is None or not 3 <= (f := len(set(strata))) < n:
+        return [pooled]
+    h = pd.get_dummies(strata).to_numpy(float).T  # families x models
+    between = ((h @ r) ** 2 / h.sum(axis=1)[:, None]).sum(axis=0)  # f - 2 df: 1 to the slope
+    ms_within, ms_between = ((r**2).sum(axis=0) - between) / (n - f), between / (f - 2)
+    n0 = (n - (h.sum(axis=1) ** 2).sum() / n) / (f - 1)  # the unbalanced ANOVA's family size
+    tau_m, tau_f = np.maximum(0.0, ms_within - s2), np.maximum(0.0, (ms_between - ms_within) / n0)
+    aligned = np.maximum(tau_f * (((h @ c) ** 2).sum(axis=0) - cc), tau_m * cc - pooled[0])
+    df_f = np.maximum((f - 2) * (n0 * tau_f / (n0 * tau_f + tau_m + s2)) ** 2, 1.0)
+    return [pooled, (aligned, df_f)]
 
 
 def predictor_row(
@@ -450,13 +476,11 @@ def predictor_row(
         (v.mean(axis=0), v.var(axis=0, ddof=1) / len(v), len(v) - 1)
         for v in (y_pub[:, known] @ c, y_priv[:, known] @ c)
     )
-    a, s2, cc, n = each["estimate"][known], (each["se"][known] ** 2).mean(), (c**2).sum(0), len(c)
-    centred = a - a.mean()  # least-squares fit of A on the contrast: RSS by its slope
-    tau2 = np.maximum(0.0, ((centred**2).sum() - (centred @ c) ** 2 / cc) / (n - 2) - s2)
-    v_task, v_model = v1 + v2, tau2 * cc
-    df_model = np.maximum((n - 2) * (tau2 / (tau2 + s2)) ** 2, 1.0)
+    a, s2 = each["estimate"][known], (each["se"][known] ** 2).mean()
+    parts = _model_parts(a, c, s2, None if unit == "family" or strata is None else strata[known])
+    v_task, v_model = v1 + v2, sum(v for v, _ in parts)
     var = v_task + v_model
-    df = var**2 / (v1**2 / d1 + v2**2 / d2 + np.where(v_model > 0, v_model**2 / df_model, 0.0))
+    df = var**2 / (v1**2 / d1 + v2**2 / d2 + sum(v**2 / d for v, d in parts))
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
     null = np.sort(np.abs(t[1:]))
 
@@ -517,8 +541,9 @@ def advantage_predictors(
       ``v_t = sum_j c_j y_tj``, public vs private, which keeps every correlation between
       the models exactly) and the models as a sample of models (``se_models``: the
       spread of the models' true advantages around the fit, i.e. the residual variance
-      of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``).
-      ``pvalue_t``: t with Satterthwaite degrees of freedom.
+      of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``; per
+      model with ``families``, plus the part of the families' shared spread the pooled one
+      misses, ``_model_parts``). ``pvalue_t``: t with Satterthwaite degrees of freedom.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models; t alone was
       liberal on the real scores; a group's arrangements each once if no more than
@@ -533,8 +558,9 @@ def advantage_predictors(
       large family's mean spreads less than a small one's, so its group is conservative;
       a group of one model is refused, as without ``families``). A group that is one
       family of F gets p >= 1/F: it passes Holm's first step (alpha / m) only if 1/F is
-      below it. A predictor that varies within families stays per model: liberal if its
-      ``family_share`` is near 1 and families share their advantage. One of two families
+      below it. A predictor that varies within families stays per model, its variance
+      with that family part: conservative if families share nothing and its
+      ``family_share`` is near 1 (the part is estimated, floored at 0). One of two families
       only (a kind made by one organisation against another's) is not tested (NaN, left
       out of the adjustment). The true advantages spread alike in the two groups; the
       effect linear in the ranks. Measured type-I error:
@@ -612,6 +638,7 @@ def advantage_predictors(
     adjusted, tested = np.full(len(table), np.nan), table["pvalue"].notna().to_numpy()
     adjusted[tested] = adjust_pvalues(table["pvalue"][tested].to_numpy(), adjustment=adjustment)
     table.insert(len(table.columns) - 1, "pvalue_adjusted", adjusted)  # before `detectable`
+    by_family = "; constant within families: families as units, else a family part in the variance"
     return AdvantagePredictorsResult(
         table=table,
         adjustment=adjustment,
@@ -622,12 +649,7 @@ def advantage_predictors(
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
             "units' residual spread; the larger p of t with Satterthwaite df and of "
             f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer)"
-            + (
-                "; a predictor constant within families: the families as units"
-                if families is not None
-                else ""
-            )
-            + "; "
+            f"{by_family * (families is not None)}; "
             f"{adjustment} across {int(tested.sum())} tested predictor(s)"
         ),
     )
