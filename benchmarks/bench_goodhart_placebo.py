@@ -99,14 +99,19 @@ def placebo_advantage(
 
 
 def placebo_predictors(
-    rng: np.random.Generator, reps: int, wide: pd.DataFrame, public: list[str], private: list[str]
+    rng: np.random.Generator,
+    reps: int,
+    wide: pd.DataFrame,
+    public: list[str],
+    private: list[str],
+    families: pd.Series,
 ) -> dict[tuple[str, str], sim.Tally]:
     """Rejections at 5% of a random ranked predictor, a random group of 8 models, and a
     random organisation (2 models or more) with 2 models of another (3 or more): per
-    model, its contrast mostly between organisations, as the static models'."""
+    model, its contrast mostly between organisations, as the static models'. ``families``:
+    each model's organisation, given to the function as the notebook gives it."""
     models = list(wide.columns)
     hits = {(name, p): sim.Tally() for name in ("ranked", "group", "near") for p in PVALUES}
-    families = pd.Series([m.split("/")[0] for m in models], index=models)  # as the notebook
     sizes = families.value_counts()
     for _ in range(reps):
         group = np.zeros(len(models), bool)
@@ -189,8 +194,9 @@ def main() -> None:
             f"| {errors} | {distinct} |"
         )
         print(f"{name} {pin} {sides}: {time.perf_counter() - cell_start:.0f} s", flush=True)
-    hits = placebo_predictors(stream("predictors"), 4 * reps, wide, public, private)
-    sizes = pd.Series([m.split("/")[0] for m in wide.columns]).value_counts()
+    families = pd.Series([m.split("/")[0] for m in wide.columns], index=wide.columns)
+    hits = placebo_predictors(stream("predictors"), 4 * reps, wide, public, private, families)
+    sizes = families.value_counts()  # as the notebook: the organisation is the name before /
     n_whole, n_other = int((sizes >= 2).sum()), int((sizes >= 3).sum())
     rows += [
         "",
