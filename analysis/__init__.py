@@ -12,7 +12,6 @@ import lazy_loader
 __version__ = "0.1.0"
 
 # Every public name loads on first use (scientific Python's SPEC 1): ``import analysis`` (and
-# so every ``--help`` of the command line) imports neither pandas nor scipy, and the
-# model-running names (mteb, torch) load only when used. The names are listed once, in
-# ``__init__.pyi``.
+# so every ``--help`` of the command line) imports neither pandas nor scipy; the names that
+# run models (mteb, torch) load only when used. The names are listed once, in __init__.pyi.
 __getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

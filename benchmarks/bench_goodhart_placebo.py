@@ -46,6 +46,7 @@ import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
 from analysis.results.clusters import task_clusters  # noqa: E402
+from analysis.results.groups import organisations  # noqa: E402
 from analysis.results.specs import resolve_spec  # noqa: E402
 from analysis.stats import advantage_predictors, public_advantage  # noqa: E402
 
@@ -194,9 +195,9 @@ def main() -> None:
             f"| {errors} | {distinct} |"
         )
         print(f"{name} {pin} {sides}: {time.perf_counter() - cell_start:.0f} s", flush=True)
-    families = pd.Series([m.split("/")[0] for m in wide.columns], index=wide.columns)
+    families = organisations(wide.columns)  # as the notebook gives them
     hits = placebo_predictors(stream("predictors"), 4 * reps, wide, public, private, families)
-    sizes = families.value_counts()  # as the notebook: the organisation is the name before /
+    sizes = families.value_counts()
     n_whole, n_other = int((sizes >= 2).sum()), int((sizes >= 3).sum())
     rows += [
         "",

@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -65,6 +64,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
+from analysis.results.groups import organisations  # noqa: E402
 from analysis.stats.advantage import MIN_TASKS_PER_SIDE  # noqa: E402
 
 K = 70
@@ -422,7 +422,7 @@ def reference_section(reps: int, results: Path) -> list[str]:
 def organisation_sizes(results: Path) -> list[int]:
     """Models per organisation among the data's (as of the post), the notebook's first."""
     wide, _, _ = sim.audit_data(results, "as-of-post", BENCHMARK)
-    counts = pd.Series([m.split("/")[0] for m in wide.columns]).value_counts()
+    counts = organisations(wide.columns).value_counts()
     return [int(counts[ORGANISATION]), *counts.drop(ORGANISATION).tolist()]
 
 
@@ -709,10 +709,13 @@ def main() -> None:
         "vary within families and stay per model. So does the last column's group, one "
         "family and 2 models of another (the data's static models: one maker's 8 of 8, "
         "another's 2 of 9), whose contrast lies mostly between families (`family_share` "
-        "near 1). Per model with `families=`, the models' variance adds the part of the "
-        "families' shared spread that the pooled spread misses (from a one-way split of the "
-        "residuals by moments; its own Satterthwaite df); without it that group rejected "
-        "0.237 and 0.266 with "
+        "near 1). Per model with `families=`, the models' variance is the families' shared "
+        "spread and the models' own, each weighted by the contrast (unbiased moments of a "
+        "one-way split of the residuals, each sum of squares less its own task noise, "
+        "correlated models included; Satterthwaite df; where that sum is not positive, the "
+        "families are taken to share nothing: the pooled spread); with the pooled spread "
+        "alone that "
+        "group rejected 0.237 and 0.266 with "
         "family-shared effects (this report as of 2026-11-30 12:08 UTC). SD 0.04 is "
         "twice the other rows' shared spread. "
         f"Every row runs {4 * reps} data sets (the cells are cheap).",

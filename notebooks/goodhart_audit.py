@@ -71,7 +71,7 @@ from analysis.notebook.explorer import rank_explorer
 from analysis.results.blog import post_models
 from analysis.results.clusters import task_clusters
 from analysis.results.columns import leaderboard_columns
-from analysis.results.groups import model_groups, release_dates
+from analysis.results.groups import model_groups, organisations, release_dates
 from analysis.results.leaderboard import load_leaderboards
 from analysis.results.specs import resolve_spec
 from analysis.results.training import overlap_table, task_sources, trained_on, zero_shot
@@ -261,11 +261,11 @@ for row in subs.to_dict("records"):
 # models share training and errors, so only they are exchangeable under the null).
 
 # %%
-organisations = {m: m.split("/")[0] for m in both}
-within = trained_task_effect(wide.loc[public], trained_on(both, public), families=organisations, n_resamples=n_resamples,
+org_of = organisations(both)  # the name before /
+within = trained_task_effect(wide.loc[public], trained_on(both, public), families=org_of, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
 patterns = trained_on(both, public).T.dropna().astype(bool)  # models with known training data
-mixed = patterns.groupby(lambda m: organisations[m]).nunique().max(axis=1).gt(1)  # organisations whose models differ
+mixed = patterns.groupby(org_of).nunique().max(axis=1).gt(1)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
 nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
@@ -300,12 +300,12 @@ predictors[f"zero-shot % on {reference}"] = overlap[f"{reference} zero-shot %"].
 predictors[f"rank on {reference}"] = -ref.summary["rank_complete"].reindex(both).astype(float)  # higher = better
 predictors["release date"] = release_dates(both).map(lambda d: d.toordinal() if pd.notna(d) else np.nan)
 predictors["parameters"] = groups["n_parameters"].where(groups["n_parameters"] > 0)
-predictors[f"made by {organisation}"] = pd.Series(organisations).reindex(both).eq(organisation)
+predictors[f"made by {organisation}"] = org_of.reindex(both).eq(organisation)
 predictors["static"] = groups["family"].eq("static")
 for kind in sorted(kinds.dropna().unique()):
     if 2 <= (kinds == kind).sum() <= kinds.notna().sum() - 2:
         predictors[f"static: {kind} (vs other static)"] = (kinds == kind).where(kinds.notna()).astype("boolean")
-drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private, families=organisations, power=power,
+drivers = advantage_predictors(wide, predictors, public_tasks=public, private_tasks=private, families=org_of, power=power,
                                n_resamples=n_resamples, confidence_level=confidence_level,
                                rng=nb.rng("goodhart_predictors"))
 found = drivers.to_frame()
@@ -325,11 +325,11 @@ nb.md(
     f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else f"none (too few {'organisations' if r.unit == 'family' else 'models'} for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
     "A predictor constant within every organisation is tested with the organisations as the units (their mean scores, each organisation weighted alike; "
     "shuffles move whole organisations), since models of one organisation share their training; the others per model, "
-    "their variance counting a part of the advantage shared by each organisation's models (estimated from the data). "
+    "their variance counting a part of the advantage shared by each organisation's models (estimated from the data, net of the task noise those models share). "
     + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models come from only {r.n_units} organisations: it cannot be told from its makers. " for r in untested.itertuples())
     + (f"Tested per model, though at least {aligned_share:.0%} of the contrast lies between organisations: "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
-       + ". For these the shared part weighs most, and its test is conservative if organisations share nothing beyond their models' correlated task noise "
+       + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing, so their test is conservative if they share nothing "
        "(the statistics guide measures both cases). " if len(aligned) else "")
     + f"On the mteb#3902 claim: the {n_org} {organisation} model{'s' if n_org != 1 else ''} audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f"), against the other {n_units - 1} organisations: "

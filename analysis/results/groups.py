@@ -1,4 +1,4 @@
-"""Model groups and release dates, read from mteb's model metadata and the static-kinds table."""
+"""Model groups, organisations, release dates: mteb's model metadata, the static-kinds table."""
 
 from __future__ import annotations
 
@@ -152,3 +152,13 @@ def release_dates(models: Iterable[str]) -> pd.Series:
     metas = {name: registered_meta(name, follow_renames=True) for name in models}
     dates = {name: getattr(meta, "release_date", None) for name, meta in metas.items()}
     return pd.to_datetime(pd.Series(dates, dtype=object), errors="coerce")
+
+
+def organisations(models: Iterable[str]) -> pd.Series:
+    """Each model's organisation, its name before ``/`` (the audit's ``families=``).
+
+    Examples:
+        >>> organisations(["minishlab/potion-base-8M", "bm25s"]).to_dict()
+        {'minishlab/potion-base-8M': 'minishlab', 'bm25s': 'bm25s'}
+    """
+    return pd.Series({m: m.split("/")[0] for m in models}, dtype=object)

@@ -400,30 +400,35 @@ def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known
     return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
 
 
-def _model_parts(a: Any, c: Any, s2: float, strata: Any) -> list[tuple[Any, Any]]:
+def _model_parts(a: Any, c: Any, noise: Any, strata: Any) -> list[tuple[Any, Any]]:
     """The models' variance in each contrast (a column of ``c``) and its df, by parts.
 
-    The residuals of A on the contrast less the task noise ``s2`` (moments, floored at 0),
-    times ``sum c**2``; with 3 families or more, some of 2 models, a one-way split of them
-    gives the families' shared spread tau_f and the part the pooled one misses, ``tau_f *
-    (sum_f (sum_{j in f} c_j)**2 - sum c**2)``: about 0 for a contrast at random,
-    positive between families, negative within (floored at the within-family part).
+    Moments of the residuals r = M A of A on the contrast, each sum of squares less its own
+    task noise ``tr(. noise)`` (``noise``: A's covariance over the tasks): the pooled spread
+    tau2 times ``sum c**2``; with 3 families or more, some of 2 models, the families' shared
+    tau_f and the models' own tau_m solve the between (M P M, P onto the families) and
+    within sums' moment equations, unbiased, and the variance is ``tau_m sum c**2 + tau_f
+    sum_f (sum_{j in f} c_j)**2`` (Satterthwaite df); if not > 0, tau_f = 0: the pooled one.
     """
-    n, cc = len(c), (c**2).sum(axis=0)
+    n, cc, ec = len(c), (c**2).sum(axis=0), noise @ c
     centred = a - a.mean()  # least-squares fit of A on the contrast: its residuals
     r = centred[:, None] - c * ((centred @ c) / cc)
-    tau2 = np.maximum(0.0, (r**2).sum(axis=0) / (n - 2) - s2)
-    pooled = (tau2 * cc, np.maximum((n - 2) * (tau2 / (tau2 + s2)) ** 2, 1.0))
+    ss, e_m = (r**2).sum(axis=0), np.trace(noise) - noise.sum() / n - (c * ec).sum(axis=0) / cc
+    tau2 = np.maximum(0.0, (ss - e_m) / (n - 2))
+    pooled = (tau2 * cc, np.fmax((n - 2) * (tau2 / (tau2 + e_m / (n - 2))) ** 2, 1.0))
     if strata is None or not 3 <= (f := len(set(strata))) < n:
         return [pooled]
     h = pd.get_dummies(strata).to_numpy(float).T  # families x models
-    between = ((h @ r) ** 2 / h.sum(axis=1)[:, None]).sum(axis=0)  # f - 2 df: 1 to the slope
-    ms_within, ms_between = ((r**2).sum(axis=0) - between) / (n - f), between / (f - 2)
-    n0 = (n - (h.sum(axis=1) ** 2).sum() / n) / (f - 1)  # the unbalanced ANOVA's family size
-    tau_m, tau_f = np.maximum(0.0, ms_within - s2), np.maximum(0.0, (ms_between - ms_within) / n0)
-    aligned = np.maximum(tau_f * (((h @ c) ** 2).sum(axis=0) - cc), tau_m * cc - pooled[0])
-    df_f = np.maximum((f - 2) * (n0 * tau_f / (n0 * tau_f + tau_m + s2)) ** 2, 1.0)
-    return [pooled, (aligned, df_f)]
+    size, hc, between = h.sum(axis=1)[:, None], h @ c, h @ r
+    k, s = (hc**2).sum(axis=0) / cc, (hc**2 / size).sum(axis=0) / cc  # |H u|^2, u'P u
+    e_b = (((h @ noise) * h).sum(axis=1) / size[:, 0]).sum() - noise.sum() / n  # tr(B noise)
+    e_b = e_b - (2 * ((h.T @ (hc / size)) * ec).sum(axis=0) - s * (c * ec).sum(axis=0)) / cc
+    d_b, k_b = f - 1 - s, n - (size**2).sum() / n - (2 - s) * k  # tr(B), tr(B K); W = M - B
+    d_w, k_w, e_w, ss_b = n - 2 - d_b, k * (1 - s), e_m - e_b, (between**2 / size).sum(axis=0)
+    g_b, g_w = np.array([k * d_w - k_w, k_b - k * d_b]) * cc / (k_b * d_w - d_b * k_w)
+    v = g_b * (ss_b - e_b) + g_w * (ss - ss_b - e_w)  # tau_m cc + tau_f k cc, both unbiased
+    df = np.fmax(v**2 / ((g_b * ss_b) ** 2 / d_b + (g_w * (ss - ss_b)) ** 2 / d_w), 1.0)
+    return [(np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1]))]  # else tau_f = 0
 
 
 def predictor_row(
@@ -476,8 +481,9 @@ def predictor_row(
         (v.mean(axis=0), v.var(axis=0, ddof=1) / len(v), len(v) - 1)
         for v in (y_pub[:, known] @ c, y_priv[:, known] @ c)
     )
-    a, s2 = each["estimate"][known], (each["se"][known] ** 2).mean()
-    parts = _model_parts(a, c, s2, None if unit == "family" or strata is None else strata[known])
+    a, sides = each["estimate"][known], (y_pub[:, known], y_priv[:, known])
+    noise = sum(np.cov(v, rowvar=False) / len(v) for v in sides)  # A's, over the tasks
+    parts = _model_parts(a, c, noise, None if unit == "family" or strata is None else strata[known])
     v_task, v_model = v1 + v2, sum(v for v, _ in parts)
     var = v_task + v_model
     df = var**2 / (v1**2 / d1 + v2**2 / d2 + sum(v**2 / d for v, d in parts))
@@ -542,8 +548,8 @@ def advantage_predictors(
       the models exactly) and the models as a sample of models (``se_models``: the
       spread of the models' true advantages around the fit, i.e. the residual variance
       of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``; per
-      model with ``families``, plus the part of the families' shared spread the pooled one
-      misses, ``_model_parts``). ``pvalue_t``: t with Satterthwaite degrees of freedom.
+      model with ``families``, the families' shared spread and the models' own, each
+      weighted by the contrast, ``_model_parts``). ``pvalue_t``: t with Satterthwaite df.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models; t alone was
       liberal on the real scores; a group's arrangements each once if no more than
@@ -560,7 +566,7 @@ def advantage_predictors(
       family of F gets p >= 1/F: it passes Holm's first step (alpha / m) only if 1/F is
       below it. A predictor that varies within families stays per model, its variance
       with that family part: conservative if families share nothing and its
-      ``family_share`` is near 1 (the part is estimated, floored at 0). One of two families
+      ``family_share`` is near 1 (if the part is not positive, the pooled). One of two families
       only (a kind made by one organisation against another's) is not tested (NaN, left
       out of the adjustment). The true advantages spread alike in the two groups; the
       effect linear in the ranks. Measured type-I error:

@@ -262,10 +262,8 @@ def compare(
 
         >>> import numpy as np, pandas as pd
         >>> rng = np.random.default_rng(0)
-        >>> difficulty = rng.normal(0.5, 0.05, (8, 1))
-        >>> skill = np.array([0.1, 0.05, 0.0, -0.05])
-        >>> scores = pd.DataFrame(
-        ...     difficulty + skill + rng.normal(0, 0.01, (8, 4)),
+        >>> mean = rng.normal(0.5, 0.05, (8, 1)) + [0.1, 0.05, 0.0, -0.05]  # task + model
+        >>> scores = pd.DataFrame(mean + rng.normal(0, 0.01, (8, 4)),
         ...     index=[f"task{i}" for i in range(8)], columns=["A", "B", "C", "D"])
         >>> from analysis.stats import compare
         >>> report = compare(scores)

@@ -558,11 +558,9 @@ def predict_benchmark(
         >>> import numpy as np, pandas as pd
         >>> from analysis.stats import predict_benchmark
         >>> rng = np.random.default_rng(0)
-        >>> skill = rng.normal(0.6, 0.05, 30)
-        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
-        >>> reference = pd.DataFrame(
-        ...     scores, index=[f"task{i}" for i in range(12)],
-        ...     columns=[f"model{j}" for j in range(30)])
+        >>> scores = np.clip(rng.normal(0.6, 0.05, 30) + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(scores, index=[f"task{i}" for i in range(12)],
+        ...                          columns=[f"model{j}" for j in range(30)])
         >>> mine = {"task0": 0.62, "task1": 0.60, "task2": 0.63}
         >>> res = predict_benchmark(reference, mine, calibration="exchangeable")
         >>> bool(res.confidence_interval.low < res.mean < res.confidence_interval.high)
@@ -672,11 +670,9 @@ def next_tasks(
 
         >>> import numpy as np, pandas as pd
         >>> rng = np.random.default_rng(0)
-        >>> skill = rng.normal(0.6, 0.05, 30)
-        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
-        >>> reference = pd.DataFrame(
-        ...     scores, index=[f"task{i}" for i in range(12)],
-        ...     columns=[f"model{j}" for j in range(30)])
+        >>> scores = np.clip(rng.normal(0.6, 0.05, 30) + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(scores, index=[f"task{i}" for i in range(12)],
+        ...                          columns=[f"model{j}" for j in range(30)])
         >>> from analysis.stats import next_tasks
         >>> res = next_tasks(reference, {"task0": 0.62, "task1": 0.60, "task2": 0.63})
         >>> table = res.to_frame()

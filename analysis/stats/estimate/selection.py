@@ -184,11 +184,9 @@ def select_tasks(
 
         >>> import numpy as np, pandas as pd
         >>> rng = np.random.default_rng(0)
-        >>> skill = rng.normal(0.6, 0.05, 30)
-        >>> scores = np.clip(skill + rng.normal(0, 0.02, (12, 30)), 0, 1)
-        >>> reference = pd.DataFrame(
-        ...     scores, index=[f"task{i}" for i in range(12)],
-        ...     columns=[f"model{j}" for j in range(30)])
+        >>> scores = np.clip(rng.normal(0.6, 0.05, 30) + rng.normal(0, 0.02, (12, 30)), 0, 1)
+        >>> reference = pd.DataFrame(scores, index=[f"task{i}" for i in range(12)],
+        ...                          columns=[f"model{j}" for j in range(30)])
         >>> from analysis.stats import select_tasks
         >>> sel = select_tasks(reference, 3)
         >>> len(sel.tasks), set(sel.tasks) <= set(reference.index), len(sel.models)
