@@ -400,8 +400,8 @@ def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known
     return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
 
 
-def _model_parts(a: Any, c: Any, noise: Any, strata: Any) -> list[tuple[Any, Any]]:
-    """The models' variance in each contrast (a column of ``c``) and its df, by parts.
+def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
+    """The models' variance in each contrast (a column of ``c``) and its df.
 
     Moments of the residuals r = M A of A on the contrast, each sum of squares less its own
     task noise ``tr(. noise)`` (``noise``: A's covariance over the tasks): the pooled spread
@@ -417,7 +417,7 @@ def _model_parts(a: Any, c: Any, noise: Any, strata: Any) -> list[tuple[Any, Any
     tau2 = np.maximum(0.0, (ss - e_m) / (n - 2))
     pooled = (tau2 * cc, np.fmax((n - 2) * (tau2 / (tau2 + e_m / (n - 2))) ** 2, 1.0))
     if strata is None or not 3 <= (f := len(set(strata))) < n:
-        return [pooled]
+        return pooled
     h = pd.get_dummies(strata).to_numpy(float).T  # families x models
     size, hc, between = h.sum(axis=1)[:, None], h @ c, h @ r
     k, s = (hc**2).sum(axis=0) / cc, (hc**2 / size).sum(axis=0) / cc  # |H u|^2, u'P u
@@ -428,7 +428,7 @@ def _model_parts(a: Any, c: Any, noise: Any, strata: Any) -> list[tuple[Any, Any
     g_b, g_w = np.array([k * d_w - k_w, k_b - k * d_b]) * cc / (k_b * d_w - d_b * k_w)
     v = g_b * (ss_b - e_b) + g_w * (ss - ss_b - e_w)  # tau_m cc + tau_f k cc, both unbiased
     df = np.fmax(v**2 / ((g_b * ss_b) ** 2 / d_b + (g_w * (ss - ss_b)) ** 2 / d_w), 1.0)
-    return [(np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1]))]  # else tau_f = 0
+    return np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1])  # else tau_f = 0
 
 
 def predictor_row(
@@ -483,10 +483,10 @@ def predictor_row(
     )
     a, sides = each["estimate"][known], (y_pub[:, known], y_priv[:, known])
     noise = sum(np.cov(v, rowvar=False) / len(v) for v in sides)  # A's, over the tasks
-    parts = _model_parts(a, c, noise, None if unit == "family" or strata is None else strata[known])
-    v_task, v_model = v1 + v2, sum(v for v, _ in parts)
+    by = None if unit == "family" or strata is None else strata[known]
+    (v_model, d_model), v_task = _model_part(a, c, noise, by), v1 + v2
     var = v_task + v_model
-    df = var**2 / (v1**2 / d1 + v2**2 / d2 + sum(v**2 / d for v, d in parts))
+    df = var**2 / (v1**2 / d1 + v2**2 / d2 + v_model**2 / d_model)
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
     null = np.sort(np.abs(t[1:]))
 
@@ -549,7 +549,7 @@ def advantage_predictors(
       spread of the models' true advantages around the fit, i.e. the residual variance
       of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``; per
       model with ``families``, the families' shared spread and the models' own, each
-      weighted by the contrast, ``_model_parts``). ``pvalue_t``: t with Satterthwaite df.
+      weighted by the contrast, ``_model_part``). ``pvalue_t``: t with Satterthwaite df.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models; t alone was
       liberal on the real scores; a group's arrangements each once if no more than

@@ -462,7 +462,7 @@ def test_the_models_variance_parts_match_its_moments_on_the_datas_families(tau_f
     (summing to 0 in each) and 40 at random, within 5% (the moments are unbiased). With
     nothing shared, the static shape's falls under 0 often and the pooled spread is used
     instead: 20-70% over (conservative)."""
-    from analysis.stats.advantage import _model_parts
+    from analysis.stats.advantage import _model_part
 
     rng = np.random.default_rng(8)
     sizes = [8, 10, 9, 8, 5, 3, 3, 3, *[2] * 6, *[1] * 9]
@@ -480,7 +480,7 @@ def test_the_models_variance_parts_match_its_moments_on_the_datas_families(tau_f
     total = np.zeros(c.shape[1])
     for _ in range(2000):
         a = rng.normal(0, np.sqrt(tau_f), len(sizes))[fam] + rng.normal(0, np.sqrt(2.0), 70)
-        total += sum(v for v, _ in _model_parts(a, c, np.eye(70), fam))
+        total += _model_part(a, c, np.eye(70), fam)[0]
     ratio = total / 2000 / truth
     assert np.all(np.abs(ratio[1:] - 1) < 0.05), ratio
     assert abs(ratio[0] - 1) < 0.05 if tau_f else 1.2 < ratio[0] < 1.7, ratio[0]
@@ -584,7 +584,7 @@ def test_the_models_parts_against_dense_moments(sizes: list[int]):
     between families, within them (summing to 0 in each: tau_m sum c**2 alone) and at
     random; Satterthwaite's df of v = g . (the between and within sums less their noise);
     where v is not positive (families sharing nothing), the pooled spread and its df."""
-    from analysis.stats.advantage import _model_parts
+    from analysis.stats.advantage import _model_part
 
     rng = np.random.default_rng(len(sizes))
     fam = np.repeat(np.arange(len(sizes)), sizes)
@@ -598,7 +598,7 @@ def test_the_models_parts_against_dense_moments(sizes: list[int]):
     alike = rng.normal(0, 1.5, n)  # the families share nothing: v < 0 about half the time
     fell = []
     for a in (apart, alike):
-        v, df = _model_parts(a, c, noise, fam)[0]
+        v, df = _model_part(a, c, noise, fam)
         dense = [_dense_model_part(a, c[:, j], noise, fam) for j in range(c.shape[1])]
         np.testing.assert_allclose(v, [d[0] for d in dense], rtol=1e-9)
         np.testing.assert_allclose(df, [d[1] for d in dense], rtol=1e-9)
