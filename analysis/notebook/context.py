@@ -251,12 +251,10 @@ def setup(
         output_dir: Output folder, relative to the repository root (default: the
             ``output_dir`` parameter, else ``figures``).
         resolve: Resolve the results folder now (False for notebooks that read none).
-        namespace: Where the parameters cell ran (default: the caller's globals, i.e.
-            the kernel's).
+        namespace: Where the parameters cell ran (default: the caller's globals, i.e. the kernel's).
 
     Raises:
-        NotebookError: The notebook's source cannot be found, or its parameters cell has
-            not run.
+        NotebookError: The notebook's source cannot be found, or its parameters cell has not run.
         ResultsNotFoundError: See :func:`resolve_results`.
     """
     if parameters is None:

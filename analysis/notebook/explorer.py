@@ -414,8 +414,7 @@ def rank_explorer(
         groups: :func:`analysis.results.groups.model_groups` of the models (at least
             ``model``, ``family``, ``static_kind``); default: read from mteb's model
             metadata for every ranked model. A model it does not list is ``unknown``.
-        own: The user's own runs (highlighted, always shown); names not ranked are
-            ignored.
+        own: The user's own runs (highlighted, always shown); names not ranked are ignored.
         post: Models marked in bold (the post's models).
         unranked: Board name -> {model: why it is not ranked there} (e.g. missing
             tasks): a search for such a model says why instead of "no match".

@@ -126,8 +126,7 @@ def post_comparisons(path: str | Path | None = None) -> list[tuple[str, str, str
     (:func:`analysis.results.groups.model_groups`, ``static_kinds.csv``).
 
     Raises:
-        ValueError: a subset does not hold exactly one supervised and one distilled
-            static model.
+        ValueError: a subset does not hold exactly one supervised and one distilled static model.
     """
     mteb_table = parse_blog_tables(from_root(path or default_post())).mteb
     kinds = model_groups(mteb_table["model"]).set_index("model")["static_kind"]

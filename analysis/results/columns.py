@@ -67,10 +67,9 @@ def leaderboard_columns(
         board: A loaded benchmark (``load_leaderboard(...)``).
         models: Only these models of the board (e.g. the complete ones), the Borda rank
             among them; None: every model.
-        min_zero_shot: Keep only models whose zero-shot % on the benchmark is at least
-            this (100: trained on none of its tasks); None keeps every model. The Borda
-            rank is then among the models kept, as mteb's leaderboard ranks what its
-            filters leave.
+        min_zero_shot: Keep only models whose zero-shot % on the benchmark is at least this (100:
+            trained on none of its tasks); None keeps every model. The Borda rank is then among the
+            models kept, as mteb's leaderboard ranks what its filters leave.
         keep_unknown: With ``min_zero_shot``, also keep the models whose training data
             mteb does not record (they are dropped otherwise, as mteb's "Remove Unknown").
 

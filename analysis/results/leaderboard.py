@@ -403,8 +403,7 @@ def load_leaderboard(
     Raises:
         ValueError: unknown benchmark, task or model (with the closest valid names).
         ResultsNotFoundError: missing or empty results folder.
-        ResultsConflictError: two folders hold different results for one
-            (model, revision, task).
+        ResultsConflictError: two folders hold different results for one (model, revision, task).
 
     Examples:
         ``tiny_results`` is a results folder of two models (``org/A``, ``org/B``) on three

@@ -213,8 +213,7 @@ def resolve_spec(
     """Resolve a benchmark name (or an explicit task list) to a :class:`BenchmarkSpec`.
 
     Args:
-        benchmark: mteb benchmark name, e.g. ``"RTEB(beta)"``. Mutually exclusive with
-            ``tasks``.
+        benchmark: mteb benchmark name, e.g. ``"RTEB(beta)"``. Mutually exclusive with ``tasks``.
         tasks: explicit task names; each counts over mteb's default splits and subsets.
         pin: ``"now"`` for the installed mteb's definition, or a pin name/path for an
             older one (see :func:`available_pins`).

@@ -92,8 +92,7 @@ class LocalTaskSpec:
     Attributes:
         folder: The task folder.
         mteb_task: Name of the registered mteb task whose metadata and evaluation are used.
-        type: The mteb task type (must match the registered task's type; ``hub``: may be
-            empty).
+        type: The mteb task type (must match the registered task's type; ``hub``: may be empty).
         split: The evaluation split held in the folder (``hub``: the one to run, or empty
             for all of the task's evaluation splits).
         format: One of :data:`FORMAT_CLASSES`.

@@ -163,10 +163,9 @@ def load_model(
 
     Args:
         name_or_path: A local model folder, or a hub id (``org/name``).
-        name: For a local folder, the name to file results under. A name registered in
-            mteb (e.g. ``sentence-transformers/all-MiniLM-L6-v2``) brings mteb's registered
-            metadata and revision, so scores compare with the leaderboard. Default:
-            ``local/<folder name>``.
+        name: For a local folder, the name to file results under. A name registered in mteb (e.g.
+            ``sentence-transformers/all-MiniLM-L6-v2``) brings mteb's registered metadata and
+            revision, so scores compare with the leaderboard. Default: ``local/<folder name>``.
         revision: Overrides the revision (default: the registered revision for registered
             names, else the folder's :func:`content_revision`; for a hub id, the hub's).
         device: Torch device for sentence-transformers models (default: automatic).

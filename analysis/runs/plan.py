@@ -44,8 +44,7 @@ class Job:
         name_override: The ``--name`` given for a local folder, or None.
         tasks: mteb task names, in run order.
         results_dir: Absolute results folder.
-        local_tasks_dir: Absolute folder of local task folders (symlinks kept as typed), or
-            None.
+        local_tasks_dir: Absolute folder of local task folders (symlinks kept as typed), or None.
         public_only: Skip private tasks.
         done: Whether every task's result was complete when the plan was written.
         experiment: mteb's experiment name the results are filed under

@@ -209,9 +209,8 @@ def run_evaluation(
         public_only: Skip private tasks (e.g. RTEB's closed sets) instead of trying them.
         show_progress: Show the progress bar over (model, task) pairs, named after the
             model and task being run.
-        batch_progress: Also show the inner bars (mteb's per task, the model's per encoding
-            batch). Off by default: one bar per unit a person waits for. Needs
-            ``show_progress``.
+        batch_progress: Also show the inner bars (mteb's per task, the model's per encoding batch).
+            Off by default: one bar per unit a person waits for. Needs ``show_progress``.
 
     Returns:
         One row per (model, task): model, revision, task, status (``ran``, ``cached``,

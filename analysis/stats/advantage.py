@@ -123,11 +123,10 @@ class PublicAdvantageResult(TableResult):
 
     Attributes:
         table: one row per model, sorted by ``advantage`` (largest first): ``model``,
-            ``mean_public``, ``mean_private``, ``advantage`` (A_j), ``se`` and ``df``
-            (Welch), ``ci_low`` / ``ci_high`` (simultaneous), ``pvalue`` (Welch, per
-            model, unadjusted), ``pvalue_adjusted`` (step-down max-T, family-wise) and
-            ``beyond_chance``: ``"public"`` (gains on public beyond chance),
-            ``"private"`` (gains on private) or ``""``.
+            ``mean_public``, ``mean_private``, ``advantage`` (A_j), ``se`` and ``df`` (Welch),
+            ``ci_low`` / ``ci_high`` (simultaneous), ``pvalue`` (Welch, per model, unadjusted),
+            ``pvalue_adjusted`` (step-down max-T, family-wise) and ``beyond_chance``: ``"public"``
+            (gains on public beyond chance), ``"private"`` (gains on private) or ``""``.
         public_tasks: the public tasks (sorted).
         private_tasks: the private tasks (sorted).
         testable: both sides have :data:`MIN_TASKS_PER_SIDE` tasks (clusters, if given).
@@ -244,9 +243,8 @@ def public_advantage(
             tasks, every model complete on them.
         public_tasks: the benchmark's public tasks.
         private_tasks: its private tasks.
-        clusters: the cluster of every task (a mapping task -> label, looked up by the
-            task's name, or a Series indexed by exactly the tasks); None: every task is
-            its own cluster.
+        clusters: the cluster of every task (a mapping task -> label, looked up by the task's name,
+            or a Series indexed by exactly the tasks); None: every task is its own cluster.
         n_resamples: sign patterns (all are enumerated when ``2**(n - 1)`` fit, ``n``
             the tasks or clusters).
         confidence_level: level of the simultaneous intervals; the decisions are at
@@ -342,20 +340,19 @@ class AdvantagePredictorsResult(TableResult):
     """Result of :func:`advantage_predictors`: one row per predictor in ``table``.
 
     Attributes:
-        table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a
-            known value), ``unit`` (``"model"`` or ``"family"``) and ``n_units``, ``n_a`` /
-            ``n_b`` (groups: the units True / False), ``effect`` (the slope of A per
-            standard deviation of the units' ranks, or the difference of the units' mean
-            A True - False: per family, each family's mean over its models, every family
-            weighted alike), ``se_tasks`` and ``se_models`` (its two parts), ``se``,
-            ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
+        table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a known
+            value), ``unit`` (``"model"`` or ``"family"``) and ``n_units``, ``n_a`` / ``n_b``
+            (groups: the units True / False), ``effect`` (the slope of A per standard deviation of
+            the units' ranks, or the difference of the units' mean A True - False: per family, each
+            family's mean over its models, every family weighted alike), ``se_tasks`` and
+            ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
-            ``family_share`` (with ``families``: the share of the contrast's sum of
-            squares between families; near 1, the predictor is mostly which family a
-            model is in), ``pvalue_adjusted`` (across the predictors tested:
-            NaN for one of two families) and ``detectable`` (the smallest
-            absolute effect found with probability ``power`` at the family-wise level:
-            ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles cannot reach it).
+            ``family_share`` (with ``families``: the share of the contrast's sum of squares between
+            families; near 1, the predictor is mostly which family a model is in),
+            ``pvalue_adjusted`` (across the predictors tested: NaN for one of two families) and
+            ``detectable`` (the smallest absolute effect found with probability ``power`` at the
+            family-wise level: ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles
+            cannot reach it).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
         confidence_level: level of the per-predictor intervals (decisions at
@@ -390,11 +387,19 @@ _UNTESTED = "effect se_tasks se_models se df ci_low ci_high pvalue_t pvalue_perm
 _UNTESTED += ["pvalue", "spearman", "family_share", "detectable"]
 
 
-def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known: Any) -> Any:
-    """The families' mean scores and values if ``column`` is constant in each, else None."""
+def _family_codes(column: pd.Series, strata: Any) -> pd.Series | None:
+    """The known models' families if ``column`` is constant in each (families as units)."""
+    known = column.notna().to_numpy()
     codes = pd.Series(range(known.sum()) if strata is None else strata[known], column.index[known])
     if codes.nunique() == len(codes) or column[known].groupby(codes).nunique().max() > 1:
         return None  # every family alone (the models are the units), or the column varies
+    return codes
+
+
+def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known: Any) -> Any:
+    """The families' mean scores and values if ``column`` is constant in each, else None."""
+    if (codes := _family_codes(column, strata)) is None:
+        return None
     mean = pd.get_dummies(codes).to_numpy(float) / codes.value_counts().sort_index().to_numpy()
     column = column[known].groupby(codes).first().rename(column.name)
     return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
@@ -448,7 +453,7 @@ def predictor_row(
 
     ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models'
     Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
-    unknown, left out), ``m`` the number of predictors (for ``detectable``), ``strata``
+    unknown, left out), ``m`` the number of tested predictors (for ``detectable``), ``strata``
     the models' family codes. Column 0 of ``c`` is the predictor's contrast (sum 0), the
     others its shuffles over the units: the models, or the families' means when the
     predictor is constant within every family and some family has 2 known models.
@@ -575,9 +580,10 @@ def advantage_predictors(
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
       the smallest absolute effect found with probability ``power`` at the level
-      ``alpha / m`` (Bonferroni; a bound for Holm's first step) with the larger critical
-      value; NaN where the most extreme arrangement cannot reach that level (5 of 10
-      models at 0.005: mirror pairs; drawn shuffles: not with probability ``power``).
+      ``alpha / m``, ``m`` the predictors tested (Bonferroni; a bound for Holm's first
+      step) with the larger critical value; NaN where the most extreme arrangement cannot
+      reach that level (5 of 10 models at 0.005: mirror pairs; drawn shuffles: not with
+      probability ``power``).
       Measured power at it, from 4 of 10 models to 70: ``goodhart_validation.md``.
 
     Args:
@@ -596,8 +602,7 @@ def advantage_predictors(
         AdvantagePredictorsResult.
 
     Raises:
-        ValueError: a bad table or option; a predictor constant or with a group under 2
-            models.
+        ValueError: a bad table or option; a predictor constant or with a group under 2 models.
         LabelMismatchError: the predictors' rows are not the models of ``scores``, or
             ``families`` lacks one.
 
@@ -631,11 +636,13 @@ def advantage_predictors(
     y_pub, y_priv = _relative(x_pub), _relative(x_priv)
     each = _welch_parts(y_pub, y_priv, confidence_level)
     found = predictors.set_axis(list(map(str, predictors.index)), axis=0).loc[models]
-    options = {"confidence_level": confidence_level, "power": power, "m": found.shape[1]}
-    least = int(np.floor(found.shape[1] / (1 - confidence_level) + 1e-9))
+    strata = _strata(families, models)
+    codes = {k: _family_codes(found[k], strata) for k in found}  # the tested: 3 units or more
+    m = max(1, sum((found[k].count() if c is None else c.nunique()) >= 3 for k, c in codes.items()))
+    options = {"confidence_level": confidence_level, "power": power, "m": m, "strata": strata}
+    least = int(np.floor(m / (1 - confidence_level) + 1e-9))
     if n_resamples < least:  # the shuffles must reach the level of `detectable`
-        raise ValueError(f"`n_resamples` must be {least} or more for {found.shape[1]} predictors")
-    options["strata"] = _strata(families, models)
+        raise ValueError(f"`n_resamples` must be {least} or more for {m} tested predictors")
     rows = [
         predictor_row(y_pub, y_priv, each, found[name], n_resamples=n_resamples, gen=gen, **options)
         for name in found
@@ -817,9 +824,8 @@ def trained_task_effect(
     Args:
         scores: wide tasks x models table (the tasks compared, e.g. the public tasks),
             every model complete.
-        trained: the same tasks x models, True where the model trained on the task,
-            missing where its training data is unknown
-            (:func:`analysis.results.training.trained_on`).
+        trained: the same tasks x models, True where the model trained on the task, missing where
+            its training data is unknown (:func:`analysis.results.training.trained_on`).
         families: the family of every model with known training data (a mapping or
             Series model -> label); None: every such model exchangeable with every other.
         n_resamples: random reassignments of the training patterns.

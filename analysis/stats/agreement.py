@@ -40,16 +40,14 @@ class BenchmarkAgreementResult(StatsResult):
 
     Attributes:
         overall: the rank correlation over all models (:class:`RankCorrelationResult`).
-        top: one row per k in ``top_k``: ``k``, ``statistic``, ``ci_low``, ``ci_high``,
-            ``pvalue``, ``min_pvalue``, ``subset_percentile`` (share of random subsets
-            of the same size whose correlation is at most the top k's; NaN when that
-            size is not in ``subset_sizes``) and ``models`` (the k best by ``x``, best
-            first).
-        subsets: one row per subset size: ``k`` (``n`` for "all"), ``n_subsets``,
-            ``n_undefined`` (subsets where x or y was constant: no correlation),
-            ``mean``, ``sd``, ``q025``, ``median``, ``q975`` of the correlation over
-            random subsets, and ``share_below_overall`` (share of subsets whose
-            correlation is below the overall one).
+        top: one row per k in ``top_k``: ``k``, ``statistic``, ``ci_low``, ``ci_high``, ``pvalue``,
+            ``min_pvalue``, ``subset_percentile`` (share of random subsets of the same size whose
+            correlation is at most the top k's; NaN when that size is not in ``subset_sizes``) and
+            ``models`` (the k best by ``x``, best first).
+        subsets: one row per subset size: ``k`` (``n`` for "all"), ``n_subsets``, ``n_undefined``
+            (subsets where x or y was constant: no correlation), ``mean``, ``sd``, ``q025``,
+            ``median``, ``q975`` of the correlation over random subsets, and ``share_below_overall``
+            (share of subsets whose correlation is below the overall one).
         distributions: subset size -> the correlations over the random subsets (NaN
             dropped), for plots.
         method: ``"spearman"`` or ``"kendall"``.

@@ -245,8 +245,7 @@ def compare(
 
     Args:
         scores: tasks x models (``Leaderboard.wide()``), higher is better.
-        clusters: one cluster label per task (Series, mapping or sequence); None:
-            independent tasks.
+        clusters: one cluster label per task (Series, mapping or sequence); None: independent tasks.
         aggregate: what ranks the models: ``"mean"`` score or ``"borda"`` points.
         alpha: level of the decisions; intervals are simultaneous at ``1 - alpha``.
         n_resamples: Monte-Carlo sign patterns when not exact.

@@ -129,9 +129,8 @@ def group_contrast(
         confidence_level: level of the interval, in (0, 1).
 
     Raises:
-        ValueError: lengths differ, a value in the two groups is NaN or inf, a group
-            is empty, ``group_a == group_b``, or an option is invalid. The message names
-            the argument.
+        ValueError: lengths differ, a value in the two groups is NaN or inf, a group is empty,
+            ``group_a == group_b``, or an option is invalid. The message names the argument.
         LabelMismatchError: two Series with different labels.
 
     Examples:

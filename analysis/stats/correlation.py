@@ -35,8 +35,7 @@ class RankCorrelationResult(StatsResult):
         method: ``"spearman"`` or ``"kendall"``.
         min_pvalue: smallest p-value this n and test can return (ties in the data
             can only make the attainable minimum larger).
-        pvalue_method: how the p-value was computed (exact or Monte-Carlo, how many
-            orderings).
+        pvalue_method: how the p-value was computed (exact or Monte-Carlo, how many orderings).
         n_resamples: bootstrap resamples drawn.
         n_resamples_dropped: bootstrap resamples dropped because x or y was constant
             in them (the correlation is undefined there).
@@ -110,8 +109,7 @@ def rank_correlation(
         x: scores of the items under the first condition (1-D, numbers).
         y: scores of the same items under the second condition.
         method: ``"spearman"`` or ``"kendall"``.
-        n_resamples: Monte-Carlo orderings for the p-value and bootstrap resamples for
-            the CI.
+        n_resamples: Monte-Carlo orderings for the p-value and bootstrap resamples for the CI.
         confidence_level: confidence level of the two-sided interval, in (0, 1).
         rng: seed or Generator for the resampling.
 

@@ -87,12 +87,11 @@ class PublicPrivateGapResult(TableResult):
     """Result of :func:`public_private_gap`: one row per kept model in ``table``.
 
     Attributes:
-        table: one row per kept model, sorted by ``rank_public`` then name: ``model``,
-            ``n_public``, ``n_private``, ``mean_public``, ``mean_private``, ``gap``,
-            ``relative_gap``, ``relative_gap_se``, ``relative_gap_df``,
-            ``relative_gap_ci_low``, ``relative_gap_ci_high``, ``relative_gap_pvalue``,
-            ``rank_public``, ``rank_private``, ``rank_shift``, ``rank_shift_ci_low``,
-            ``rank_shift_ci_high``.
+        table: one row per kept model, sorted by ``rank_public`` then name: ``model``, ``n_public``,
+            ``n_private``, ``mean_public``, ``mean_private``, ``gap``, ``relative_gap``,
+            ``relative_gap_se``, ``relative_gap_df``, ``relative_gap_ci_low``,
+            ``relative_gap_ci_high``, ``relative_gap_pvalue``, ``rank_public``, ``rank_private``,
+            ``rank_shift``, ``rank_shift_ci_low``, ``rank_shift_ci_high``.
         reference: ``"mean"`` or ``"median"`` (of the other models' gaps).
         public_tasks: the public tasks used (sorted).
         private_tasks: the private tasks used (sorted).

@@ -238,9 +238,8 @@ def rank_intervals(
             task -> cluster, or a sequence in row order); None: independent tasks.
         aggregate: ``"mean"`` (Mean (Task)) or ``"borda"`` (mteb's Borda count, the
             ranks computed among the kept models).
-        interval: ``"pairwise"`` (default, valid) or ``"bootstrap"`` (the percentile
-            bootstrap of ranks; no guarantee, under-covers for close models; kept for
-            comparison).
+        interval: ``"pairwise"`` (default, valid) or ``"bootstrap"`` (the percentile bootstrap of
+            ranks; no guarantee, under-covers for close models; kept for comparison).
         simultaneous: one family of all pairs (True) or one per model (False).
         n_resamples: Monte-Carlo sign patterns (when not exact) and bootstrap resamples.
         confidence_level: coverage of the rank intervals, in (0, 1); ``groups`` and

@@ -486,6 +486,26 @@ def test_the_models_variance_parts_match_its_moments_on_the_datas_families(tau_f
     assert abs(ratio[0] - 1) < 0.05 if tau_f else 1.2 < ratio[0] < 1.7, ratio[0]
 
 
+def test_detectable_and_the_shuffles_floor_count_the_tested_predictors_only():
+    """``detectable`` is at ``alpha / m`` with ``m`` the predictors Holm adjusts over: one
+    of two families only (not tested) changes no other predictor's ``detectable``, nor the
+    fewest shuffles allowed (``m / alpha``)."""
+    rng = np.random.default_rng(5)
+    scores, pub, priv = _board(rng, k=30)
+    family = pd.Series([f"f{j % 8}" for j in range(30)], index=scores.columns)
+    kind = family.map({"f0": True, "f1": False}).astype("boolean")  # f0 against f1 only
+    found = pd.DataFrame({"size": rng.normal(size=30), "kind": kind}, index=scores.columns)
+    kw = {"public_tasks": pub, "private_tasks": priv, "families": family, "rng": 3}
+    both = advantage_predictors(scores, found, n_resamples=20, **kw).to_frame()
+    alone = advantage_predictors(scores, found[["size"]], n_resamples=20, **kw).to_frame()
+    assert both["pvalue"].isna().tolist() == [False, True]
+    assert np.isfinite(alone["detectable"][0])
+    assert both["detectable"][0] == alone["detectable"][0]
+    found["tier"] = rng.normal(size=30)  # a second tested predictor: 40 shuffles or more
+    with pytest.raises(ValueError, match="40 or more for 2 tested"):
+        advantage_predictors(scores, found, n_resamples=20, **kw)
+
+
 def test_a_predictor_varying_within_families_counts_their_shared_spread():
     """Per model with ``families``: tau_m sum c**2 + tau_f sum_f (sum of c in f)**2, the
     two solving the moments of the one-way ANOVA of the residuals of A on the contrast
@@ -672,7 +692,7 @@ def test_a_predictor_needs_its_groups_and_the_models_of_scores():
     with pytest.raises(LabelMismatchError):
         advantage_predictors(scores, lone.iloc[1:], public_tasks=pub, private_tasks=priv)
     two = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) % 3}, index=scores.columns)
-    with pytest.raises(ValueError, match="`n_resamples` must be 40 or more for 2 predictors"):
+    with pytest.raises(ValueError, match="must be 40 or more for 2 tested predictors"):
         advantage_predictors(scores, two, public_tasks=pub, private_tasks=priv, n_resamples=39)
     advantage_predictors(scores, two, public_tasks=pub, private_tasks=priv, n_resamples=40)
 

@@ -110,9 +110,8 @@ def fit_ridge(
     Args:
         X: features, one row per reference model.
         y: response per reference model.
-        lam: the penalty; None chooses it from :data:`LAMBDA_GRID` (times n) by exact
-            leave-one-out mean squared error (ties: the smallest penalty), then raises it
-            to ``floor`` times n.
+        lam: the penalty; None chooses it from :data:`LAMBDA_GRID` (times n) by exact leave-one-out
+            mean squared error (ties: the smallest penalty), then raises it to ``floor`` times n.
         floor: least chosen penalty in units of n (:data:`LAMBDA_FLOOR`; 0 for none).
             Ignored when ``lam`` is given.
 

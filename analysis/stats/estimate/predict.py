@@ -513,9 +513,8 @@ def predict_benchmark(
             ``DroppedModelsWarning``.
         observed: task -> score (0-1) of the new model, over any tasks of
             ``reference`` (aligned by task name).
-        target_tasks: tasks whose mean is predicted (default: all rows of
-            ``reference``); RTEB's private tasks to predict its private mean from
-            public scores.
+        target_tasks: tasks whose mean is predicted (default: all rows of ``reference``); RTEB's
+            private tasks to predict its private mean from public scores.
         confidence_level: level of the prediction interval.
         selection: the :func:`select_tasks` result that chose the observed tasks on this
             same reference; the interval is then calibrated on the selection rerun without
@@ -542,8 +541,7 @@ def predict_benchmark(
         LeakageWarning: the observed model is among the reference models (by ``model``
             or by identical scores on every observed task): it is left out, the fit and
             calibration are redone without it on the same observed tasks.
-        ExtrapolationWarning: the model lies beyond the reference models (the message
-            says how).
+        ExtrapolationWarning: the model lies beyond the reference models (the message says how).
         CalibrationWarning: ``calibration="auto"`` without ``reference_dates``; or too few
             forward-in-time predictions for ``confidence_level`` (the result's
             ``confidence_level`` is the one reached).
