@@ -441,6 +441,7 @@ def predictor_cell(
     m: int = 7,
     n_shuffles: int = 999,
     family_sizes: Sequence[int] = (),
+    family_tails: bool = False,
 ) -> tuple[dict[str, Tally], dict[str, float]]:
     """:func:`advantage_predictors`' rejection rate for a ranked and a group predictor.
 
@@ -452,8 +453,8 @@ def predictor_cell(
     0 and 2 models of family 1 (tested per model, its contrast mostly between families,
     as the data's static models: one maker's 8 of 8, another's 2 of 9). Rejection at
     ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it, the families given
-    as the notebook gives its organisations (``families=``: a predictor constant within
-    them is tested on the families' means). Also returns each predictor's mean
+    as the notebook gives its organisations (``families=``); ``family_tails``: the shared
+    effects heavy-tailed (t with 3 df, the same SD). Also returns each predictor's mean
     detectable effect at 80% power and the level 0.05 / ``m`` (``m`` predictors,
     Bonferroni).
     """
@@ -469,7 +470,12 @@ def predictor_cell(
         group[rng.choice(k, n_true, replace=False)] = True
         ranks = stats.rankdata(z)
         zs = (ranks - ranks.mean()) / ranks.std()
-        d = rng.normal(0.0, spread, k) + rng.normal(0.0, family_spread, family.max() + 1)[family]
+        d, n_families = rng.normal(0.0, spread, k), family.max() + 1  # first: the streams
+        if family_tails:  # t with 3 df, SD 1
+            shared = rng.standard_t(3, n_families) / np.sqrt(3)
+        else:
+            shared = rng.normal(size=n_families)
+        d += family_spread * shared[family]
         d += effect * zs + effect * group
         y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
         columns = [

@@ -341,11 +341,11 @@ class AdvantagePredictorsResult(TableResult):
 
     Attributes:
         table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a known
-            value), ``unit`` (``"model"`` or ``"family"``) and ``n_units``, ``n_a`` / ``n_b``
-            (groups: the units True / False), ``effect`` (the slope of A per standard deviation of
-            the units' ranks, or the difference of the units' mean A True - False: per family, each
-            family's mean over its models, every family weighted alike), ``se_tasks`` and
-            ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``, ``pvalue_t``,
+            value), ``n_a`` / ``n_b`` (groups: the models True / False), ``n_families`` (of those
+            models; NaN without ``families``), ``effect`` (the slope of A per standard deviation
+            of the models' ranks, or the difference of the groups' mean A, True - False),
+            ``se_tasks`` and ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` /
+            ``ci_high``, ``pvalue_t``,
             ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
             ``family_share`` (with ``families``: the share of the contrast's sum of squares between
             families; near 1, the predictor is mostly which family a model is in),
@@ -367,12 +367,12 @@ class AdvantagePredictorsResult(TableResult):
     method: str
 
 
-def _contrast(values: pd.Series, least: int = 2) -> tuple[np.ndarray, str, dict[str, Any]]:
+def _contrast(values: pd.Series) -> tuple[np.ndarray, str, dict[str, Any]]:
     """Weights c with effect = sum c_j A_j, the predictor's kind and its group sizes."""
     if pd.api.types.infer_dtype(values, skipna=True) == "boolean":  # object columns too
         flags = values.astype(bool).to_numpy()
         n_a, n_b = int(flags.sum()), int((~flags).sum())
-        if min(n_a, n_b) < least:
+        if min(n_a, n_b) < 2:
             raise ValueError(f"predictor {values.name!r}: each group needs 2 models or more")
         return np.where(flags, 1.0 / n_a, -1.0 / n_b), "groups", {"n_a": n_a, "n_b": n_b}
     ranks = rankdata(values.to_numpy(dtype=float))
@@ -387,22 +387,13 @@ _UNTESTED = "effect se_tasks se_models se df ci_low ci_high pvalue_t pvalue_perm
 _UNTESTED += ["pvalue", "spearman", "family_share", "detectable"]
 
 
-def _family_codes(column: pd.Series, strata: Any) -> pd.Series | None:
-    """The known models' families if ``column`` is constant in each (families as units)."""
+def _families_of(column: pd.Series, strata: Any) -> int:
+    """The known models' families if ``column`` is constant in each and some has 2, else 0."""
     known = column.notna().to_numpy()
     codes = pd.Series(range(known.sum()) if strata is None else strata[known], column.index[known])
     if codes.nunique() == len(codes) or column[known].groupby(codes).nunique().max() > 1:
-        return None  # every family alone (the models are the units), or the column varies
-    return codes
-
-
-def _family_means(y_pub: Any, y_priv: Any, column: pd.Series, strata: Any, known: Any) -> Any:
-    """The families' mean scores and values if ``column`` is constant in each, else None."""
-    if (codes := _family_codes(column, strata)) is None:
-        return None
-    mean = pd.get_dummies(codes).to_numpy(float) / codes.value_counts().sort_index().to_numpy()
-    column = column[known].groupby(codes).first().rename(column.name)
-    return y_pub[:, known] @ mean, y_priv[:, known] @ mean, column
+        return 0  # every family alone, or the column varies within one
+    return int(codes.nunique())
 
 
 def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
@@ -455,22 +446,18 @@ def predictor_row(
     Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
     unknown, left out), ``m`` the number of tested predictors (for ``detectable``), ``strata``
     the models' family codes. Column 0 of ``c`` is the predictor's contrast (sum 0), the
-    others its shuffles over the units: the models, or the families' means when the
-    predictor is constant within every family and some family has 2 known models.
+    others its shuffles over the models.
     """
-    known, n_models, unit = column.notna().to_numpy(), int(column.notna().sum()), "model"
-    c0, kind, sizes = _contrast(column[known])  # each group 2 models, whatever the unit
-    if (means := _family_means(y_pub, y_priv, column, strata, known)) is not None:
-        (y_pub, y_priv, column), unit = means, "family"
-        each, known = _welch_parts(y_pub, y_priv, confidence_level), np.ones(len(column), bool)
-        c0, kind, sizes = _contrast(column, least=1)
-    row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, "unit": unit}
-    if len(c0) < 3:  # two families: the predictor cannot be told from the family
-        return {**row, "n_units": len(c0), **sizes, **dict.fromkeys(_UNTESTED, np.nan)}
-    if strata is None or unit == "family":  # the share of c0's sum of squares between families
-        share = np.nan if strata is None else 1.0
-    else:
-        share = (pd.Series(c0).groupby(strata[known]).transform("mean") ** 2).sum() / (c0**2).sum()
+    known, n_models = column.notna().to_numpy(), int(column.notna().sum())
+    c0, kind, sizes = _contrast(column[known])  # each group 2 models
+    by = None if strata is None else strata[known]
+    row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, **sizes}
+    row["n_families"] = np.nan if by is None else len(set(by))
+    if len(c0) < 3 or 0 < _families_of(column, strata) < 3:  # or told from a family apart
+        return {**row, **dict.fromkeys(_UNTESTED, np.nan)}
+    share = np.nan  # the share of c0's sum of squares between families
+    if by is not None:
+        share = (pd.Series(c0).groupby(by).transform("mean") ** 2).sum() / (c0**2).sum()
     ties = np.unique(c0, return_counts=True)[1].tolist()  # swapping equal weights: no change
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
     arrangements = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
@@ -488,7 +475,6 @@ def predictor_row(
     )
     a, sides = each["estimate"][known], (y_pub[:, known], y_priv[:, known])
     noise = sum(np.cov(v, rowvar=False) / len(v) for v in sides)  # A's, over the tasks
-    by = None if unit == "family" or strata is None else strata[known]
     (v_model, d_model), v_task = _model_part(a, c, noise, by), v1 + v2
     var = v_task + v_model
     df = var**2 / (v1**2 / d1 + v2**2 / d2 + v_model**2 / d_model)
@@ -506,8 +492,6 @@ def predictor_row(
     reach = (c_m + t_dist.ppf(power, df[0])) * se
     return {
         **row,
-        "n_units": len(c0),
-        **sizes,
         "effect": effect,
         "se_tasks": np.sqrt(v_task[0]),
         "se_models": np.sqrt(v_model[0]),
@@ -556,25 +540,22 @@ def advantage_predictors(
       model with ``families``, the families' shared spread and the models' own, each
       weighted by the contrast, ``_model_part``). ``pvalue_t``: t with Satterthwaite df.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
-      predictor shuffled over the models (exact for exchangeable models; t alone was
-      liberal on the real scores; a group's arrangements each once if no more than
-      ``n_resamples``). ``pvalue`` is the larger: the decision is valid when either test
-      is; the interval ``effect +- se`` times the larger critical value.
+      predictor shuffled over the models (exact for exchangeable models, not for families
+      sharing effects, where the t decides; t alone was liberal on the real scores; a
+      group's arrangements each once if no more than ``n_resamples``). ``pvalue`` is the
+      larger: the decision is valid when either test is; the interval ``effect +- se``
+      times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
       (over the population of tasks and of models). **Assumptions**: tasks independent
       (see :func:`public_advantage`); models independent given the tasks, or, with
-      ``families``, the families: a predictor constant within every family is tested on
-      the families' mean scores (each family weighted alike), its shuffles moving whole
-      families, exact if the families' means are exchangeable (families of one size; a
-      large family's mean spreads less than a small one's, so its group is conservative;
-      a group of one model is refused, as without ``families``). A group that is one
-      family of F gets p >= 1/F: it passes Holm's first step (alpha / m) only if 1/F is
-      below it. A predictor that varies within families stays per model, its variance
-      with that family part: conservative if families share nothing and its
-      ``family_share`` is near 1 (if the part is not positive, the pooled). One of two families
-      only (a kind made by one organisation against another's) is not tested (NaN, left
-      out of the adjustment). The true advantages spread alike in the two groups; the
-      effect linear in the ranks. Measured type-I error:
+      ``families``, given their families' shared effects, normal (a group that is one
+      family, e.g. one organisation's models, is judged against the spread of the other
+      families' effects; that family's own cannot be checked). Its variance has that
+      family part: conservative if families share nothing and its ``family_share`` is near
+      1 (if the part is not positive, the pooled). One of two families only (a kind made by
+      one organisation against another's) is not tested (NaN, left out of the adjustment).
+      The true advantages spread alike in the two groups; the effect linear in the ranks.
+      Measured type-I error:
       ``benchmarks/results/goodhart_validation.md`` (departures; the family cells),
       ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
@@ -637,8 +618,8 @@ def advantage_predictors(
     each = _welch_parts(y_pub, y_priv, confidence_level)
     found = predictors.set_axis(list(map(str, predictors.index)), axis=0).loc[models]
     strata = _strata(families, models)
-    codes = {k: _family_codes(found[k], strata) for k in found}  # the tested: 3 units or more
-    m = max(1, sum((found[k].count() if c is None else c.nunique()) >= 3 for k, c in codes.items()))
+    testable = [found[k].count() >= 3 and not 0 < _families_of(found[k], strata) < 3 for k in found]
+    m = max(1, sum(testable))  # Holm's m: the predictors tested
     options = {"confidence_level": confidence_level, "power": power, "m": m, "strata": strata}
     least = int(np.floor(m / (1 - confidence_level) + 1e-9))
     if n_resamples < least:  # the shuffles must reach the level of `detectable`
@@ -651,7 +632,7 @@ def advantage_predictors(
     adjusted, tested = np.full(len(table), np.nan), table["pvalue"].notna().to_numpy()
     adjusted[tested] = adjust_pvalues(table["pvalue"][tested].to_numpy(), adjustment=adjustment)
     table.insert(len(table.columns) - 1, "pvalue_adjusted", adjusted)  # before `detectable`
-    by_family = "; constant within families: families as units, else a family part in the variance"
+    by_family = "; the families' shared spread in the models' variance"
     return AdvantagePredictorsResult(
         table=table,
         adjustment=adjustment,
@@ -660,7 +641,7 @@ def advantage_predictors(
         method=(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
-            "units' residual spread; the larger p of t with Satterthwaite df and of "
+            "models' residual spread; the larger p of t with Satterthwaite df and of "
             f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer)"
             f"{by_family * (families is not None)}; "
             f"{adjustment} across {int(tested.sum())} tested predictor(s)"
