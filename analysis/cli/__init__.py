@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
 from ..core.errors import spoken_as
+from ..core.interrupt import signal_of
 from . import build_cli
 from .build_cli import command_names
 
@@ -30,8 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         The command's exit status; 0 for ``--help`` alone, 2 without a command or with an
-        unknown one (named, with the closest command). A command's own ``--help`` and
-        usage errors raise ``SystemExit`` (0 and 2), as argparse does.
+        unknown one (named, with the closest command); 128 + the signal, with one line,
+        when a command is stopped before its own handling of a stop (while it imports) or
+        has none (a command that only reads). A command's own ``--help`` and usage errors
+        raise ``SystemExit`` (0 and 2), as argparse does.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     parser = build_cli.build_cli(DESCRIPTION)
@@ -44,8 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"static-rteb: {unknown_command(args[0], commands)}", file=sys.stderr)
         return 2
     parsed = parser.parse_args(args)
-    with spoken_as("cli"):  # messages name the flags
-        return int(parsed.func(parsed, args[1:]) or 0)
+    try:
+        with spoken_as("cli"):  # messages name the flags
+            return int(parsed.func(parsed, args[1:]) or 0)
+    except KeyboardInterrupt as err:  # before a command's own stop (its imports), or a reader's
+        name = signal.Signals(signal_of(err)).name
+        print(f"static-rteb {args[0]}: interrupted ({name}).", file=sys.stderr)
+        return 128 + signal_of(err)
 
 
 def unknown_command(typed: str, commands: Sequence[str]) -> str:

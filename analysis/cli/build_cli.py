@@ -24,6 +24,7 @@ from .options import (
     add_quiet,
     add_results,
     add_verbose,
+    percentage,
     positive_int,
 )
 
@@ -71,7 +72,7 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
         help="results folder(s) for every notebook, merged in order (e.g. ../shared/mteb-cache "
         "offline; ../shared/mteb-cache data/runs adds your own runs)",
     )
-    parser.add_argument("--only", nargs="*", help="run only these notebooks (names without .py)")
+    parser.add_argument("--only", nargs="+", help="run only these notebooks (names without .py)")
     parser.add_argument(
         "-j",
         "--jobs",
@@ -304,7 +305,7 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--exclude-tasks", nargs="+", metavar="TASK", help="leave these tasks out")
     parser.add_argument(
         "--min-zero-shot",
-        type=int,
+        type=percentage,
         metavar="PCT",
         help="keep models whose zero-shot %% on the benchmark is at least PCT (100: trained "
         "on none of its tasks, by mteb's rules); ranks are among the models kept",
@@ -408,10 +409,25 @@ def build_cli(description: str | None = None) -> argparse.ArgumentParser:
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=_versions())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for add_parser in ADD_PARSERS:
         add_parser(subparsers)
     return parser
+
+
+def _versions() -> str:
+    """``static-rteb 0.1.0 (mteb 2.26.0, ...)``: this package's and its anchors' versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "not installed"
+
+    anchors = ", ".join(f"{name} {of(name)}" for name in ("mteb", "model2vec", "submitit"))
+    return f"static-rteb {of('static-rteb-analysis')} ({anchors})"
 
 
 def command_names(parser: argparse.ArgumentParser) -> list[str]:

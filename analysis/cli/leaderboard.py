@@ -45,6 +45,9 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
             table[column] = table[column] * 100
     complete = [m for m in table.index if table.loc[m, "complete"]]
     caption = f"{board.name} ({board.spec.source}): {len(table)} models, {len(complete)} complete"
+    if args.min_zero_shot is not None:  # the filter the table is of
+        unknown = "kept" if args.keep_unknown else "left out"
+        caption += f" with zero-shot >= {args.min_zero_shot:g}% (unknown training data {unknown})"
     if len(complete) >= 2:
         ranks = rank_intervals(
             board.wide()[complete],

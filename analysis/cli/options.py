@@ -22,6 +22,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def percentage(text: str) -> float:
+    """An argparse type: a number from 0 to 100."""
+    value = float(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100, got {text}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """An argparse type: an integer of 0 or more."""
     value = int(text)

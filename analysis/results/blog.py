@@ -89,8 +89,9 @@ def parse_blog_tables(path: str | Path) -> BlogTables:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(
-            f"Blog post not found at {path}. Pass `blog_path` pointing to "
-            "shared/reference/blog-evaluating-static-models-on-rteb.md."
+            f"Blog post not found at {path}. Set SHARED_DIR to the shared folder that holds "
+            f"reference/{POST_NAME} (default: ../shared beside the repository); the notebook "
+            "blog_tables also takes the post's path as its parameter `blog_path`."
         )
     found: dict[str, pd.DataFrame] = {}
     for table in _tables(path.read_text(encoding="utf-8")):

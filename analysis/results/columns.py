@@ -58,7 +58,7 @@ def leaderboard_columns(
     board: Leaderboard,
     *,
     models: Sequence[str] | None = None,
-    min_zero_shot: int | None = None,
+    min_zero_shot: float | None = None,
     keep_unknown: bool = False,
 ) -> pd.DataFrame:
     """The benchmark's leaderboard table with mteb's columns (see the module notes).

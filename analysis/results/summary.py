@@ -178,7 +178,7 @@ def blocking_tasks(scores: pd.DataFrame, spec: BenchmarkSpec) -> tuple[list[str]
     Returns:
         The tasks no model has a score on, and (when there are none) the tasks the
         incomplete models lack most often: up to three, each lacked by at least half of
-        the incomplete models.
+        the incomplete models (ties in the benchmark's order: the same hint every run).
     """
     expected = list(spec.task_names)
     have = scores[scores["task"].isin(expected)].groupby("task")["model"].nunique()
@@ -190,7 +190,8 @@ def blocking_tasks(scores: pd.DataFrame, spec: BenchmarkSpec) -> tuple[list[str]
     if not lacking:
         return [], []
     counts = pd.Series([t for lacks in lacking for t in lacks]).value_counts()
-    return [], [str(t) for t in counts[counts >= len(lacking) / 2].index[:3]]
+    often = [t for t in expected if counts.get(t, 0) >= len(lacking) / 2]  # ties: spec order
+    return [], sorted(often, key=lambda t: -counts[t])[:3]  # a stable sort
 
 
 def exclude_hint(tasks: Sequence[str]) -> str:

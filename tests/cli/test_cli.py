@@ -153,3 +153,35 @@ def test_on_conflict_choices_are_what_the_loader_accepts(tmp_path) -> None:
     assert tuple(action.choices) == ON_CONFLICT
     with pytest.raises(ValueError, match="on_conflict"):
         load_leaderboard(tasks=["STSBenchmark"], results=tmp_path, on_conflict="last")
+
+
+@pytest.mark.parametrize(("stop", "status"), [(KeyboardInterrupt(), 130), (None, 143)])
+def test_a_stop_outside_a_commands_own_handling_is_one_line(
+    stop: BaseException | None, status: int, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Ctrl-C while a command imports torch and mteb (before its own stop handling) or in a
+    command that only reads (``leaderboard``, ``estimate``): one line and 128 + the signal,
+    no traceback; a SIGTERM that became a stop keeps its signal."""
+    import signal
+
+    from analysis.cli import leaderboard
+    from analysis.core.errors import RunInterrupted
+
+    def stopped(*args: object) -> int:
+        raise stop or RunInterrupted(signum=signal.SIGTERM)
+
+    monkeypatch.setattr(leaderboard, "leaderboard_command", stopped)
+    assert cli.main(["leaderboard", "-b", "RTEB(beta)"]) == status
+    err = capsys.readouterr().err
+    name = "SIGINT" if stop else "SIGTERM"
+    assert err == f"static-rteb leaderboard: interrupted ({name}).\n"
+
+
+def test_version_names_the_package_and_its_anchors(capsys) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"static-rteb {version('static-rteb-analysis')} (mteb {version('mteb')},")

@@ -89,3 +89,15 @@ def test_a_mistyped_benchmark_is_named_with_close_matches(folder, tmp_path, caps
     err = capsys.readouterr().err
     assert status == 2
     assert "Unknown benchmark 'RTEB(Law, bta)'" in err and "'RTEB(Law, beta)'" in err
+
+
+def test_the_zero_shot_filter_is_checked_and_named_in_the_caption(folder, tmp_path, capsys):
+    args = ("--results", folder, "--cache-dir", str(tmp_path))
+    with pytest.raises(SystemExit) as stop:
+        _run(capsys, *args, "--min-zero-shot", "150")
+    assert stop.value.code == 2
+    assert "--min-zero-shot: must be a percentage from 0 to 100, got 150" in capsys.readouterr().err
+    out = _run(capsys, *args, "--min-zero-shot", "97.5")[1]
+    assert "with zero-shot >= 97.5% (unknown training data left out)" in out.splitlines()[0]
+    out = _run(capsys, *args, "--min-zero-shot", "100", "--keep-unknown")[1]
+    assert "with zero-shot >= 100% (unknown training data kept)" in out.splitlines()[0]

@@ -4,6 +4,7 @@ every table header names every parameter of its notebook."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shutil
 from pathlib import Path
@@ -201,6 +202,11 @@ def test_batch_rejects_unknown_profile_and_parameters(tmp_path, capsys):
         batch.run_batch("smoke", root=root, only=["nn"])
     with pytest.raises(BatchError, match=r"No selected notebook declares \['vlaue'\]"):
         batch.run_batch("smoke", root=root, parameters={"vlaue": 3})
+    with pytest.raises(BatchError, match=r"results folder '.*nowhere' not found .* no notebook"):
+        batch.run_batch("smoke", root=root, results=os.pathsep.join([str(root), "nowhere"]))
+    with pytest.raises(SystemExit):  # --only with no name: not the whole profile
+        static_rteb(["batch", "--profile", "smoke", "--root", str(root), "--only"])
+    assert "--only: expected at least one argument" in capsys.readouterr().err
     (root / "params" / "typo.yaml").write_text("m:\n  value: 5\n")
     with pytest.raises(BatchError, match="names notebooks that are not in notebooks/"):
         batch.run_batch("typo", root=root)

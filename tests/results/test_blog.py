@@ -46,7 +46,7 @@ def test_parse_blog_tables(post):
 
 
 def test_parse_rejects_other_documents(tmp_path):
-    with pytest.raises(FileNotFoundError, match="blog_path"):
+    with pytest.raises(FileNotFoundError, match="Set SHARED_DIR to the shared folder"):
         blog.parse_blog_tables(tmp_path / "nope.md")
     (tmp_path / "x.md").write_text("| a | b |\n|--|--|\n| 1 | 2 |\n")
     with pytest.raises(ValueError, match="both blog tables"):

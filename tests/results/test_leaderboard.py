@@ -578,3 +578,22 @@ def test_load_leaderboards_refuses_two_boards_of_one_name(tmp_path):
     a, b = resolve_spec(tasks=["STSBenchmark"]), resolve_spec(tasks=["SciFact"])
     with pytest.raises(ValueError, match=r"\['custom'\] more than once"):
         load_leaderboards([a, b], results=tmp_path, use_cache=False, workers=1)
+
+
+def test_the_tasks_most_models_lack_are_named_in_one_order_every_run():
+    """Tied counts come in the benchmark's order (they came from sets: the hint and its
+    ``--exclude-tasks`` command changed between identical runs)."""
+    from types import SimpleNamespace
+
+    from analysis.results.summary import blocking_tasks
+
+    spec = SimpleNamespace(task_names=[f"T{i}" for i in (9, 3, 7, 1, 5, 8, 2)])
+    lacks = {"a": {"T9"}, "b": {"T3", "T7", "T1", "T5"}, "c": {"T5", "T1", "T7", "T3"}}
+    rows = [
+        (model, task)
+        for model in ("a", "b", "c", "d")
+        for task in spec.task_names
+        if task not in lacks.get(model, set())
+    ]
+    scores = pd.DataFrame(rows, columns=["model", "task"])
+    assert blocking_tasks(scores, spec) == ([], ["T3", "T7", "T1"])  # 2 of 3 each; T9: 1
