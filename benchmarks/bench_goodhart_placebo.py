@@ -107,12 +107,14 @@ def placebo_predictors(
     private: list[str],
     families: pd.Series,
 ) -> dict[tuple[str, str], sim.Tally]:
-    """Rejections at 5% of a random ranked predictor, a random group of 8 models, and a
-    random organisation (2 models or more) with 2 models of another (3 or more): per
-    model, its contrast mostly between organisations, as the static models'. ``families``:
-    each model's organisation, given to the function as the notebook gives it."""
+    """Rejections at 5% of a random ranked predictor, a random group of 8 models, a random
+    organisation (2 models or more) with 2 models of another (3 or more): per model, its
+    contrast mostly between organisations, as the static models'; and that organisation
+    alone (the notebook's "made by" predictor). ``families``: each model's organisation,
+    given to the function as the notebook gives it."""
     models = list(wide.columns)
-    hits = {(name, p): sim.Tally() for name in ("ranked", "group", "near") for p in PVALUES}
+    names = ("ranked", "group", "near", "org")
+    hits = {(name, p): sim.Tally() for name in names for p in PVALUES}
     sizes = families.value_counts()
     for _ in range(reps):
         group = np.zeros(len(models), bool)
@@ -122,8 +124,10 @@ def placebo_predictors(
         near = families.eq(whole)
         near[rng.choice(families.index[families.eq(other)], 2, replace=False)] = True
         predictors = pd.DataFrame(
-            {"ranked": rng.normal(size=len(models)), "group": group, "near": near}, index=models
+            {"ranked": rng.normal(size=len(models)), "group": group, "near": near},
+            index=models,
         )
+        predictors["org"] = families.eq(whole)  # last: the others keep their shuffles
         res = advantage_predictors(
             wide,
             predictors,
@@ -214,11 +218,14 @@ def main() -> None:
         "the models. The organisations are given as the notebook gives them (`families=`, "
         "the name before /); the last row's group, a random organisation of 2 models or more "
         "with 2 models of another of 3 or more, is tested per model with most of its contrast "
-        "between organisations (as the static models'): it measures the family part of the "
-        "models' variance on the data's own organisations. Its null holds over the choice of "
+        "between organisations (as the static models'), and the same organisation alone (the "
+        'notebook\'s "made by" predictor, all of its contrast between organisations): they '
+        "measure the family part of the models' variance on the data's own organisations, and "
+        "the last the t's assumption that the organisations' shared effects are normal. "
+        "Their null holds over the choice of "
         f"organisations ({n_whole} of 2 models or more, {n_other} of 3 or more), independent of "
-        "the scores; the real split fixes each organisation's effects, so its standard error "
-        "is conditional on these few.",
+        "the scores; the real split fixes each organisation's effects, so their standard errors "
+        "are conditional on these few.",
         "",
         "| predictor | type-I error at 5% (target 0.04–0.06) | t alone (`pvalue_t`) | "
         "shuffles alone (`pvalue_permutation`) |",
@@ -230,6 +237,7 @@ def main() -> None:
                 ("ranked", "ranked"),
                 ("group", "group of 8 models"),
                 ("near", "an organisation and 2 models of another"),
+                ("org", "an organisation alone"),
             )
         ),
         "",

@@ -325,7 +325,7 @@ nb.md(
     "Every predictor is tested per model, its variance counting a part of the advantage shared by each organisation's models, "
     "since models of one organisation share their training (estimated from the data, net of the task noise those models share). "
     + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models come from only {r.n_families:.0f} organisations: it cannot be told from its makers. " for r in untested.itertuples())
-    + (f"Tested per model, though at least {aligned_share:.0%} of the contrast lies between organisations: "
+    + (f"At least {aligned_share:.0%} of the contrast lies between organisations for "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
        + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing, so their test is conservative if they share nothing "
        "(the statistics guide measures both cases). " if len(aligned) else "")
