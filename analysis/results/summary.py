@@ -236,7 +236,8 @@ def completeness_message(
         where = f"under {spell('pin', best)}, {better[best]} are"
     else:
         where = "no other pin has more"
+    ranks = "Rank (Mean)" if spelling() == "cli" else "rank_complete"  # the caller's column
     return (
         f"{name} ({spell('pin', pin)}): only {n_complete} of {n_models} models are complete; "
-        f"{where}. Means and rank_complete cover complete models only.{blocking}"
+        f"{where}. Means and {ranks} cover complete models only.{blocking}"
     )

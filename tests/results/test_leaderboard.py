@@ -597,3 +597,13 @@ def test_the_tasks_most_models_lack_are_named_in_one_order_every_run():
     ]
     scores = pd.DataFrame(rows, columns=["model", "task"])
     assert blocking_tasks(scores, spec) == ([], ["T3", "T7", "T1"])  # 2 of 3 each; T9: 1
+
+
+def test_the_completeness_note_names_the_rank_column_as_the_caller_sees_it():
+    from analysis.core.errors import spoken_as
+    from analysis.results.summary import completeness_message
+
+    args = ("RTEB(beta)", "now", 7, 283, {"as-of-post": 70})
+    assert "Means and rank_complete cover" in completeness_message(*args)
+    with spoken_as("cli"):  # the command's table has no rank_complete
+        assert "Means and Rank (Mean) cover" in completeness_message(*args)
