@@ -1,17 +1,16 @@
 """Every use of mteb's, submitit's and model2vec's private API, in one place.
 
-mteb does not promise stability for underscore names, nor submitit for what its
-top-level package does not export. Each function here wraps one of
-them, falls back to a public (slower) route where one exists, and has a test in
-``tests/core/test_compat.py`` that fails loudly when an mteb upgrade changes the private
-name or its behaviour, so the breakage shows up in CI instead of as wrong numbers. The
-patches of mteb methods live here too (:func:`speed_up_classification`: labels and texts
-read once; remove when mteb fixes it), and so does the package's one look-up of mteb's model
+mteb does not promise stability for underscore names, nor submitit for what its top-level package
+does not export. Each function here wraps one of them, falls back to a public (slower) route where
+one exists, and has a test in ``tests/core/test_compat.py`` that fails loudly when an mteb upgrade
+changes the private name or its behaviour, so the breakage shows up in CI instead of as wrong
+numbers. The patches of mteb methods live here too (:func:`speed_up_classification`: labels and
+texts read once; remove when mteb fixes it), and so does the package's one look-up of mteb's model
 registry (:func:`registered_meta`), model2vec's token encoding in float64 while distilling
 (:func:`float64_token_encoding`), huggingface_hub's record of a download's revision
 (:func:`downloaded_revisions`), and the rules of mteb's that the fast result reader restates
-(:func:`stored_as_is`, :func:`join_passes_through`). ``tests/core/test_compat.py`` also holds
-the guard that fails on any private access outside this module.
+(:func:`stored_as_is`, :func:`join_passes_through`). ``tests/core/test_compat.py`` also holds the
+guard that fails on any private access outside this module.
 """
 
 from __future__ import annotations
@@ -76,10 +75,9 @@ def task_registry() -> Mapping[str, Any]:
 def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, str | None, Any]:
     """``(model name, revision, experiment, ModelMeta)`` of a results folder, as mteb reads it.
 
-    Wraps ``ResultCache._get_model_name_and_revision_from_path``: mteb reads
-    ``model_meta.json`` and falls back to the folder names. The loader must agree with
-    ``ResultCache.load_results`` on which model and revision a file belongs to, so it
-    uses mteb's own rule.
+    Wraps ``ResultCache._get_model_name_and_revision_from_path``: mteb reads ``model_meta.json`` and
+    falls back to the folder names. The loader must agree with ``ResultCache.load_results`` on which
+    model and revision a file belongs to, so it uses mteb's own rule.
     """
     from mteb import ResultCache
 
@@ -176,9 +174,8 @@ def create_dataloader(*args: Any, **kwargs: Any) -> Any:
 def parse_mteb_version_min(version: str | None) -> Any:
     """The lowest mteb version of a stored ``mteb_version`` string (ranges allowed), or None.
 
-    Wraps ``TaskResult._parse_mteb_version_min``: the fast result reader must decide
-    exactly as ``TaskResult.from_disk`` does whether a file needs mteb's legacy
-    conversions.
+    Wraps ``TaskResult._parse_mteb_version_min``: the fast result reader must decide exactly as
+    ``TaskResult.from_disk`` does whether a file needs mteb's legacy conversions.
     """
     from mteb.results import TaskResult
 
@@ -423,10 +420,9 @@ def submitit_pickle_load(path: str | Path) -> Any:
 def submitit_job_paths(folder: str | Path, job_id: str) -> Any:
     """Submitit's names for one job's files in its log folder (``submitit.core.utils.JobPaths``).
 
-    ``result_pickle`` (``<id>_0_result.pkl``: the outcome, :func:`submitit_pickle_load`)
-    and ``stderr`` (``<id>_0_log.err``) are the ones read here; ``job_id`` is SLURM's
-    (``<array>_<index>`` for an array element). The class is outside submitit's top-level
-    API.
+    ``result_pickle`` (``<id>_0_result.pkl``: the outcome, :func:`submitit_pickle_load`) and
+    ``stderr`` (``<id>_0_log.err``) are the ones read here; ``job_id`` is SLURM's
+    (``<array>_<index>`` for an array element). The class is outside submitit's top-level API.
     """
     from submitit.core.utils import JobPaths
 
@@ -525,18 +521,17 @@ def speed_up_classification() -> Iterator[bool]:
     identical (``tests/core/test_compat.py``: every split, subset and metric on 20 intents of
     Banking77Classification, and on the pair classification fixture).
 
-    Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__``
-    by copies that read the labels as a list / numpy array, and wraps
-    ``AbsTaskClassification._calculate_scores`` so scikit-learn's metrics get y_test as an
-    array. Subclasses that override these methods (regression's undersampling and scores,
-    multilabel classification) keep their own; regression shares ``SklearnEvaluator``, so
-    its y_train becomes the float array scikit-learn would make of the Column (not tested
-    on a regression task: none is available locally). Pair classification had the same pattern
-    once per task (``np.asarray`` of the label Column, row by row: 1.4 s for 100,000
-    pairs); ``AbsTaskPairClassification._compute_metrics`` is wrapped to get the labels
-    read at once. Multilabel classification's undersampling reads one row of the label
-    Column per training row and experiment (54 µs each); its
-    ``_undersample_data_indices`` is wrapped likewise.
+    Replaces ``AbsTaskClassification._undersample_data`` and ``SklearnEvaluator.__call__`` by copies
+    that read the labels as a list / numpy array, and wraps
+    ``AbsTaskClassification._calculate_scores`` so scikit-learn's metrics get y_test as an array.
+    Subclasses that override these methods (regression's undersampling and scores, multilabel
+    classification) keep their own; regression shares ``SklearnEvaluator``, so its y_train becomes
+    the float array scikit-learn would make of the Column (not tested on a regression task: none is
+    available locally). Pair classification had the same pattern once per task (``np.asarray`` of
+    the label Column, row by row: 1.4 s for 100,000 pairs);
+    ``AbsTaskPairClassification._compute_metrics`` is wrapped to get the labels read at once.
+    Multilabel classification's undersampling reads one row of the label Column per training row and
+    experiment (54 µs each); its ``_undersample_data_indices`` is wrapped likewise.
 
     The same pattern sits in the encoding of every text task that ``create_dataloader``
     feeds from one column (classification, clustering, pair classification, STS):
@@ -759,16 +754,14 @@ _float64_notes: list[str] = []
 def float64_token_encoding() -> Iterator[bool]:
     """model2vec's mean-pooled token encoding kept in float64 while the block runs.
 
-    model2vec (``create_embeddings``) pools the teacher's output in float32
-    (``hidden.float()``), and its PCA then runs in the embeddings' dtype. float32 sums
-    come out differently with other CPU kernels (torch's AVX2 or default kernels, another
-    OpenBLAS core type): many of the MiniLM student's float16 values differed by one
-    step, and STSBenchmark's score in the fifth decimal (the counts and scores:
-    ``benchmarks/results/distill.md``). With the
-    teacher in float64 (the caller's ``model.double()``) and this encoding, everything up
-    to model2vec's final float16 is float64, whose noise (about 1e-16 of a value) stays far
-    below a float16 step (about 1e-3): the student is byte-identical with other kernels
-    (``tests/project/test_reproducible.py``).
+    model2vec (``create_embeddings``) pools the teacher's output in float32 (``hidden.float()``),
+    and its PCA then runs in the embeddings' dtype. float32 sums come out differently with other CPU
+    kernels (torch's AVX2 or default kernels, another OpenBLAS core type): many of the MiniLM
+    student's float16 values differed by one step, and STSBenchmark's score in the fifth decimal
+    (the counts and scores: ``benchmarks/results/distill.md``). With the teacher in float64 (the
+    caller's ``model.double()``) and this encoding, everything up to model2vec's final float16 is
+    float64, whose noise (about 1e-16 of a value) stays far below a float16 step (about 1e-3): the
+    student is byte-identical with other kernels (``tests/project/test_reproducible.py``).
 
     Replaces ``model2vec.distill.inference._encode_mean_with_model`` (looked up by
     ``create_embeddings`` at each batch) for the block, restored after.
@@ -830,10 +823,9 @@ def token_embeddings_through(
 ) -> Iterator[bool]:
     """model2vec's token encoding routed through ``wrapper`` while the block runs.
 
-    ``distill_from_model`` looks ``create_embeddings`` up in its module when it runs; in
-    the block it calls ``wrapper(create_embeddings, keywords)`` instead, so the wrapper can
-    return the teacher's token embeddings from a cache (:mod:`analysis.runs.distill`).
-    Restored after.
+    ``distill_from_model`` looks ``create_embeddings`` up in its module when it runs; in the block
+    it calls ``wrapper(create_embeddings, keywords)`` instead, so the wrapper can return the
+    teacher's token embeddings from a cache (:mod:`analysis.runs.distill`). Restored after.
 
     Yields:
         Whether the wrapper is in place. False when the installed model2vec changed one of

@@ -214,8 +214,7 @@ class RunInterrupted(KeyboardInterrupt):
 class BatchInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGINT, SIGTERM) during a notebook batch (:mod:`analysis.notebook.batch`).
 
-    A ``KeyboardInterrupt``, like :class:`RunInterrupted`, so no ``except Exception``
-    swallows it.
+    A ``KeyboardInterrupt``, like :class:`RunInterrupted`, so no ``except Exception`` swallows it.
 
     Attributes:
         finished: The :class:`analysis.notebook.batch.NotebookRun` of each notebook that ended.
@@ -261,8 +260,7 @@ class UnregisteredModelError(LeaderboardSubmitError):
 def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
     """Format the closest candidates to ``name`` for an error message.
 
-    Matching is case-insensitive (difflib ratio ≥ 0.5), with a substring match as the
-    fallback.
+    Matching is case-insensitive (difflib ratio ≥ 0.5), with a substring match as the fallback.
 
     Returns:
         ``"'a', 'b'"`` or ``"no close match"``.

@@ -1,11 +1,10 @@
 """Seed streams: one independent random generator per table or figure, derived by name.
 
-A notebook has one ``seed`` parameter. If all its tables drew from one shared generator,
-adding a claim would change the Monte-Carlo draws of every table after it. Here each
-table draws from its own stream, ``numpy.random.SeedSequence(seed, spawn_key=(k,))``
-with ``k`` a hash of the table's name: exactly the child that
-``SeedSequence(seed).spawn`` would give at position ``k``. The stream depends only on the
-seed and the name, so adding, removing or reordering other tables never changes it.
+A notebook has one ``seed`` parameter. If all its tables drew from one shared generator, adding a
+claim would change the Monte-Carlo draws of every table after it. Here each table draws from its own
+stream, ``numpy.random.SeedSequence(seed, spawn_key=(k,))`` with ``k`` a hash of the table's name:
+exactly the child that ``SeedSequence(seed).spawn`` would give at position ``k``. The stream depends
+only on the seed and the name, so adding, removing or reordering other tables never changes it.
 """
 
 from __future__ import annotations

@@ -114,11 +114,10 @@ def styled(
 def show_package_warnings_as_notes() -> None:
     """In a notebook, show this package's own warnings as one short note each, not on stderr.
 
-    Warnings derived from :class:`~analysis.core.errors.AnalysisWarning` (an incomplete
-    benchmark, dropped models, a skipped file) are expected, explained findings: the
-    notebook shows them as a markdown line ("**IncompleteBenchmarkWarning**: ..."), so a
-    clean run has no red stderr output. Every other warning is shown as Python shows it.
-    Idempotent; outside a notebook nothing changes.
+    Warnings derived from :class:`~analysis.core.errors.AnalysisWarning` (an incomplete benchmark,
+    dropped models, a skipped file) are expected, explained findings: the notebook shows them as a
+    markdown line ("**IncompleteBenchmarkWarning**: ..."), so a clean run has no red stderr output.
+    Every other warning is shown as Python shows it. Idempotent; outside a notebook nothing changes.
     """
     import warnings
 

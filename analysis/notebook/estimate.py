@@ -1,10 +1,9 @@
 """What ``static-rteb estimate`` decides, below the command line.
 
-Which means to predict (:func:`scopes`: all tasks, or RTEB's public and private), whether
-a committed lite list's selection applies (:func:`lite_selection`), which tasks a user can
-run next (:func:`runnable_tasks`), and the estimate itself (:func:`estimate`). The
-command line (:mod:`analysis.cli.estimate`) prints it; the notebooks and the benchmarks
-call the same functions.
+Which means to predict (:func:`scopes`: all tasks, or RTEB's public and private), whether a
+committed lite list's selection applies (:func:`lite_selection`), which tasks a user can run next
+(:func:`runnable_tasks`), and the estimate itself (:func:`estimate`). The command line
+(:mod:`analysis.cli.estimate`) prints it; the notebooks and the benchmarks call the same functions.
 """
 
 from __future__ import annotations

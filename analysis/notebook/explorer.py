@@ -156,10 +156,9 @@ class RankExplorer:
     def figure(self, board: str) -> go.Figure:
         """One board's plotly figure: every model's rank interval, one trace per group.
 
-        Rows are models in rank order (the best on top); a dot is a model's rank, its line
-        the interval; own runs are black diamonds. Each point's ``customdata`` starts with
-        the model's row (the page's script filters the points by it), then the hover's
-        text.
+        Rows are models in rank order (the best on top); a dot is a model's rank, its line the
+        interval; own runs are black diamonds. Each point's ``customdata`` starts with the model's
+        row (the page's script filters the points by it), then the hover's text.
 
         Raises:
             KeyError: ``board`` is not one of :attr:`boards`.

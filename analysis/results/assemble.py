@@ -71,8 +71,7 @@ def fill_never_loaded(
 ) -> pd.DataFrame:
     """Add a row for every expected (model, task) with neither score nor reason.
 
-    The reason is "unreadable: <error>" when a file for it could not be read, else
-    "no result file".
+    The reason is "unreadable: <error>" when a file for it could not be read, else "no result file".
     """
     s_model, s_task, s_rev = (scores[c].tolist() for c in ("model", "task", "revision"))
     m_model, m_task, m_rev = (missing[c].tolist() for c in ("model", "task", "revision"))

@@ -286,11 +286,10 @@ _SIDE = {"MTEB avg score": None, "RTEB public score": True, "RTEB private score"
 def explain_cell(cell: pd.Series, lb: Leaderboard, *, reference: Leaderboard | None = None) -> str:
     """Explain, from the data, why a regenerated cell differs from the post (markdown).
 
-    For a NaN cell it names the tasks the model misses and why, gives the mean over the
-    tasks that are there (a partial mean, labelled as such), and, when one task is
-    missing, the score that task would need for the post's value. When ``reference``
-    (the same benchmark under another task list) is given, it lists how the two task
-    lists differ.
+    For a NaN cell it names the tasks the model misses and why, gives the mean over the tasks that
+    are there (a partial mean, labelled as such), and, when one task is missing, the score that task
+    would need for the post's value. When ``reference`` (the same benchmark under another task list)
+    is given, it lists how the two task lists differ.
     """
     model, side = cell["model"], _SIDE[cell["cell"]]
     names = {t.task for t in lb.spec.tasks if side is None or t.is_public == side}

@@ -29,9 +29,8 @@ def _load() -> dict[str, Any]:
 def task_clusters(benchmark: str) -> dict[str, str]:
     """Task -> cluster label for every task of ``benchmark`` (both pins).
 
-    A task in no cluster is its own label. The mapping covers every task of the
-    benchmark under the ``as-of-post`` and ``now`` pins; the statistics look up the
-    tasks they get and ignore the rest.
+    A task in no cluster is its own label. The mapping covers every task of the benchmark under the
+    ``as-of-post`` and ``now`` pins; the statistics look up the tasks they get and ignore the rest.
 
     Raises:
         UnknownNameError: the benchmark has no clusters in the file (the message lists

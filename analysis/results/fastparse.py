@@ -1,11 +1,10 @@
 """A fast reader of MTEB result files that gives what mteb's reader gives.
 
-mteb reads a result file with ``TaskResult.from_disk`` (pydantic validation, and a
-``json.dumps`` of every score entry to check it is serialisable), and restricts it to a
-benchmark's splits and subsets with ``TaskResult.validate_and_filter_scores`` (a
-``model_dump`` of the whole result). That costs about a millisecond per file, and a
-leaderboard has tens of thousands of files. The loader needs only the task, the mteb
-version and the main scores, so:
+mteb reads a result file with ``TaskResult.from_disk`` (pydantic validation, and a ``json.dumps`` of
+every score entry to check it is serialisable), and restricts it to a benchmark's splits and subsets
+with ``TaskResult.validate_and_filter_scores`` (a ``model_dump`` of the whole result). That costs
+about a millisecond per file, and a leaderboard has tens of thousands of files. The loader needs
+only the task, the mteb version and the main scores, so:
 
 * :func:`read_scores` parses a file with ``orjson`` and keeps it as plain dictionaries
   when ``from_disk`` would return it unchanged (:func:`analysis.core.compat.stored_as_is`,
@@ -15,9 +14,8 @@ version and the main scores, so:
 * :func:`selected_score` scores a result restricted to a task as
   ``validate_and_filter_scores`` would restrict it, without building the restriction.
 
-``tests/results/test_fastparse.py`` proves both equal to mteb's on every result file of the
-shared results snapshot, and ``load_leaderboards(engine="mteb")`` keeps mteb's own path as
-the reference.
+``tests/results/test_fastparse.py`` proves both equal to mteb's on every result file of the shared
+results snapshot, and ``load_leaderboards(engine="mteb")`` keeps mteb's own path as the reference.
 """
 
 from __future__ import annotations

@@ -100,13 +100,12 @@ def model_groups(
       ``max_tokens`` to audio-text models (laion/clap-*), whose text tower is a transformer.
     * the **kind** of a static model is how it was trained, read from
       :func:`static_kind_table` (the packaged ``static_kinds.csv``, one row per model
-      citing its model card, extended by ``static_kinds``): ``model2vec`` (a model2vec
-      output, not trained further: the post's initialization), ``distilled`` (knowledge
-      distillation: potion, Tokenlearn), ``supervised`` (a loss on labelled or paired data:
-      static-*-mrl), ``hybrid`` (distilled, then fine-tuned on task data) or ``unknown``
-      (nothing read says; also every static model the table does not list). mteb's
-      metadata cannot tell these apart: model2vec outputs and potion models share a
-      framework, an ``adapted_from`` and ``training_datasets``.
+      citing its model card, extended by ``static_kinds``): ``model2vec`` (a model2vec output, not
+      trained further: the post's initialization), ``distilled`` (knowledge distillation: potion,
+      Tokenlearn), ``supervised`` (a loss on labelled or paired data: static-*-mrl), ``hybrid``
+      (distilled, then fine-tuned on task data) or ``unknown`` (nothing read says; also every static
+      model the table does not list). mteb's metadata cannot tell these apart: model2vec outputs and
+      potion models share a framework, an ``adapted_from`` and ``training_datasets``.
     * mteb's reference baselines (``mteb/baseline-*``) are ``baseline``; models that
       mteb does not register are ``unknown``; the other registered models ``transformer``.
 
@@ -144,10 +143,9 @@ def model_groups(
 def release_dates(models: Iterable[str]) -> pd.Series:
     """Each model's release date as mteb registers it (``ModelMeta.release_date``).
 
-    The reference dates of :func:`analysis.stats.predict_benchmark`'s calibration forward
-    in time (``reference_dates=``). Models that mteb does not register, or registers
-    without a date (its baselines), get NaT: the estimate leaves them out of that
-    calibration and counts them.
+    The reference dates of :func:`analysis.stats.predict_benchmark`'s calibration forward in time
+    (``reference_dates=``). Models that mteb does not register, or registers without a date (its
+    baselines), get NaT: the estimate leaves them out of that calibration and counts them.
     """
     metas = {name: registered_meta(name, follow_renames=True) for name in models}
     dates = {name: getattr(meta, "release_date", None) for name, meta in metas.items()}

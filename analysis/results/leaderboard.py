@@ -2,10 +2,9 @@
 
 :func:`load_leaderboard` turns results folders (the MTEB results repository, plus your own
 runs) into a :class:`Leaderboard` (``scores``, ``missing``, ``summary``, ``provenance``).
-Aggregation is mteb's own (:mod:`analysis.results.parsing`); a mean over a partial set of
-tasks is NaN unless ``allow_partial_means=True``, and the completeness flags stay False.
-The folders are only read (:mod:`analysis.results.folder`). What each table holds:
-``docs/leaderboard.md``.
+Aggregation is mteb's own (:mod:`analysis.results.parsing`); a mean over a partial set of tasks is
+NaN unless ``allow_partial_means=True``, and the completeness flags stay False. The folders are only
+read (:mod:`analysis.results.folder`). What each table holds: ``docs/leaderboard.md``.
 """
 
 from __future__ import annotations

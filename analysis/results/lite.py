@@ -1,13 +1,12 @@
 """Lite task lists: a few tasks that predict a benchmark's mean, with measured errors.
 
-The lists live in ``analysis/results/lite_tasks.json``, written by ``tools/lite_tasks.py``
-(never by hand): for MTEB(eng, v2) at k = 4, 8 and 12 (free, and with every task type
-covered) and for RTEB(beta)'s public tasks. Each list records how it was chosen
-(:func:`analysis.stats.select_tasks` options), the reference it was chosen on (results
-fingerprint, task-list pin, number of models) and what was measured on models the
-selection never saw (``cross_fit_selection``, ``benchmarks/_sim/held_out.py``): coverage of the 95%
-interval (all models and static models), median half-width, median and 95th-percentile
-absolute error, in points (0-100).
+The lists live in ``analysis/results/lite_tasks.json``, written by ``tools/lite_tasks.py`` (never by
+hand): for MTEB(eng, v2) at k = 4, 8 and 12 (free, and with every task type covered) and for
+RTEB(beta)'s public tasks. Each list records how it was chosen (:func:`analysis.stats.select_tasks`
+options), the reference it was chosen on (results fingerprint, task-list pin, number of models) and
+what was measured on models the selection never saw (``cross_fit_selection``,
+``benchmarks/_sim/held_out.py``): coverage of the 95% interval (all models and static models),
+median half-width, median and 95th-percentile absolute error, in points (0-100).
 
 Usage::
 

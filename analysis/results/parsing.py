@@ -383,9 +383,8 @@ def parse_all(
 ) -> Parsed:
     """Parse ``files`` for every benchmark of ``specs``, in ``workers`` forked processes.
 
-    Files of one model folder name stay in one process (their revisions are joined and
-    their folders compared there). With one worker or under 200 files, this process
-    parses them.
+    Files of one model folder name stay in one process (their revisions are joined and their folders
+    compared there). With one worker or under 200 files, this process parses them.
     """
     specs = list(specs)
     compat.fast_reader_in_step()  # checked (and warned about) once, before forking

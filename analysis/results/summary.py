@@ -1,12 +1,11 @@
 """Per-model summary of a leaderboard: means, two ranks, and explicit completeness.
 
 ``borda_rank`` is mteb's leaderboard rank (``_borda_rank_from_long``, as
-``Benchmark._create_summary_table`` calls it, partial tasks by their mean); ``rank_complete``
-the same Borda count among the complete models only, the rank to quote "on the benchmark"
-(what ``rank_intervals(aggregate="borda")`` computes). Both equal mteb's own table on every
-benchmark of the snapshot (``tests/results/test_mteb_table.py``); ``docs/leaderboard.md``.
-A mean is NaN unless the model has every task of its scope, unless partial means are asked
-for by name.
+``Benchmark._create_summary_table`` calls it, partial tasks by their mean); ``rank_complete`` the
+same Borda count among the complete models only, the rank to quote "on the benchmark" (what
+``rank_intervals(aggregate="borda")`` computes). Both equal mteb's own table on every benchmark of
+the snapshot (``tests/results/test_mteb_table.py``); ``docs/leaderboard.md``. A mean is NaN unless
+the model has every task of its scope, unless partial means are asked for by name.
 """
 
 from __future__ import annotations

@@ -301,3 +301,10 @@ def _print_summary(summary: pd.DataFrame) -> None:
     failed = summary[summary["status"] == "failed"]
     if not failed.empty:
         print(f"\n{len(failed)} evaluation(s) failed; see the error column.", file=sys.stderr)
+    hub = "Couldn't reach .* on the Hub|OfflineModeIsEnabled"  # datasets: a task's data
+    if failed["error"].astype(str).str.contains(hub, regex=True).any():
+        print(
+            "Offline? mteb loads task data from the Hugging Face Hub: give local copies of "
+            "the tasks with --local-tasks FOLDER (e.g. ../shared/tasks).",
+            file=sys.stderr,
+        )

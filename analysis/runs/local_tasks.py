@@ -6,10 +6,9 @@ revision and evaluation code are used) and the format of the data beside it::
     {"mteb_task": "SciFact", "type": "Retrieval", "split": "test", "format": "beir"}
     {"mteb_task": "SprintDuplicateQuestions", "format": "hub"}
 
-``hub`` is a copy of the task's dataset repository, which mteb's own loading reads
-unchanged (any task type); the simple formats are read and validated here before any
-encoding, for tasks mteb loads plainly (:func:`own_loading`). What each promises:
-``docs/running.md``, "Local task folders".
+``hub`` is a copy of the task's dataset repository, which mteb's own loading reads unchanged (any
+task type); the simple formats are read and validated here before any encoding, for tasks mteb loads
+plainly (:func:`own_loading`). What each promises: ``docs/running.md``, "Local task folders".
 
 ==========================  ===================  ==================================================
 format                      mteb task types      files and fields

@@ -1,13 +1,12 @@
 """Load embedding models for ``mteb.evaluate``: model2vec static models and sentence-transformers.
 
 :func:`load_model` takes a hub id or a local folder and returns an mteb encoder whose
-``mteb_model_meta`` carries a correct name and revision: a model registered in mteb keeps
-mteb's ``ModelMeta`` (also from a local folder); any other folder is named
-``local/<folder name>`` (or ``name``) with a revision hashed from its files, so two local
-models never share a results folder. Every model is built by mteb's own
-``ModelMeta.load_model``, so it is encoded as mteb encodes it; ``encoder="model2vec"``
-runs a static model through model2vec's own encoder instead, filed under its own
-experiment (``docs/running.md``, "How a model is encoded").
+``mteb_model_meta`` carries a correct name and revision: a model registered in mteb keeps mteb's
+``ModelMeta`` (also from a local folder); any other folder is named ``local/<folder name>`` (or
+``name``) with a revision hashed from its files, so two local models never share a results folder.
+Every model is built by mteb's own ``ModelMeta.load_model``, so it is encoded as mteb encodes it;
+``encoder="model2vec"`` runs a static model through model2vec's own encoder instead, filed under its
+own experiment (``docs/running.md``, "How a model is encoded").
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from mteb.models import ModelMeta
 
 from ..core.choices import ENCODERS, Encoder
 from ..core.compat import AbsEncoder, registered_meta, scoring_function
-from ..core.errors import ModelLoadError
+from ..core.errors import ModelLoadError, close_names
 from ..core.layout import content_revision
 
 if TYPE_CHECKING:
@@ -207,9 +206,11 @@ def load_model(
             path.resolve(), name=name, revision=revision, device=device, encoder=encoder
         )
     if _looks_like_path(text) or path.exists():
+        near = [str(p) for p in path.parent.glob("*") if p.is_dir()] if path.parent.is_dir() else []
+        close = f" (closest: {close_names(str(path), near, n=3)})" if near else ""
         raise ModelLoadError(
-            f"Model folder {text!r} does not exist (or is not a folder). Pass an existing "
-            "model folder or a Hugging Face hub id such as 'minishlab/potion-base-8M'."
+            f"Model folder {text!r} does not exist (or is not a folder){close}. Pass an "
+            "existing model folder or a Hugging Face hub id such as 'minishlab/potion-base-8M'."
         )
     if name is not None and name != text:
         raise ModelLoadError(

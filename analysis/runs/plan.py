@@ -1,11 +1,10 @@
 """A run plan: models x tasks expanded into independent jobs, written as JSON lines.
 
-``static-rteb plan`` writes one header line and one line per job (one model on one or
-more tasks, ``tasks_per_job``). A job's id hashes the model name, revision and tasks, so
-planning again gives the same ids; jobs whose results are complete are written
-``"done": true``. The header pins the results folder and each job its model's revision
-(a local folder's content hash): :func:`check_plan` refuses a plan used with another
-results folder or a local model whose files changed.
+``static-rteb plan`` writes one header line and one line per job (one model on one or more tasks,
+``tasks_per_job``). A job's id hashes the model name, revision and tasks, so planning again gives
+the same ids; jobs whose results are complete are written ``"done": true``. The header pins the
+results folder and each job its model's revision (a local folder's content hash): :func:`check_plan`
+refuses a plan used with another results folder or a local model whose files changed.
 """
 
 from __future__ import annotations

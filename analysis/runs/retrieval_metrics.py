@@ -1,12 +1,11 @@
 """Per-query retrieval metrics from saved mteb predictions, for paired significance tests.
 
-mteb reports only the mean nDCG@10 of a retrieval task. A paired test between two models
-needs the score of every query: :func:`per_query_ndcg` recomputes it from the predictions
-mteb saves (``<Task>_predictions.json``, written when ``prediction_folder`` is set) and the
-task's qrels with the evaluator mteb uses (pytrec_eval's ``ndcg_cut``: linear gains, log2
-discount, ties broken by descending document id), on the queries that have both
-predictions and judgements, so the mean of the array is mteb's nDCG@10 before mteb rounds
-it to 5 decimals.
+mteb reports only the mean nDCG@10 of a retrieval task. A paired test between two models needs the
+score of every query: :func:`per_query_ndcg` recomputes it from the predictions mteb saves
+(``<Task>_predictions.json``, written when ``prediction_folder`` is set) and the task's qrels with
+the evaluator mteb uses (pytrec_eval's ``ndcg_cut``: linear gains, log2 discount, ties broken by
+descending document id), on the queries that have both predictions and judgements, so the mean of
+the array is mteb's nDCG@10 before mteb rounds it to 5 decimals.
 """
 
 from __future__ import annotations

@@ -87,10 +87,9 @@ def resolve_tasks(
 ) -> list[AbsTask]:
     """Turn task names, benchmark names and task objects into mteb tasks.
 
-    A name that a folder under ``local_tasks_dir`` holds (by ``task.json``'s ``mteb_task``)
-    becomes that local task; a benchmark name expands to its tasks (each local when
-    available); any other name is looked up in mteb's registry. Returns the tasks without
-    duplicates, in the given order.
+    A name that a folder under ``local_tasks_dir`` holds (by ``task.json``'s ``mteb_task``) becomes
+    that local task; a benchmark name expands to its tasks (each local when available); any other
+    name is looked up in mteb's registry. Returns the tasks without duplicates, in the given order.
 
     Raises:
         UnknownTaskError: If a name is neither a task nor a benchmark; lists close names.

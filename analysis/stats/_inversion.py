@@ -9,17 +9,15 @@ compares ``T(d) = sum(x - d)`` with ``V_s(d) = sum(s * (x - d))`` over sign patt
 * for ``d`` below the mean (``T(d) > 0``), ``|V_s(d)| >= |T(d)|`` exactly when
   ``min(m_A, m_{A^c}) <= d``; above the mean, when ``max(m_A, m_{A^c}) >= d``.
 
-Every p-value ``p(d)`` is therefore a count of subset means on one side of ``d``, a
-step function, and the set ``{d : p(d) >= alpha}`` is an interval whose ends are order
-statistics of subset means (Hartigan's subset-mean intervals). Computing the p-value at
-``d = 0`` and the ends from the *same* subset means makes "the interval excludes 0"
-and "p < alpha" the same event, exactly, ties included. Exact: all ``2**n - 1``
-nonempty subsets (built by doubling, chunked over pairs). Monte-Carlo: the subsets a
-fixed set of random patterns flips, with the ``(b + 1) / (B + 1)`` p-value.
+Every p-value ``p(d)`` is therefore a count of subset means on one side of ``d``, a step function,
+and the set ``{d : p(d) >= alpha}`` is an interval whose ends are order statistics of subset means
+(Hartigan's subset-mean intervals). Computing the p-value at ``d = 0`` and the ends from the *same*
+subset means makes "the interval excludes 0" and "p < alpha" the same event, exactly, ties included.
+Exact: all ``2**n - 1`` nonempty subsets (built by doubling, chunked over pairs). Monte-Carlo: the
+subsets a fixed set of random patterns flips, with the ``(b + 1) / (B + 1)`` p-value.
 
-A small tolerance ``tol`` (per pair, in units of the differences) makes values within
-float rounding count as "as extreme"; the ends are widened by the same ``tol``, so the
-equivalence holds with it.
+A small tolerance ``tol`` (per pair, in units of the differences) makes values within float rounding
+count as "as extreme"; the ends are widened by the same ``tol``, so the equivalence holds with it.
 
 **Clusters.** When the units flipped are clusters of tasks (one sign per cluster), ``D``
 holds each cluster's *sum* of task differences and ``sizes`` its number of tasks. The

@@ -216,23 +216,21 @@ def public_advantage(
       spreads free) gives ``se``, ``df`` and an unadjusted ``pvalue``.
     * **Simultaneous intervals**: ``A_j +- c * se_j``, ``c`` the ``confidence_level``
       quantile of the largest absolute Welch t over the models under sign flips of the tasks'
-      residuals (a task's row flipped whole: the studentized max-T, which adapts to
-      models that move together where Bonferroni would not); of the residuals centred
-      within each side (holds when models truly differ) and at each model's pooled mean
-      (the null imposed), the larger ``c``.
+      residuals (a task's row flipped whole: the studentized max-T, which adapts to models that move
+      together where Bonferroni would not); of the residuals centred within each side (holds when
+      models truly differ) and at each model's pooled mean (the null imposed), the larger ``c``.
     * **Decisions**: ``pvalue_adjusted``, the Westfall-Young step-down max-T over the
       pooled residuals alone; ``beyond_chance`` when under ``1 - confidence_level``. It
       holds every model whose interval excludes 0 and may add some whose interval contains
       0 (the intervals' larger ``c`` is conservative with heavy tails or an outlying model).
     * **Null hypothesis** of model j: its expected relative score is the same over the
-      population of public tasks and of private tasks. **Assumptions**: tasks
-      independent (within and across the sides), each side's residuals roughly
-      symmetric. Correlated tasks within a side make the intervals far too narrow
-      (pairs of tasks correlated at 0.7: the *corr-tasks* rows). ``clusters`` (task ->
-      label, e.g. :func:`analysis.results.clusters.task_clusters`) flips each cluster's
-      tasks together: *clusters* must then be independent, tasks within one may correlate
-      (across the sides too). Measured family-wise error and coverage with departures
-      (16/13, 17/13, 14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
+      population of public tasks and of private tasks. **Assumptions**: tasks independent (within
+      and across the sides), each side's residuals roughly symmetric. Correlated tasks within a side
+      make the intervals far too narrow (pairs of tasks correlated at 0.7: the *corr-tasks* rows).
+      ``clusters`` (task -> label, e.g. :func:`analysis.results.clusters.task_clusters`) flips each
+      cluster's tasks together: *clusters* must then be independent, tasks within one may correlate
+      (across the sides too). Measured family-wise error and coverage with departures (16/13, 17/13,
+      14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
     * **Too few tasks**: under :data:`MIN_TASKS_PER_SIDE` tasks on a side (clusters, if given)
       no interval, no decision (NaN); ``caveat`` says what the benchmark cannot say.
 
@@ -442,11 +440,10 @@ def predictor_row(
 ) -> dict[str, Any]:
     """One predictor's test (the kernel of :func:`advantage_predictors`, and of its simulation).
 
-    ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models'
-    Welch parts (:func:`_welch_parts`), ``column`` the predictor in model order (NaN:
-    unknown, left out), ``m`` the number of tested predictors (for ``detectable``), ``strata``
-    the models' family codes. Column 0 of ``c`` is the predictor's contrast (sum 0), the
-    others its shuffles over the models.
+    ``y_pub``/``y_priv`` are the relative scores (tasks x models), ``each`` the models' Welch parts
+    (:func:`_welch_parts`), ``column`` the predictor in model order (NaN: unknown, left out), ``m``
+    the number of tested predictors (for ``detectable``), ``strata`` the models' family codes.
+    Column 0 of ``c`` is the predictor's contrast (sum 0), the others its shuffles over the models.
     """
     known, n_models = column.notna().to_numpy(), int(column.notna().sum())
     c0, kind, sizes = _contrast(column[known])  # each group 2 models
@@ -523,11 +520,10 @@ def advantage_predictors(
 ) -> AdvantagePredictorsResult:
     """Is the public advantage related to a property of the models? One test per predictor.
 
-    ``predictors`` has one row per model (index: the model names of ``scores``) and one
-    column per predictor: a numeric column is used through its ranks (robust to a few
-    huge models), a boolean column splits the models into two groups (e.g. "made by
-    Voyage", "static"). A missing value (training data mteb does not record) leaves that
-    model out of that predictor only.
+    ``predictors`` has one row per model (index: the model names of ``scores``) and one column per
+    predictor: a numeric column is used through its ranks (robust to a few huge models), a boolean
+    column splits the models into two groups (e.g. "made by Voyage", "static"). A missing value
+    (training data mteb does not record) leaves that model out of that predictor only.
 
     * **Effect**: ``sum_j c_j A_j``, with ``c`` the standardized ranks scaled to give the
       least-squares slope of A on them (points of advantage per standard deviation of
@@ -540,32 +536,28 @@ def advantage_predictors(
       model with ``families``, the families' shared spread and the models' own, each
       weighted by the contrast, ``_model_part``). ``pvalue_t``: t with Satterthwaite df.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
-      predictor shuffled over the models (exact for exchangeable models, not for families
-      sharing effects, where the t decides; t alone was liberal on the real scores; a
-      group's arrangements each once if no more than ``n_resamples``). ``pvalue`` is the
-      larger: the decision is valid when either test is; the interval ``effect +- se``
-      times the larger critical value.
+      predictor shuffled over the models (exact for exchangeable models, not for families sharing
+      effects, where the t decides; t alone was liberal on the real scores; a group's arrangements
+      each once if no more than ``n_resamples``). ``pvalue`` is the larger: the decision is valid
+      when either test is; the interval ``effect +- se`` times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
-      (over the population of tasks and of models). **Assumptions**: tasks independent
-      (see :func:`public_advantage`); models independent given the tasks, or, with
-      ``families``, given their families' shared effects, normal (a group that is one
-      family, e.g. one organisation's models, is judged against the spread of the other
-      families' effects; that family's own cannot be checked). Its variance has that
-      family part: conservative if families share nothing and its ``family_share`` is near
-      1 (if the part is not positive, the pooled). One of two families only (a kind made by
-      one organisation against another's) is not tested (NaN, left out of the adjustment).
-      The true advantages spread alike in the two groups; the effect linear in the ranks.
-      Measured type-I error:
-      ``benchmarks/results/goodhart_validation.md`` (departures; the family cells),
-      ``goodhart_placebo.md`` (real scores).
+      (over the population of tasks and of models). **Assumptions**: tasks independent (see
+      :func:`public_advantage`); models independent given the tasks, or, with ``families``, given
+      their families' shared effects, normal (a group that is one family, e.g. one organisation's
+      models, is judged against the spread of the other families' effects; that family's own cannot
+      be checked). Its variance has that family part: conservative if families share nothing and its
+      ``family_share`` is near 1 (if the part is not positive, the pooled). One of two families only
+      (a kind made by one organisation against another's) is not tested (NaN, left out of the
+      adjustment). The true advantages spread alike in the two groups; the effect linear in the
+      ranks. Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; the
+      family cells), ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
-      (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is
-      the smallest absolute effect found with probability ``power`` at the level
-      ``alpha / m``, ``m`` the predictors tested (Bonferroni; a bound for Holm's first
-      step) with the larger critical value; NaN where the most extreme arrangement cannot
-      reach that level (5 of 10 models at 0.005: mirror pairs; drawn shuffles: not with
-      probability ``power``).
-      Measured power at it, from 4 of 10 models to 70: ``goodhart_validation.md``.
+      (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is the
+      smallest absolute effect found with probability ``power`` at the level ``alpha / m``, ``m``
+      the predictors tested (Bonferroni; a bound for Holm's first step) with the larger critical
+      value; NaN where the most extreme arrangement cannot reach that level (5 of 10 models at
+      0.005: mirror pairs; drawn shuffles: not with probability ``power``). Measured power at it,
+      from 4 of 10 models to 70: ``goodhart_validation.md``.
 
     Args:
         scores: wide tasks x models table, every model complete on both sides.
@@ -784,22 +776,20 @@ def trained_task_effect(
       differences are correlated (a sign-flip test was measured far below its level).
       The interval: the shifts of the trained cells that the same test does not reject.
     * **Families**: models of one family (one organisation's models, sizes of one
-      model) share their training and their errors, so they are not exchangeable with
-      the others. With ``families`` the patterns move only within a family: the
-      restricted permutation the null leaves exchangeable. Reassigned among all the
-      models instead, with ten families sharing half their interactions, the test was
-      measured far too conservative, and within them at its level
-      (``benchmarks/results/goodhart_validation.md``); a model alone in its family
-      keeps its pattern, so the price is power: only families with models trained
-      differently contribute variation.
+      model) share their training and their errors, so they are not exchangeable with the others.
+      With ``families`` the patterns move only within a family: the restricted permutation the null
+      leaves exchangeable. Reassigned among all the models instead, with ten families sharing half
+      their interactions, the test was measured far too conservative, and within them at its level
+      (``benchmarks/results/goodhart_validation.md``); a model alone in its family keeps its
+      pattern, so the price is power: only families with models trained differently contribute
+      variation.
     * **Null hypothesis**: which model trained on which task is unrelated to the models'
       scores (the labels are exchangeable among the models with known training data,
       within each family when ``families`` is given).
       **Assumptions**: models exchangeable under the null, so a group of much noisier
-      models can distort it; and which tasks a model trained on is not random (a
-      multilingual model trains on a multilingual task): read a difference as an
-      association, not as the effect of training. Measured type-I error:
-      ``benchmarks/results/goodhart_validation.md``.
+      models can distort it; and which tasks a model trained on is not random (a multilingual model
+      trains on a multilingual task): read a difference as an association, not as the effect of
+      training. Measured type-I error: ``benchmarks/results/goodhart_validation.md``.
     * With 5 models or fewer the comparison says little (``caveat``).
 
     Args:

@@ -1,11 +1,10 @@
 """Benchmark agreement where it matters: among the top models and over model subsets.
 
 :func:`benchmark_agreement` (Benchmark Agreement Testing, Perlitz et al. 2024,
-arXiv:2407.13696) reports the rank correlation among the k best models by the reference
-benchmark ``x`` (with :func:`analysis.stats.rank_correlation`'s p-value and interval) and its
-descriptive distribution over random subsets of k models (not a confidence interval). Unit
-= model, taken as given. Why and how to read it: ``docs/statistics.md``, "Do two benchmarks
-rank models alike?".
+arXiv:2407.13696) reports the rank correlation among the k best models by the reference benchmark
+``x`` (with :func:`analysis.stats.rank_correlation`'s p-value and interval) and its descriptive
+distribution over random subsets of k models (not a confidence interval). Unit = model, taken as
+given. Why and how to read it: ``docs/statistics.md``, "Do two benchmarks rank models alike?".
 """
 
 from __future__ import annotations

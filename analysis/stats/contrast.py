@@ -113,11 +113,10 @@ def group_contrast(
       ``scipy.stats.ttest_ind(equal_var=False)``); the interval inverts the same test, so
       it excludes 0 exactly when ``pvalue < 1 - confidence_level``.
     * **Assumptions**: models independent (one family's variants are not: read the result
-      as descriptive then); each group's mean roughly normal. Welch rejects more often than
-      alpha with strongly skewed values and a small group; a permutation of the labels, or
-      of Welch's t, does worse with unequal spreads (both measured:
-      ``benchmarks/README_stats.md``, section "Issue 18"; the statistics guide, "Do two
-      groups of models differ?").
+      as descriptive then); each group's mean roughly normal. Welch rejects more often than alpha
+      with strongly skewed values and a small group; a permutation of the labels, or of Welch's t,
+      does worse with unequal spreads (both measured: ``benchmarks/README_stats.md``, section "Issue
+      18"; the statistics guide, "Do two groups of models differ?").
     * **A group under 3 models gets neither a test nor an interval** (NaN, ``caveat`` says
       why): its spread cannot be estimated.
 

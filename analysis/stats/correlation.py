@@ -87,11 +87,10 @@ def rank_correlation(
       tau is Kendall's tau-b, both identical to ``scipy.stats.spearmanr`` /
       ``scipy.stats.kendalltau``.
     * **p-value**: two-sided permutation test of "x and y are independent" (y is
-      permuted against x; the items are assumed exchangeable under the null). It is
-      the fraction of orderings whose |statistic| is at least the observed one. When
-      ``n! <= n_resamples`` (n <= 7 at the default) all n! orderings are enumerated
-      (exact test); otherwise ``n_resamples`` random orderings with the
-      ``(b+1)/(n_resamples+1)`` convention.
+      permuted against x; the items are assumed exchangeable under the null). It is the fraction of
+      orderings whose |statistic| is at least the observed one. When ``n! <= n_resamples`` (n <= 7
+      at the default) all n! orderings are enumerated (exact test); otherwise ``n_resamples`` random
+      orderings with the ``(b+1)/(n_resamples+1)`` convention.
     * **Smallest attainable p-value** (``min_pvalue``): ``2/n!`` for the exact test
       (the identity and the reversed ordering are as extreme; ties make it larger;
       1/3 at n=3, 1/12 at n=4, 1/60 at n=5), ``1/(n_resamples+1)`` for Monte-Carlo.

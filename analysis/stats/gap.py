@@ -56,13 +56,12 @@ def relative_gap_welch(
 ) -> dict[str, np.ndarray]:
     """Each model's gap minus a reference gap of the other models, with a Welch interval.
 
-    ``x_public`` is (..., public tasks, models), ``x_private`` (..., private tasks,
-    models); leading axes are batched. Reference ``"mean"``: the mean gap of the other
-    models, i.e. ``y[t, j] = x[t, j] - mean_{k != j} x[t, k]`` (the task's difficulty
-    cancels). Reference ``"median"``: the median of the other models' gaps, i.e. ``y[t, j]
-    = x[t, j] - x[t, m]`` with m the model(s) whose gap is that median (the mean of the
-    two middle ones for an even number of others): linear in the scores for fixed m. The
-    relative gap is ``mean_private(y_j) - mean_public(y_j)``: a difference of two
+    ``x_public`` is (..., public tasks, models), ``x_private`` (..., private tasks, models); leading
+    axes are batched. Reference ``"mean"``: the mean gap of the other models, i.e. ``y[t, j] = x[t,
+    j] - mean_{k != j} x[t, k]`` (the task's difficulty cancels). Reference ``"median"``: the median
+    of the other models' gaps, i.e. ``y[t, j] = x[t, j] - x[t, m]`` with m the model(s) whose gap is
+    that median (the mean of the two middle ones for an even number of others): linear in the scores
+    for fixed m. The relative gap is ``mean_private(y_j) - mean_public(y_j)``: a difference of two
     independent sample means, so its standard error is Welch's ``sqrt(s_priv^2 / n_priv
     + s_pub^2 / n_pub)`` with Welch-Satterthwaite degrees of freedom (for the median, m is
     taken as fixed: conservative when several models are close to the median, because
@@ -179,21 +178,19 @@ def public_private_gap(
     * **gap** = mean_private - mean_public. It includes the difficulty difference of
       the two task sets, which every model shares; it is descriptive (no interval).
     * **relative_gap** = the model's gap minus a reference gap of the *other* kept
-      models: ``reference="mean"`` their mean gap, ``"median"`` their median gap. This
-      answers "does this model lose more on private tasks than the others do?". With
-      the mean, one outlying model moves every other model's relative gap by its own
-      deviation / (K - 1): measured with K = 7 and one model losing 0.15 more on the
-      private tasks, the other (null) models reach p < 0.05 far more often than 5%; the
-      median does not move (``benchmarks/README_stats.md`` has both). Interval and
-      p-value: Welch t over the tasks (public and private tasks are two independent
-      samples; units = tasks, assumed independent within each side, unequal variances
-      allowed; for the median the median model is taken as fixed, which is
-      conservative). Coverage of the 95% interval at 7 public / 6 private and 17 / 13
-      tasks, measured by simulation in ``benchmarks/README_stats.md`` ("relative gap"
-      rows): at least 0.93 with normal or t3 noise and under an outlier; *below* 0.93
-      for a model whose private losses are strongly skewed (a few large losses): with 6
-      to 13 private tasks the sample rarely shows the tail, and neither Welch nor a
-      bootstrap-t interval (measured there too) can correct for what it does not see.
+      models: ``reference="mean"`` their mean gap, ``"median"`` their median gap. This answers "does
+      this model lose more on private tasks than the others do?". With the mean, one outlying model
+      moves every other model's relative gap by its own deviation / (K - 1): measured with K = 7 and
+      one model losing 0.15 more on the private tasks, the other (null) models reach p < 0.05 far
+      more often than 5%; the median does not move (``benchmarks/README_stats.md`` has both).
+      Interval and p-value: Welch t over the tasks (public and private tasks are two independent
+      samples; units = tasks, assumed independent within each side, unequal variances allowed; for
+      the median the median model is taken as fixed, which is conservative). Coverage of the 95%
+      interval at 7 public / 6 private and 17 / 13 tasks, measured by simulation in
+      ``benchmarks/README_stats.md`` ("relative gap" rows): at least 0.93 with normal or t3 noise
+      and under an outlier; *below* 0.93 for a model whose private losses are strongly skewed (a few
+      large losses): with 6 to 13 private tasks the sample rarely shows the tail, and neither Welch
+      nor a bootstrap-t interval (measured there too) can correct for what it does not see.
     * **Ranks**: ``rank_public`` / ``rank_private`` rank the kept models by their mean
       on each side (1 = best, ties get the average rank); ``rank_shift = rank_public
       - rank_private`` (positive = climbs on the private tasks). Its interval is a
@@ -204,9 +201,8 @@ def public_private_gap(
       a :class:`DroppedModelsWarning` naming the first few (``dropped`` lists all);
       never averaged over a partial set.
 
-    Rows are sorted by task name within each side first, so their order never changes
-    the result. Draws from ``rng``: the public-task bootstrap indices, then the private
-    ones.
+    Rows are sorted by task name within each side first, so their order never changes the result.
+    Draws from ``rng``: the public-task bootstrap indices, then the private ones.
 
     Args:
         scores: wide tasks x models table; rows = the public and private tasks.

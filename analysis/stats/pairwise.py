@@ -209,21 +209,19 @@ def pairwise_significance(
 
     Each pair (a, b) (a before b in column order) is tested on its unit differences as in
     :func:`paired_bootstrap` (exact while ``n_pairs * 2**n <= 2**27`` and n <= 20, else
-    over ``n_resamples`` random patterns shared by all pairs). ``significant`` is
-    ``pvalue_adjusted < alpha``, and ``[ci_low, ci_high]`` excludes 0 exactly then. Method,
-    assumptions and validity: the statistics guide (``docs/statistics.md``, "Which pairs of
-    models differ?").
+    over ``n_resamples`` random patterns shared by all pairs). ``significant`` is ``pvalue_adjusted
+    < alpha``, and ``[ci_low, ci_high]`` excludes 0 exactly then. Method, assumptions and validity:
+    the statistics guide (``docs/statistics.md``, "Which pairs of models differ?").
 
     Adjustments (all reported; ``adjustment`` picks ``pvalue_adjusted``, the decision and
     the interval):
 
     * ``"maxT"`` (default): single-step Westfall-Young max-T over all pairs under one sign
-      pattern (the kernel and patterns of :func:`rank_intervals`). Joint null: each unit's
-      vector of pairwise differences is symmetric about 0 (e.g. unit effect + symmetric
-      noise); the test is then exact. The simultaneous intervals invert the critical value,
-      the larger of that null's and of the null centred at the observed differences, so
-      that they also cover when pairs differ. Family-wise error and joint coverage are
-      measured in ``benchmarks/README_stats.md``.
+      pattern (the kernel and patterns of :func:`rank_intervals`). Joint null: each unit's vector of
+      pairwise differences is symmetric about 0 (e.g. unit effect + symmetric noise); the test is
+      then exact. The simultaneous intervals invert the critical value, the larger of that null's
+      and of the null centred at the observed differences, so that they also cover when pairs
+      differ. Family-wise error and joint coverage are measured in ``benchmarks/README_stats.md``.
     * ``"holm"``: Holm on the per-pair p-values; intervals inverted at ``alpha / (m - R)``
       (R rejections), agreeing with Holm's decisions. ``"bonferroni"``: at ``alpha / m``.
     * ``"bh"``: Benjamini-Hochberg, for screening; false-coverage-rate intervals at

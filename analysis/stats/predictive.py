@@ -139,14 +139,13 @@ def predictive_comparison(
       lines refitted without each model**, gives pseudo-values ``n * mean - (n - 1) *
       mean without model k``; ``statistic`` is their mean, ``se`` their standard error.
     * **Test**: a model far off one line pulls that line, and so moves every other
-      model's error under it; flips of the pseudo-values take those moves as independent
-      evidence (liberal when one or two models in 34 are far off one predictor: the
-      report's sweep). So ``statistic / se`` is referred to its values with each model's
-      ``a`` and ``b`` swapped at random, ``b`` first mapped onto ``a``'s scale by a robust
-      line symmetric in the two (:func:`onto`), every line and jackknife refitted: a
-      swapped model takes its pull to the other line. The interval is ``statistic +- q *
-      se`` with ``q`` the swaps' critical value: it excludes 0 exactly when p is below the
-      level (``1 - confidence_level`` taken exactly).
+      model's error under it; flips of the pseudo-values take those moves as independent evidence
+      (liberal when one or two models in 34 are far off one predictor: the report's sweep). So
+      ``statistic / se`` is referred to its values with each model's ``a`` and ``b`` swapped at
+      random, ``b`` first mapped onto ``a``'s scale by a robust line symmetric in the two
+      (:func:`onto`), every line and jackknife refitted: a swapped model takes its pull to the other
+      line. The interval is ``statistic +- q * se`` with ``q`` the swaps' critical value: it
+      excludes 0 exactly when p is below the level (``1 - confidence_level`` taken exactly).
     * **Null**: each model's ``a`` and ``b``, on one scale, are exchangeable (the test is
       exact then, but for the estimated mapping); it implies the lines' expected absolute
       errors are equal. Where the errors differ in shape but not in that expectation the

@@ -4,11 +4,10 @@ Every pair of models is compared by the paired sign-flip test over tasks (studen
 all pairs adjusted together by the Westfall-Young step-down max-T on shared sign
 patterns (:mod:`._maxt`). A model's interval is ``[1 + #significantly better, K -
 #significantly worse]``; when no pairwise decision is wrong, which max-T guarantees with
-probability at least ``confidence_level``, every interval holds at once (Klein, Wright
-and Wieczorek 2020; Mogstad, Romano, Shaikh and Wilhelm 2024). The null, the
-assumptions and why not a bootstrap of ranks: the statistics guide
-(``docs/statistics.md``, "Which leaderboard ranks are real"); measured in
-``benchmarks/results/rank_validation.md`` (``benchmarks/bench_rank_validation.py``).
+probability at least ``confidence_level``, every interval holds at once (Klein, Wright and Wieczorek
+2020; Mogstad, Romano, Shaikh and Wilhelm 2024). The null, the assumptions and why not a bootstrap
+of ranks: the statistics guide (``docs/statistics.md``, "Which leaderboard ranks are real");
+measured in ``benchmarks/results/rank_validation.md`` (``benchmarks/bench_rank_validation.py``).
 """
 
 from __future__ import annotations

@@ -279,8 +279,12 @@ def test_name_must_have_an_organisation(static_model_dir: Path) -> None:
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ModelLoadError, match="does not exist"):
+    with pytest.raises(ModelLoadError, match="does not exist") as err:
         load_model(tmp_path / "no-such-model")
+    assert "closest" not in str(err.value)  # nothing beside it
+    (tmp_path / "my-static").mkdir()
+    with pytest.raises(ModelLoadError, match=r"does not exist .*\(closest: '.*my-static'\)"):
+        load_model(tmp_path / "my-statc")  # a typo: the folder beside it is named
 
 
 def test_malformed_id_is_a_clear_error() -> None:

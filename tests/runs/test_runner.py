@@ -474,3 +474,24 @@ def _task_named(frame: str) -> str:
 def _count(frame: str) -> int:
     """The number of finished pairs a tqdm frame shows (``n/total``)."""
     return int(re.search(r" (\d+)/\d+ \[", frame).group(1))  # type: ignore[union-attr]
+
+
+def test_a_task_whose_data_the_hub_did_not_give_points_to_local_tasks(capsys):
+    """Offline without ``--local-tasks``, datasets' ``Couldn't reach ... on the Hub``: the
+    summary says where the data can come from instead; other failures get no such hint."""
+    import pandas as pd
+
+    from analysis.runs.cli import _print_summary
+
+    def summary(error: str) -> pd.DataFrame:
+        row = {"model": "m", "revision": "r", "task": "STSBenchmark", "status": "failed"}
+        return pd.DataFrame([{**row, "main_score": None, "error": error}])
+
+    reach = (
+        "ConnectionError: Couldn't reach 'mteb/stsbenchmark-sts' on the Hub (OfflineModeIsEnabled)"
+    )
+    _print_summary(summary(reach))
+    assert "give local copies of the tasks with --local-tasks FOLDER" in capsys.readouterr().err
+    _print_summary(summary("ValueError: bad dimensions"))
+    err = capsys.readouterr().err
+    assert "1 evaluation(s) failed" in err and "--local-tasks" not in err

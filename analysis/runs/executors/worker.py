@@ -41,11 +41,10 @@ def claims_dir(results: str | Path, token: str) -> Path:
 def claim(results: str | Path, token: str, job_id: str) -> bool:
     """Claim job ``job_id`` for one submission: True for exactly one caller.
 
-    The claim is a file, ``<results>/logs/claims/<token>/<job_id>``, created with
-    ``O_EXCL`` (atomic on local and NFS file systems), holding the claimer's SLURM id,
-    host and pid. Claims are per submission (``token``), so a resubmission runs the job
-    again; the per-task locks of :mod:`analysis.runs.locks` still keep two runs of one
-    task apart.
+    The claim is a file, ``<results>/logs/claims/<token>/<job_id>``, created with ``O_EXCL`` (atomic
+    on local and NFS file systems), holding the claimer's SLURM id, host and pid. Claims are per
+    submission (``token``), so a resubmission runs the job again; the per-task locks of
+    :mod:`analysis.runs.locks` still keep two runs of one task apart.
     """
     folder = claims_dir(results, token)
     folder.mkdir(parents=True, exist_ok=True)
@@ -70,13 +69,12 @@ def run_worker(
 ) -> dict[str, Any]:
     """Run the submission's jobs until none is left (one worker of several).
 
-    Every worker walks the same job list and runs each job it can :func:`claim`, so the
-    jobs spread over however many workers start. A failing job is recorded (its record
-    holds the error and traceback, :func:`~.job.run_job`) and the worker goes on; an
-    interrupt (``KeyboardInterrupt``, recorded as ``interrupted`` by the job function)
-    stops it. With a time limit, a worker claims no job it expects not to finish: not
-    when less time is left than 1.25 times its longest job so far (a job killed by the
-    limit is reported failed and reruns with the plan).
+    Every worker walks the same job list and runs each job it can :func:`claim`, so the jobs spread
+    over however many workers start. A failing job is recorded (its record holds the error and
+    traceback, :func:`~.job.run_job`) and the worker goes on; an interrupt (``KeyboardInterrupt``,
+    recorded as ``interrupted`` by the job function) stops it. With a time limit, a worker claims no
+    job it expects not to finish: not when less time is left than 1.25 times its longest job so far
+    (a job killed by the limit is reported failed and reruns with the plan).
 
     Args:
         jobs: The submission's jobs in plan order, or the plan file that holds them (the

@@ -1,10 +1,9 @@
 """The model card with the submitted results: mteb's ``create-model-results`` card.
 
-mteb 2.26's ``mteb create-model-results`` command needs a registered ``--model-name``
-and writes no scores (the results table needs ``add_table_to_model_card=True``, which it
-does not expose), so :func:`write_card` calls the method it calls,
-``ModelMeta.push_model_card_to_hub`` (never pushing), with the table switched on for a
-benchmark of the submitted tasks.
+mteb 2.26's ``mteb create-model-results`` command needs a registered ``--model-name`` and writes no
+scores (the results table needs ``add_table_to_model_card=True``, which it does not expose), so
+:func:`write_card` calls the method it calls, ``ModelMeta.push_model_card_to_hub`` (never pushing),
+with the table switched on for a benchmark of the submitted tasks.
 """
 
 from __future__ import annotations

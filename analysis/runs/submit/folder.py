@@ -1,13 +1,12 @@
 """What a local model folder says about itself: the ModelMeta fields derivable from its files.
 
-Reads only files (no model is loaded, nothing is fetched): safetensors headers for the
-parameter counts and memory, ``config.json`` / sentence-transformers configs / the
-tokenizer for dimensions and token limits, the model card (``README.md`` front matter)
-for languages and licence, git for revision and date. Each value comes with the place it
-was read from, so the generated registry entry can say where every number came from.
-The rules follow ``mteb.ModelMeta.from_hub`` where mteb has one (parameters from the
-safetensors tensors, memory from their dtypes, embedding parameters as vocabulary x
-hidden size, languages from the card).
+Reads only files (no model is loaded, nothing is fetched): safetensors headers for the parameter
+counts and memory, ``config.json`` / sentence-transformers configs / the tokenizer for dimensions
+and token limits, the model card (``README.md`` front matter) for languages and licence, git for
+revision and date. Each value comes with the place it was read from, so the generated registry entry
+can say where every number came from. The rules follow ``mteb.ModelMeta.from_hub`` where mteb has
+one (parameters from the safetensors tensors, memory from their dtypes, embedding parameters as
+vocabulary x hidden size, languages from the card).
 """
 
 from __future__ import annotations

@@ -1,15 +1,14 @@
 """Pre-flight: the results repository's own tests, run on what a pull request would contain.
 
 :func:`preflight` rebuilds, in a temporary folder, the part of the checkout a pull request
-from its HEAD would touch, as a small git repository: ``main`` holds the model folders the
-change touches as they are at the base commit (the merge-base of ``origin/main`` or ``main``
-and HEAD, the commit the repository's CI compares with), a branch on top holds them as at
-HEAD plus the files a submission is about to add (``overlay``), and the repository's own
-files (``tests/``, ``pyproject.toml``, ...) come from HEAD. There it runs ``pytest tests``
-as the repository's ``make test`` does, with this project's Python and mteb, and the
-size limit of its ``check_file_sizes`` workflow (which is not in ``tests/``). The checkout
-itself is never written. Model folders the change does not touch are left out: main passed
-CI already.
+from its HEAD would touch, as a small git repository: ``main`` holds the model folders the change
+touches as they are at the base commit (the merge-base of ``origin/main`` or ``main`` and HEAD, the
+commit the repository's CI compares with), a branch on top holds them as at HEAD plus the files a
+submission is about to add (``overlay``), and the repository's own files (``tests/``,
+``pyproject.toml``, ...) come from HEAD. There it runs ``pytest tests`` as the repository's ``make
+test`` does, with this project's Python and mteb, and the size limit of its ``check_file_sizes``
+workflow (which is not in ``tests/``). The checkout itself is never written. Model folders the
+change does not touch are left out: main passed CI already.
 """
 
 from __future__ import annotations

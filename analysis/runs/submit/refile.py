@@ -1,12 +1,11 @@
 """Re-file own runs under the hub name and commit SHA the results repository requires.
 
-A run of a local model folder is filed under ``local/<folder>`` and revision
-``local-<content hash>`` (:func:`analysis.core.layout.content_revision`), which the
-results repository's CI rejects: it wants the model's hub id (``org/name``) and the
-40-character commit SHA of the weights on the hub. A result file holds no model name or
-revision (only the task, its scores and the dataset revision), so re-filing moves the
-files to ``results/<org>__<name>/<sha>/`` with a new ``model_meta.json``; the scores are
-untouched.
+A run of a local model folder is filed under ``local/<folder>`` and revision ``local-<content
+hash>`` (:func:`analysis.core.layout.content_revision`), which the results repository's CI rejects:
+it wants the model's hub id (``org/name``) and the 40-character commit SHA of the weights on the
+hub. A result file holds no model name or revision (only the task, its scores and the dataset
+revision), so re-filing moves the files to ``results/<org>__<name>/<sha>/`` with a new
+``model_meta.json``; the scores are untouched.
 """
 
 from __future__ import annotations
@@ -221,9 +220,8 @@ def plan_runs(
 ) -> Submission:
     """Gather the runs of one model and decide the name and revision they are filed under.
 
-    The revision: ``revision`` (``--revision``), else the runs' own commit SHA, the model
-    folder's commit (``folder_revision``) or mteb's registered one; None when nothing
-    determines it.
+    The revision: ``revision`` (``--revision``), else the runs' own commit SHA, the model folder's
+    commit (``folder_revision``) or mteb's registered one; None when nothing determines it.
 
     Raises:
         LeaderboardSubmitError: Runs of several models (:func:`select_runs`), a run filed

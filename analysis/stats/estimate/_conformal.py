@@ -1,12 +1,11 @@
 """Conformal prediction intervals from leave-one-model-out errors, scaled by leverage.
 
-Scores are ``R_i = |e_i| / sigma_i`` with ``sigma_i**2 = 1 + gamma * lev_i`` (a
-random-coefficient model's error variance, so models far from the references on the
-observed tasks get wider intervals); ``gamma`` from a Theil-Sen line of ``e**2`` on
-``lev`` (:func:`variance_slope`). :func:`split_interval` is the split-conformal interval
-of the procedure rerun without each model; :func:`leave_one_out_widths` each model's
-interval from the others' scores (held-out reporting); :class:`TimeDrift` the same
-scaling in the distance in time, for a model newer than the references.
+Scores are ``R_i = |e_i| / sigma_i`` with ``sigma_i**2 = 1 + gamma * lev_i`` (a random-coefficient
+model's error variance, so models far from the references on the observed tasks get wider
+intervals); ``gamma`` from a Theil-Sen line of ``e**2`` on ``lev`` (:func:`variance_slope`).
+:func:`split_interval` is the split-conformal interval of the procedure rerun without each model;
+:func:`leave_one_out_widths` each model's interval from the others' scores (held-out reporting);
+:class:`TimeDrift` the same scaling in the distance in time, for a model newer than the references.
 """
 
 from __future__ import annotations

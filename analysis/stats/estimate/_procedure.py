@@ -1,12 +1,11 @@
 """The whole estimation procedure, rerun on subsets of the reference models.
 
-A prediction is a procedure: choose the feature tasks on the training models, fit the
-predictor of :mod:`._target`, predict the held-out model. Its errors are measured by
-rerunning all of it without the held-out model: leave one model out
-(:meth:`Procedure.nested`, a new model drawn like the references), or forward in time
-(:meth:`Procedure.forward`, each model predicted from those released before it: rolling
-origin, Tashman 2000). Each held-out model also gets the :class:`Beyond` flags against
-its own training models.
+A prediction is a procedure: choose the feature tasks on the training models, fit the predictor of
+:mod:`._target`, predict the held-out model. Its errors are measured by rerunning all of it without
+the held-out model: leave one model out (:meth:`Procedure.nested`, a new model drawn like the
+references), or forward in time (:meth:`Procedure.forward`, each model predicted from those released
+before it: rolling origin, Tashman 2000). Each held-out model also gets the :class:`Beyond` flags
+against its own training models.
 """
 
 from __future__ import annotations

@@ -5,13 +5,12 @@ On a tasks x models table of complete reference models (``Leaderboard.wide()``, 
 interval and the rank interval it implies; :func:`next_tasks` says which task to run
 next (which tasks to run first: :func:`analysis.stats.select_tasks`).
 
-The estimator (ridge on the observed tasks' z-scores, :mod:`._ridge`, :mod:`._target`),
-its interval (split conformal on the whole procedure rerun without each reference model,
-scaled by leverage, :mod:`._procedure`, :mod:`._conformal`), the calibration forward in
-time for a model newer than the references (``reference_dates=``), the assumptions and
-what it cannot promise: the statistics guide (``docs/statistics.md``, "Where a model
-stands after a few tasks"). Every choice is measured, with its rejected alternatives, in
-``benchmarks/results/estimate.md``.
+The estimator (ridge on the observed tasks' z-scores, :mod:`._ridge`, :mod:`._target`), its interval
+(split conformal on the whole procedure rerun without each reference model, scaled by leverage,
+:mod:`._procedure`, :mod:`._conformal`), the calibration forward in time for a model newer than the
+references (``reference_dates=``), the assumptions and what it cannot promise: the statistics guide
+(``docs/statistics.md``, "Where a model stands after a few tasks"). Every choice is measured, with
+its rejected alternatives, in ``benchmarks/results/estimate.md``.
 """
 
 from __future__ import annotations
@@ -503,9 +502,8 @@ def predict_benchmark(
 ) -> BenchmarkPrediction:
     """Predict a new model's benchmark mean from its scores on some tasks.
 
-    Assumes the new model is exchangeable with the references (or, with
-    ``reference_dates``, newer than them); coverage is marginal over new models. Method and
-    caveats: the module notes.
+    Assumes the new model is exchangeable with the references (or, with ``reference_dates``, newer
+    than them); coverage is marginal over new models. Method and caveats: the module notes.
 
     Args:
         reference: tasks x models of complete reference models, scores 0-1 (as
@@ -644,10 +642,9 @@ def next_tasks(
 ) -> NextTasksResult:
     """Which task to run next to narrow the interval most.
 
-    For each candidate task not yet observed, the typical half-width of the interval
-    with that task added: the conformal quantile of the leave-one-model-out errors of
-    the predictor on the observed tasks plus the candidate (before leverage scaling,
-    which depends on the unknown score).
+    For each candidate task not yet observed, the typical half-width of the interval with that task
+    added: the conformal quantile of the leave-one-model-out errors of the predictor on the observed
+    tasks plus the candidate (before leverage scaling, which depends on the unknown score).
 
     Args:
         reference: as :func:`predict_benchmark`.

@@ -4,8 +4,7 @@ Greedy forward selection on the leave-one-model-out interval width (default), or
 backward elimination of the most predictable task (``method="mmteb"``; mteb PR #1100).
 Every step's error is measured on held-out models (the selection redone without each,
 :mod:`._nested`); those errors also calibrate :func:`predict_benchmark` with
-``selection=``. The statistics guide, "Selection"; measured in
-``benchmarks/results/estimate.md``.
+``selection=``. The statistics guide, "Selection"; measured in ``benchmarks/results/estimate.md``.
 """
 
 from __future__ import annotations
