@@ -51,17 +51,16 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         The exit status: 0 all done (or submitted), 1 something failed, 2 usage error,
         128 + the signal number when stopped (130 for Ctrl-C).
     """
-    parser = args.command_parser
-    setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
-    if args.plan:
-        if args.model or args.tasks:
-            parser.error("give either --plan or -m/-t, not both")
-        return stoppable_command(lambda: _run_plan(args), resume=_resume_command(argv))
-    if not args.model or not args.tasks:
+    parser = args.command_parser  # usage first: setup_output imports torch and mteb
+    if args.plan and (args.model or args.tasks):
+        parser.error("give either --plan or -m/-t, not both")
+    if not args.plan and (not args.model or not args.tasks):
         parser.error("give -m/--model and -t/--tasks, or --plan PLAN.jsonl")
-    if len(args.name) > len(args.model):
+    if not args.plan and len(args.name) > len(args.model):
         parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
-    return stoppable_command(lambda: _run_direct(args), resume=_resume_command(argv))
+    setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
+    run = (lambda: _run_plan(args)) if args.plan else (lambda: _run_direct(args))
+    return stoppable_command(run, resume=_resume_command(argv))
 
 
 def _run_direct(args: argparse.Namespace) -> int:

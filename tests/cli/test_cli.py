@@ -34,13 +34,15 @@ def test_every_command_hangs_under_one_tree() -> None:
 
 
 def test_help_imports_neither_torch_nor_mteb() -> None:
-    """Each --help, in a fresh interpreter: the heavy modules a command imports stay out."""
+    """Each --help and ``run``'s usage errors (they took 4-7 s), in a fresh interpreter: the
+    heavy modules a command imports stay out."""
     code = (
         "import json, sys\n"
         "from analysis.cli import main\n"
         "heavy = ('torch', 'mteb', 'transformers', 'sentence_transformers')\n"
         "seen = {}\n"
-        f"for argv in [['--help'], *[[c, '--help'] for c in {COMMANDS!r}]]:\n"
+        f"usage = [['run'], ['run', '-m', 'x'], ['run', '--plan', 'p', '-m', 'x']]\n"
+        f"for argv in [['--help'], *[[c, '--help'] for c in {COMMANDS!r}], *usage]:\n"
         "    try:\n"
         "        main(argv)\n"
         "    except SystemExit:\n"
@@ -51,7 +53,7 @@ def test_help_imports_neither_torch_nor_mteb() -> None:
     done = _python("-c", code)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(seen) == len(COMMANDS) + 1
+    assert len(seen) == len(COMMANDS) + 4
     assert all(imported == [] for imported in seen.values()), seen
 
 
