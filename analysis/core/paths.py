@@ -37,13 +37,22 @@ def repo_root() -> Path:
     return Path.cwd()
 
 
+def shared_dir() -> Path:
+    """The shared folder (the post, tasks, results): ``$SHARED_DIR``, else ``../shared``."""
+    env = os.environ.get("SHARED_DIR")
+    return Path(env).expanduser() if env else repo_root().parent / "shared"
+
+
 def from_root(path: str | Path) -> Path:
     """Resolve a relative path against the repository root (notebooks run from anywhere).
 
-    The result is absolute and normalized, but symlinks are kept (``../shared`` may be
-    a link), so headers name a folder the way it was given.
+    ``../shared/...`` is in :func:`shared_dir` (``$SHARED_DIR`` moves it). The result is
+    absolute and normalized, but symlinks are kept (``../shared`` may be a link), so
+    headers name a folder the way it was given.
     """
     path = Path(path).expanduser()
+    if path.parts[:2] == ("..", "shared"):
+        path = shared_dir().joinpath(*path.parts[2:])
     return Path(os.path.abspath(path if path.is_absolute() else repo_root() / path))
 
 

@@ -8,7 +8,6 @@ comparison never types a score into code. Regenerated values come from
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.io import markdown_table
-from ..core.paths import from_root, repo_root
+from ..core.paths import from_root, shared_dir
 from .groups import model_groups
 from .leaderboard import Leaderboard
 
@@ -29,8 +28,7 @@ POST_NAME = "blog-evaluating-static-models-on-rteb.md"
 
 def default_post() -> Path:
     """The post in ``$SHARED_DIR/reference/``, else in ``../shared/reference/`` beside the repo."""
-    shared = os.environ.get("SHARED_DIR")
-    return (Path(shared) if shared else repo_root().parent / "shared") / "reference" / POST_NAME
+    return shared_dir() / "reference" / POST_NAME
 
 
 _LINK = re.compile(r"\[(?P<label>[^\]]+)\]\(https?://huggingface\.co/(?P<model>[^)\s]+)\)")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ResultsNotFoundError, ResultsRevisionError, spell, spelling
-from ..core.paths import RESULTS_ENV, display_path, repo_root
+from ..core.paths import RESULTS_ENV, display_path, repo_root, shared_dir
 
 #: The MTEB results repository (mteb's default remote).
 DEFAULT_REMOTE = "https://github.com/embeddings-benchmark/results"
@@ -143,8 +143,7 @@ def suggested_results() -> str:
     ``../shared/mteb-cache`` when it exists (``$SHARED_DIR/mteb-cache`` if set), named
     relative to the repository root without resolving symlinks; else a placeholder.
     """
-    shared = os.environ.get("SHARED_DIR")
-    folder = (Path(shared) if shared else repo_root().parent / "shared") / "mteb-cache"
+    folder = shared_dir() / "mteb-cache"
     return display_path(folder) if folder.is_dir() else "/path/to/mteb-cache"
 
 

@@ -1,0 +1,27 @@
+"""Paths: the repository root, the shared folder, relative paths in notebook parameters."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from analysis.core.paths import from_root, repo_root, shared_dir
+
+
+def test_shared_paths_follow_shared_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook parameter's ``../shared/...`` (the post, task copies) is in ``$SHARED_DIR``
+    when it is set (``make docs`` failed with the shared folder elsewhere), else beside the
+    repository; other relative paths stay under the root."""
+    monkeypatch.delenv("SHARED_DIR", raising=False)
+    beside = Path(os.path.abspath(repo_root() / ".." / "shared" / "tasks"))
+    assert from_root("../shared/tasks") == beside
+    assert shared_dir() == repo_root().parent / "shared"
+    monkeypatch.setenv("SHARED_DIR", str(tmp_path / "elsewhere"))
+    assert (
+        from_root("../shared/reference/post.md") == tmp_path / "elsewhere" / "reference" / "post.md"
+    )
+    assert from_root("data/runs") == repo_root() / "data" / "runs"
+    assert from_root("../sharedx/a") == repo_root().parent / "sharedx" / "a"
+    assert from_root(tmp_path / "abs") == tmp_path / "abs"
