@@ -195,14 +195,17 @@ nb.table(
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
-fig, ax = plt.subplots(figsize=(8, 9), layout="constrained")
+fig, ax = plt.subplots(figsize=(8, 12), layout="constrained")
 colors = np.where(order["beyond_chance"] == "public", "#d55e00", np.where(order["beyond_chance"] == "private", "#0072b2", OTHER_COLOR))
 ax.hlines(range(len(order)), order["ci_low"] * 100, order["ci_high"] * 100, colors=colors, lw=1)
 ax.scatter(order["advantage"] * 100, range(len(order)), c=colors, s=12, zorder=3)
 ax.axvline(0, color="0.3", lw=0.8, ls="--")
 ax.set(yticks=range(len(order)), xlabel="public advantage ×100 (relative to the other models)",
        title=f"{benchmark}: public advantage, {confidence_level:.0%} simultaneous intervals")
-ax.set_yticklabels([short_name(m) for m in order["model"]], fontsize=5)
+ax.set_yticklabels([short_name(m) for m in order["model"]], fontsize=7)
+for label, model in zip(ax.get_yticklabels(), order["model"], strict=True):
+    if model in post:  # the post's models, in their colors
+        label.set(color=palette[model], fontweight="bold")
 nb.figure(fig, "goodhart_advantage")
 beyond = adv[adv["beyond_chance"] != ""]
 unadjusted = int((adv["pvalue"] < alpha).sum())
@@ -214,6 +217,9 @@ nb.md(
     f"without the adjustment {unadjusted} of {len(adv)} models would have p < {alpha:g}, about the {alpha * len(adv):.1f} expected by chance. "
     f"The largest advantages: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].head(3).items())
     + "; the largest private gains: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].tail(3).items()) + "."
+    + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): neither can have trained "
+              "on the public tasks, so their advantages show how far a model's moves without any such fit."
+              for baselines in [[m for m in adv.index if short_name(m).startswith("baseline-")]] if baselines)
 )
 
 # %% [markdown]
