@@ -122,7 +122,8 @@ nb.table(
     shown_columns=["model", "Rank (Borda)", "Zero-shot", "Zero-shot (public)", "Total Parameters (B)", "Mean (Task)", "Mean (Public)", "Mean (Private)"],
     show=False,
 )
-nb.show(table.reset_index()[["model", "Rank (Borda)", "Zero-shot (public)", "Mean (Public)", "Mean (Private)"]].head(n_show), floatfmt=".2f")
+nb.show(table.reset_index()[["model", "Rank (Borda)", "Zero-shot (public)", "Mean (Public)", "Mean (Private)"]].head(n_show), floatfmt=".2f",
+        caption=f"The first {min(n_show, len(table))} of {len(table)} models (all: figures/goodhart_leaderboard.md)")
 
 sized = table.assign(params=groups["n_parameters"]).dropna(subset=["params"])
 sized = sized[sized["params"] > 0]
@@ -157,7 +158,8 @@ nb.table(
 )
 touched = overlap[overlap["public trained"].fillna(0) > 0]
 nb.show(touched.reset_index()[["model", "public trained", "public zero-shot %", "public via source", "private zero-shot %",
-                                 f"{reference} zero-shot %"]].head(n_show), floatfmt=".0f")
+                                 f"{reference} zero-shot %"]].head(n_show), floatfmt=".0f",
+        caption=f"The first {min(n_show, len(touched))} of the {len(touched)} models trained on a public task (all models: figures/goodhart_overlap.md)")
 per_task = trained_on(both, public).sum(axis=1)
 per_task = per_task[per_task > 0].sort_values(ascending=False)
 nb.md(
@@ -277,7 +279,8 @@ varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum()
 nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
          title="Relative score on the public tasks a model trained on, minus on those it did not",
          note=within.method, show=False)
-nb.show(within.to_frame().head(n_show), floatfmt=".3f")
+nb.show(within.to_frame().head(n_show), floatfmt=".3f",
+        caption=f"The first {min(n_show, len(within.to_frame()))} of {len(within.to_frame())} models (all: figures/goodhart_within.md)")
 nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "

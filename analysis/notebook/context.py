@@ -205,14 +205,17 @@ class NotebookContext:
         floatfmt: str = ".2f",
         pvalue_columns: Sequence[str] = (),
         index: bool = False,
+        caption: str = "",
     ) -> None:
         """Display ``frame`` rounded (a pandas Styler), p-values as ``"<0.001"``.
 
+        ``caption`` goes above it (e.g. that it is the first rows of a longer table).
         Returns None, so a call ending a cell does not show the table twice; use
         :func:`styled` for the Styler itself.
         """
         check_columns(frame, pvalue_columns)
         styler = styled(frame, floatfmt=floatfmt, pvalue_columns=pvalue_columns, index=index)
+        styler = styler.set_caption(caption) if caption else styler
         if self.in_kernel:
             from IPython.display import display
 
