@@ -317,9 +317,11 @@ drivers = advantage_predictors(wide, predictors, public_tasks=public, private_ta
                                n_resamples=n_resamples, confidence_level=confidence_level,
                                rng=nb.rng("goodhart_predictors"))
 found = drivers.to_frame()
-nb.table(found, "goodhart_predictors", floatfmt=".4f", pvalue_columns=("pvalue_t", "pvalue_permutation", "pvalue", "pvalue_adjusted"),
-         title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors)",
-         note=f"{drivers.method}. effect: points of advantage (0-1 scale) per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
+points = ["effect", "se_tasks", "se_models", "se", "ci_low", "ci_high", "detectable"]  # x100, as the prose
+nb.table(found.assign(**{c: found[c] * 100 for c in points}), "goodhart_predictors", floatfmt=".2f",
+         pvalue_columns=("pvalue_t", "pvalue_permutation", "pvalue", "pvalue_adjusted"),
+         title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors; effects ×100)",
+         note=f"{drivers.method}. effect (×100, as its interval, standard errors and detectable): points of advantage per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
          shown_columns=["predictor", "n_models", "n_families", "family_share", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
 hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].isna()]
 tested, aligned_share = len(found) - len(untested), 0.5  # flag a per-model predictor this much between organisations
