@@ -117,14 +117,20 @@ def signal_of(err: BaseException) -> int:
     return int(getattr(err, "signum", signal.SIGINT))
 
 
-def stoppable_command(command: Callable[[], int], *, resume: str) -> int:
-    """Run ``command``; a stop prints one line (with ``Resume with: <resume>``), returns 128+sig."""
+def stoppable_command(
+    command: Callable[[], int], *, resume: str | Callable[[RunInterrupted], str]
+) -> int:
+    """Run ``command``; a stop prints one line (with ``Resume with: <resume>``), returns 128+sig.
+
+    ``resume`` may be a function of the stop (what it finished decides the command).
+    """
     with stop_on_signals():
         try:
             return command()
         except KeyboardInterrupt as err:
             stop = err if isinstance(err, RunInterrupted) else None
             stop = stop or RunInterrupted(_BEFORE, signum=signal_of(err))
-            note = None if stop.detached else f"Resume with: {resume}"
+            again = resume(stop) if callable(resume) else resume
+            note = None if stop.detached else f"Resume with: {again}"
             print(stop.summary(note), file=sys.stderr)
             return 128 + stop.signum

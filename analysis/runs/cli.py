@@ -25,9 +25,10 @@ import logging
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from analysis.core.errors import RunInterrupted
 from analysis.core.interrupt import stoppable_command
 from analysis.core.paths import DEFAULT_RUNS, display_path
 from analysis.core.quiet import setup_output
@@ -92,14 +93,22 @@ def _run_direct(args: argparse.Namespace) -> int:
     return 1 if (summary["status"] == "failed").any() else 0
 
 
-def _resume_command(argv: Sequence[str]) -> str:
-    """The command that resumes a stopped ``run`` (the same, minus ``--overwrite always``)."""
-    args = list(argv)
-    for i, arg in enumerate(args[:-1]):
-        if arg == "--overwrite" and args[i + 1] == "always":
-            del args[i : i + 2]
-            break
-    return "static-rteb run " + shlex.join(args)
+def _resume_command(argv: Sequence[str]) -> Callable[[RunInterrupted], str]:
+    """The command that resumes a stopped ``run``: the same, or without ``--overwrite always``.
+
+    Once an evaluation finished, ``always`` would redo it too; stopped before any, it is kept
+    (else the rerun would find the earlier results and redo nothing).
+    """
+
+    def resume(stop: RunInterrupted) -> str:
+        args = list(argv)
+        at = [i for i, a in enumerate(args[:-1]) if a == "--overwrite" and args[i + 1] == "always"]
+        if not at or not stop.finished:
+            return "static-rteb run " + shlex.join(args)
+        del args[at[0] : at[0] + 2]
+        return "static-rteb run " + shlex.join(args)
+
+    return resume
 
 
 def _run_plan(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -495,3 +496,17 @@ def test_a_task_whose_data_the_hub_did_not_give_points_to_local_tasks(capsys):
     _print_summary(summary("ValueError: bad dimensions"))
     err = capsys.readouterr().err
     assert "1 evaluation(s) failed" in err and "--local-tasks" not in err
+
+
+def test_a_stopped_overwrite_always_run_resumes_with_it_until_something_finished():
+    """``--overwrite always`` stays in the resume command of a run stopped before any
+    evaluation finished (without it the rerun found the earlier results and redid nothing),
+    and is left out once one did (it would redo that one too)."""
+    from analysis.core.errors import RunInterrupted
+    from analysis.runs.cli import _resume_command
+
+    argv = ["-m", "my model", "-t", "SciFact", "--overwrite", "always"]
+    resume = _resume_command(argv)
+    assert resume(RunInterrupted(finished=0)) == "static-rteb run " + shlex.join(argv)
+    assert resume(RunInterrupted(finished=1)) == "static-rteb run -m 'my model' -t SciFact"
+    assert _resume_command(argv[:4])(RunInterrupted(finished=1)).endswith("-t SciFact")
