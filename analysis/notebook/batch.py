@@ -31,6 +31,7 @@ import yaml
 from ..core.errors import AnalysisError, BatchError, BatchInterrupted, close_names
 from ..core.interrupt import signal_of, stop_on_signals
 from ..core.paths import RESULTS_ENV, repo_root
+from ..results.folder import missing_folders
 from .flags import parameters_from_flags
 from .params import declared_parameters
 
@@ -294,11 +295,9 @@ def run_batch(
     _check_profile_names(prof, (p.stem for p in notebook_sources(root)))
     sources = notebook_sources(root, only or prof.notebooks)
     _check_overrides(parameters or {}, sources)
-    named = (results or os.environ.get(RESULTS_ENV) or "").split(os.pathsep)
-    for folder in (Path(f).expanduser() for f in named if f):  # as the notebooks read them
-        if not (folder.is_dir() or (root / folder).is_dir()):
-            raise BatchError(f"results folder {str(folder)!r} not found (--results or "
-                             f"${RESULTS_ENV}); no notebook ran")  # fmt: skip
+    if missing := missing_folders(results):  # as the notebooks will look for them
+        raise BatchError(f"results folder {missing[0]!r} not found (--results or "
+                         f"${RESULTS_ENV}); no notebook ran")  # fmt: skip
     build = Path(build_dir) if build_dir else root / "build" / "notebooks" / prof.path.stem
     with mock.patch.dict(os.environ, PYTHONHASHSEED=KERNEL_HASH_SEED):  # kernels inherit it
         return _run_all(sources, prof, build, root, results, parameters or {}, jobs)

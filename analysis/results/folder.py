@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ResultsNotFoundError, ResultsRevisionError, spell, spelling
-from ..core.paths import RESULTS_ENV, display_path, repo_root, shared_dir
+from ..core.paths import RESULTS_ENV, display_path, from_root, shared_dir
 
 #: The MTEB results repository (mteb's default remote).
 DEFAULT_REMOTE = "https://github.com/embeddings-benchmark/results"
@@ -181,15 +181,24 @@ def _split(results: Any) -> list[str]:
 
 
 def _absolute(entry: str) -> Path:
-    """An entry as an absolute path, symlinks kept."""
+    """An entry as an absolute path, symlinks kept: from the current folder, else the root's."""
     path = Path(entry).expanduser()
     if path.is_absolute():
         return Path(os.path.abspath(path))
     here = Path(os.path.abspath(path))
     if here.exists():
         return here
-    at_root = Path(os.path.abspath(repo_root() / path))
+    at_root = from_root(path)  # ../shared/... in $SHARED_DIR, as a notebook parameter's
     return at_root if at_root.exists() else here
+
+
+def missing_folders(results: Any = None) -> list[str]:
+    """The folders ``results`` (else ``$STATIC_RTEB_RESULTS``) names that do not exist.
+
+    Found as :meth:`ResultsFolders.resolve` finds them; nothing named: none missing.
+    """
+    entries = _split(results or None) or _split(os.environ.get(RESULTS_ENV) or None)
+    return [entry for entry in entries if not _absolute(entry).is_dir()]
 
 
 def _offline() -> bool:

@@ -376,3 +376,18 @@ def test_a_notebooks_own_runs_folder_may_not_exist_yet(tmp_path):
     assert resolve_results(joined, runs).folders == (cache, runs)
     with pytest.raises(ResultsNotFoundError, match="does not exist"):
         ResultsFolders.resolve(tmp_path / "absent", own_runs=tmp_path / "absent")  # alone
+
+
+def test_missing_folders_finds_them_as_resolve_does(tmp_path, monkeypatch):
+    """``batch`` checks its results folders before any kernel starts, by the rule the
+    notebooks read them with: ``../shared/...`` in ``$SHARED_DIR`` when it is set."""
+    from analysis.results.folder import missing_folders
+
+    (tmp_path / "elsewhere" / "only-here").mkdir(parents=True)
+    monkeypatch.setenv("SHARED_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.delenv("STATIC_RTEB_RESULTS", raising=False)
+    monkeypatch.chdir(tmp_path)  # not found from the current folder: the root's rule
+    assert missing_folders(None) == []  # nothing named
+    assert missing_folders(["../shared/only-here", "nowhere"]) == ["nowhere"]
+    monkeypatch.setenv("STATIC_RTEB_RESULTS", os.pathsep.join(["../shared/only-here", "no2"]))
+    assert missing_folders("") == ["no2"]
