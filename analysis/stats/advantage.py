@@ -385,13 +385,18 @@ _UNTESTED = "effect se_tasks se_models se df ci_low ci_high pvalue_t pvalue_perm
 _UNTESTED += ["pvalue", "spearman", "family_share", "detectable"]
 
 
-def _families_of(column: pd.Series, strata: Any) -> int:
-    """The known models' families if ``column`` is constant in each and some has 2, else 0."""
+def _tested(column: pd.Series, strata: Any) -> bool:
+    """Whether a predictor is tested: 3 models with a value, and not one of two families only.
+
+    One of two families: constant within each, some of 2 models; it cannot be told from them.
+    """
     known = column.notna().to_numpy()
-    codes = pd.Series(range(known.sum()) if strata is None else strata[known], column.index[known])
-    if codes.nunique() == len(codes) or column[known].groupby(codes).nunique().max() > 1:
-        return 0  # every family alone, or the column varies within one
-    return int(codes.nunique())
+    if known.sum() < 3 or strata is None:
+        return bool(known.sum() >= 3)
+    codes = pd.Series(strata[known], column.index[known])
+    shared = codes.nunique() < len(codes)  # some family has 2 models or more
+    constant = column[known].groupby(codes).nunique().max() == 1
+    return not (shared and constant and codes.nunique() < 3)
 
 
 def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
@@ -450,7 +455,7 @@ def predictor_row(
     by = None if strata is None else strata[known]
     row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, **sizes}
     row["n_families"] = np.nan if by is None else len(set(by))
-    if len(c0) < 3 or 0 < _families_of(column, strata) < 3:  # or told from a family apart
+    if not _tested(column, strata):  # too few models, or told from a family apart
         return {**row, **dict.fromkeys(_UNTESTED, np.nan)}
     share = np.nan  # the share of c0's sum of squares between families
     if by is not None:
@@ -610,9 +615,9 @@ def advantage_predictors(
     each = _welch_parts(y_pub, y_priv, confidence_level)
     found = predictors.set_axis(list(map(str, predictors.index)), axis=0).loc[models]
     strata = _strata(families, models)
-    testable = [found[k].count() >= 3 and not 0 < _families_of(found[k], strata) < 3 for k in found]
-    m = max(1, sum(testable))  # Holm's m: the predictors tested
-    options = {"confidence_level": confidence_level, "power": power, "m": m, "strata": strata}
+    m = max(1, sum(_tested(found[k], strata) for k in found))  # Holm's m: the predictors tested
+    options: dict[str, Any] = {"confidence_level": confidence_level, "power": power, "m": m}
+    options["strata"] = strata
     least = int(np.floor(m / (1 - confidence_level) + 1e-9))
     if n_resamples < least:  # the shuffles must reach the level of `detectable`
         raise ValueError(f"`n_resamples` must be {least} or more for {m} tested predictors")
