@@ -409,14 +409,14 @@ def build_cli(description: str | None = None) -> argparse.ArgumentParser:
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=_versions())
+    parser.add_argument("--version", action="version", version=versions())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for add_parser in ADD_PARSERS:
         add_parser(subparsers)
     return parser
 
 
-def _versions() -> str:
+def versions() -> str:
     """``static-rteb 0.1.0 (mteb 2.26.0, ...)``: this package's and its anchors' versions."""
     from importlib.metadata import PackageNotFoundError, version
 

@@ -5,15 +5,18 @@ Example::
     static-rteb leaderboard -b "RTEB(beta)" --pin as-of-post --results ../shared/mteb-cache \
         --min-zero-shot 100 --top 20
 
-The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table,
-scores ×100), then each complete model's 95% simultaneous rank interval
-(:func:`analysis.stats.rank_intervals`) among the complete models shown
-(``docs/leaderboard.md``). Exit status 0, or 2 on a usage error.
+The columns are :func:`analysis.results.columns.leaderboard_columns`'s (mteb's table, scores ×100),
+then each complete model's 95% simultaneous rank interval (:func:`analysis.stats.rank_intervals`)
+among the complete models shown (``docs/leaderboard.md``), headed by their provenance (for a CSV
+file, beside it as CSV on the Web metadata). Exit status 0, or 2 on a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shlex
 import sys
 import warnings
 from typing import Any
@@ -22,8 +25,13 @@ from typing import Any
 SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 
-def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
-    """The table the command prints and a one-line caption (what was ranked, how)."""
+#: What a table's provenance records: the options, then of the results read.
+RECORDED = "benchmark pin exclude_tasks min_zero_shot keep_unknown top confidence_level n_resamples"
+READ = "task_list n_tasks results results_fingerprint result_files results_commit"
+
+
+def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
+    """The table the command prints, a one-line caption (what was ranked, how), its provenance."""
     from analysis.results.columns import leaderboard_columns
     from analysis.results.leaderboard import load_leaderboard
     from analysis.stats import rank_intervals
@@ -66,31 +74,57 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str]:
         )
     if args.top:
         table = table.head(args.top)
-    return table.drop(columns="complete").reset_index(), caption
+    recorded = {k: getattr(args, k) for k in [*RECORDED.split(), "seed", "on_conflict"]}
+    recorded |= {k: board.provenance[k] for k in READ.split() if k in board.provenance}
+    return table.drop(columns="complete").reset_index(), caption, recorded
+
+
+def csv_metadata(table: Any, csv_name: str, caption: str, provenance: dict[str, Any]) -> str:
+    """CSV on the Web (W3C) metadata of a written CSV: its caption, columns and provenance."""
+    kinds = {"i": "integer", "u": "integer", "f": "number", "b": "boolean"}
+    columns = [{"name": f"c{i}", "titles": str(c)} for i, c in enumerate(table.columns)]
+    for column, c in zip(columns, table.columns, strict=True):
+        column["datatype"] = kinds.get(table[c].dtype.kind, "string")
+    meta: dict[str, Any] = {"@context": "http://www.w3.org/ns/csvw", "url": csv_name}
+    meta["dc:title"] = caption
+    meta |= {"dc:creator": provenance["version"], "prov:wasGeneratedBy": provenance["command"]}
+    meta |= {"notes": [provenance], "tableSchema": {"columns": columns}}
+    return json.dumps(meta, indent=2, default=str) + "\n"
 
 
 def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status."""
+    from analysis.cli.build_cli import versions
     from analysis.core.errors import AnalysisError, AnalysisWarning
-    from analysis.core.io import atomic_write_text, markdown_table
+    from analysis.core.io import atomic_write_text, markdown_table, provenance_line
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AnalysisWarning)
         try:
-            table, caption = leaderboard_frame(args)
+            table, caption, recorded = leaderboard_frame(args)
         except (AnalysisError, ValueError) as exc:
             print(f"static-rteb leaderboard: error: {exc}", file=sys.stderr)
             return 2
     notes = [str(w.message) for w in caught if issubclass(w.category, AnalysisWarning)]
+    command = shlex.join(["static-rteb", "leaderboard", *argv])
+    provenance = {"command": command, **recorded, "version": versions()}
     if args.format == "csv":
         text = table.to_csv(index=False, float_format="%.4g")
     else:
-        text = f"{caption}\n\n{markdown_table(table, floatfmt='.2f')}\n"
+        head = provenance_line("", provenance, source="static-rteb leaderboard")
+        text = f"{head}\n{caption}\n\n{markdown_table(table, floatfmt='.2f')}\n"
     if args.output:
         atomic_write_text(args.output, text)
-        print(f"Wrote {args.output} ({len(table)} models)")
+        wrote = [args.output]
+        if args.format == "csv":  # its caption and provenance beside it, as CSVW metadata
+            wrote.append(f"{args.output}-metadata.json")
+            meta = csv_metadata(table, os.path.basename(args.output), caption, provenance)
+            atomic_write_text(wrote[-1], meta)
+        print(f"Wrote {' and '.join(map(str, wrote))} ({len(table)} models)")
     else:
         sys.stdout.write(text)
+        if args.format == "csv":  # the table alone on stdout; what it is, on stderr
+            print(f"note: {caption}", file=sys.stderr)
     for note in dict.fromkeys(notes):
         print(f"note: {note}", file=sys.stderr)
     return 0

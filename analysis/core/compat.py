@@ -767,10 +767,9 @@ def float64_token_encoding() -> Iterator[bool]:
     ``create_embeddings`` at each batch) for the block, restored after.
 
     Yields:
-        Whether the float64 encoding is in place. False means the installed model2vec
-        changed one of the functions (:data:`FLOAT64_ENCODING_SOURCES`): a warning says so
-        once, and model2vec's float32 encoding runs (a valid student, whose last bits may
-        differ between CPUs).
+        Whether the float64 encoding is in place. False means the installed model2vec changed one of
+        the functions (:data:`FLOAT64_ENCODING_SOURCES`): a warning says so once, and model2vec's
+        float32 encoding runs (a valid student, whose last bits may differ between CPUs).
     """
     import model2vec.distill.inference as inference
 

@@ -60,11 +60,14 @@ def display_path(path: str | Path) -> str:
     """How a folder is named in headers and messages: the same on every machine.
 
     Relative to the repository root when the folder is inside it or beside it (e.g.
-    ``../shared/mteb-cache``), ``~/...`` under the home folder, else absolute. Symlinks
-    are kept: a folder is named the way it was given, never through a resolved link.
+    ``../shared/mteb-cache``; under :func:`shared_dir` too, as :func:`from_root` reads it),
+    ``~/...`` under the home folder, else absolute. Symlinks are kept: a folder is named the
+    way it was given, never through a resolved link.
     """
-    absolute = Path(os.path.abspath(Path(path).expanduser()))
-    root = repo_root()
+    absolute, root = Path(os.path.abspath(Path(path).expanduser())), repo_root()
+    shared = Path(os.path.abspath(shared_dir()))
+    if absolute == shared or shared in absolute.parents:
+        return Path("..", "shared", absolute.relative_to(shared)).as_posix()
     if absolute == root or root in absolute.parents or root.parent in absolute.parents:
         return os.path.relpath(absolute, root)
     home = Path(os.path.abspath(Path.home()))

@@ -286,9 +286,8 @@ def run_batch(
     ``jobs`` notebooks run at once (each in its own kernel), started in the listed order.
 
     Raises:
-        BatchError: Unknown profile or notebook, a command-line parameter that no
-            selected notebook declares, or a results folder that does not exist (nothing
-            has run then).
+        BatchError: Unknown profile or notebook, a command-line parameter that no selected notebook
+            declares, or a results folder that does not exist (nothing has run then).
     """
     root = Path(root) if root else repo_root()
     prof = load_profile(profile, root)

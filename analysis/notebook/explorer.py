@@ -29,18 +29,6 @@ from .style import POST_COLORS, short_name
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-#: The groups in the order the filter lists them; each is ``family`` or ``family · kind``
-#: of :func:`analysis.results.groups.model_groups`.
-GROUPS = (
-    "transformer",
-    "static · model2vec",
-    "static · distilled",
-    "static · supervised",
-    "static · hybrid",
-    "static · unknown",
-    "baseline",
-    "unknown",
-)
 #: One colour per group (colour-blind safe; grey for the many transformers).
 GROUP_COLORS = {
     "transformer": "#8c8c8c",
@@ -52,6 +40,9 @@ GROUP_COLORS = {
     "baseline": "#ca9161",
     "unknown": POST_COLORS[3],
 }
+#: The groups in the order the filter lists them; each is ``family`` or ``family · kind``
+#: of :func:`analysis.results.groups.model_groups`.
+GROUPS = tuple(GROUP_COLORS)
 #: Own runs: black diamonds, as in ``my_model``'s figure.
 OWN_COLOR = "#000000"
 #: The models a search finds.
@@ -61,21 +52,8 @@ ROW_PX = 16
 #: Top and bottom margins of a board's figure (its rank axis above and below the rows).
 MARGIN_TOP, MARGIN_BOTTOM = 64, 44
 #: Columns of :attr:`RankExplorer.frame`.
-COLUMNS = [
-    "board",
-    "model",
-    "score",
-    "rank",
-    "rank_low",
-    "rank_high",
-    "n_better",
-    "n_worse",
-    "tied_with_leader",
-    "group",
-    "own",
-    "post",
-    "zero_shot",
-]
+COLUMNS = "board model score rank rank_low rank_high n_better n_worse tied_with_leader".split()
+COLUMNS += ["group", "own", "post", "zero_shot"]
 
 
 def group_label(family: str, static_kind: str = "") -> str:

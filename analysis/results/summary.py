@@ -110,10 +110,9 @@ def summarize(
         One row per model (sorted by Borda rank) with columns ``revision``,
         ``n_tasks``/``n_expected``, ``n_public``/``n_public_expected``,
         ``n_private``/``n_private_expected``, ``complete``, ``complete_public``,
-        ``complete_private``, ``missing_tasks``, ``mean_task``, ``mean_public``,
-        ``mean_private``, ``partial_means``, ``borda_rank`` (mteb's, over every model
-        with a complete task score; <NA> for the others) and ``rank_complete`` (Borda
-        among complete models; <NA> otherwise).
+        ``complete_private``, ``missing_tasks``, ``mean_task``, ``mean_public``, ``mean_private``,
+        ``partial_means``, ``borda_rank`` (mteb's, over every model with a complete task score; <NA>
+        for the others) and ``rank_complete`` (Borda among complete models; <NA> otherwise).
     """
     public = {t.task for t in spec.tasks if t.is_public}
     private = {t.task for t in spec.tasks if not t.is_public}

@@ -107,11 +107,10 @@ def overlap_table(models: Iterable[str], scopes: Mapping[str, Sequence[str]]) ->
             "MTEB(eng, v2)": [...]}``.
 
     Returns:
-        One row per model (index ``model``): ``known`` (mteb records its training data),
-        then per scope ``<scope> trained`` (how many of its tasks the model trained on,
-        directly or through a source), ``<scope> zero-shot %`` (mteb's) and
-        ``<scope> via source`` (how many through a source: :func:`task_sources`);
-        ``<NA>`` where the training data is unknown.
+        One row per model (index ``model``): ``known`` (mteb records its training data), then per
+        scope ``<scope> trained`` (how many of its tasks the model trained on, directly or through a
+        source), ``<scope> zero-shot %`` (mteb's) and ``<scope> via source`` (how many through a
+        source: :func:`task_sources`); ``<NA>`` where the training data is unknown.
 
     Examples:
         A model mteb does not register is unknown, never zero:

@@ -8,9 +8,8 @@ Examples::
     # plan -> submit -> status -> retry
     static-rteb plan -m ./models/potion -m ./models/other -t "MTEB(eng, v2)" \\
         --public-only --tasks-per-job 4 -o plan.jsonl
-    static-rteb run --plan plan.jsonl --executor slurm --partition cpu --max-parallel 50
-    static-rteb status --plan plan.jsonl
-    static-rteb status --plan plan.jsonl --retry-failed
+    static-rteb run --plan plan.jsonl --executor slurm --partition cpu --max-parallel 50 static-rteb
+    status --plan plan.jsonl static-rteb status --plan plan.jsonl --retry-failed
 
 Exit status: 0 when everything ran or was cached (or was submitted), 1 when something
 failed, 2 on a usage error, 128 + the signal number when stopped: one line, no traceback,

@@ -340,13 +340,12 @@ class AdvantagePredictorsResult(TableResult):
     Attributes:
         table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a known
             value), ``n_a`` / ``n_b`` (groups: the models True / False), ``n_families`` (of those
-            models; NaN without ``families``), ``effect`` (the slope of A per standard deviation
-            of the models' ranks, or the difference of the groups' mean A, True - False),
-            ``se_tasks`` and ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` /
-            ``ci_high``, ``pvalue_t``,
-            ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman`` (descriptive),
-            ``family_share`` (with ``families``: the share of the contrast's sum of squares between
-            families; near 1, the predictor is mostly which family a model is in),
+            models; NaN without ``families``), ``effect`` (the slope of A per standard deviation of
+            the models' ranks, or the difference of the groups' mean A, True - False), ``se_tasks``
+            and ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``,
+            ``pvalue_t``, ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman``
+            (descriptive), ``family_share`` (with ``families``: the share of the contrast's sum of
+            squares between families; near 1, the predictor is mostly which family a model is in),
             ``pvalue_adjusted`` (across the predictors tested: NaN for one of two families) and
             ``detectable`` (the smallest absolute effect found with probability ``power`` at the
             family-wise level: ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles
@@ -818,8 +817,7 @@ def trained_task_effect(
             ``families`` lacks a model.
 
     Examples:
-        30 models on 8 tasks (synthetic); the first 12 trained on task t0 and gain 0.05
-        on it:
+        30 models on 8 tasks (synthetic); the first 12 trained on task t0 and gain 0.05 on it:
 
         >>> import numpy as np, pandas as pd
         >>> from analysis.stats import trained_task_effect

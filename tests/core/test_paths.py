@@ -25,3 +25,23 @@ def test_shared_paths_follow_shared_dir(tmp_path: Path, monkeypatch: pytest.Monk
     assert from_root("data/runs") == repo_root() / "data" / "runs"
     assert from_root("../sharedx/a") == repo_root().parent / "sharedx" / "a"
     assert from_root(tmp_path / "abs") == tmp_path / "abs"
+
+
+def test_a_folder_in_shared_dir_is_named_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headers name a folder of ``$SHARED_DIR`` as ``../shared/...``, the spelling
+    :func:`from_root` reads it by, so the committed headers do not change on a machine whose
+    shared folder is elsewhere; other folders keep their own names, and links are kept."""
+    from analysis.core.paths import display_path
+
+    monkeypatch.setenv("SHARED_DIR", str(tmp_path / "elsewhere"))
+    cache = tmp_path / "elsewhere" / "mteb-cache"
+    assert display_path(cache) == "../shared/mteb-cache"
+    assert display_path(from_root("../shared/mteb-cache")) == "../shared/mteb-cache"
+    assert display_path(tmp_path / "elsewhere") == "../shared"
+    assert display_path(tmp_path / "elsewhere2" / "x") == (tmp_path / "elsewhere2" / "x").as_posix()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    assert (
+        display_path(tmp_path / "link" / "mteb-cache") == (tmp_path / "link/mteb-cache").as_posix()
+    )

@@ -293,3 +293,27 @@ def test_a_plans_main_process_reads_its_status_without_importing_mteb(tmp_path: 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(None, 1) == ["3", "[]\n"], done.stdout
+
+
+def test_the_local_bar_names_the_jobs_running_now_not_the_last_one_ended(tmp_path: Path) -> None:
+    import io
+
+    from tqdm import tqdm
+
+    from analysis.runs.executors.local import LocalRun
+
+    plan = _plan(tmp_path, 3)
+    jobs = plan.jobs
+    run = LocalRun(plan, jobs, "tok", [], submitted=time.time())
+    write_record(jobs[0], state="done", started=time.time())
+    write_record(jobs[1], state="running", started=time.time())
+    write_record(jobs[2], state="running", started=run.started - 60)  # an earlier run's
+    ended: dict[str, dict[str, object]] = {}
+    bar = tqdm(total=3, file=io.StringIO())
+    run._collect(ended, bar)
+    assert list(ended) == ["job00"] and bar.n == 1
+    assert bar.postfix == "now: local/m Task1"
+    write_record(jobs[1], state="interrupted", started=time.time())
+    run._collect(ended, bar)
+    assert list(ended) == ["job00", "job01"] and bar.n == 1  # an interrupted job is not done
+    assert not bar.postfix

@@ -187,21 +187,18 @@ class LocalRun(Submitted):
         ]
 
     def _collect(self, ended: dict[str, dict[str, Any]], bar: tqdm) -> None:
-        """Add the jobs whose records say they ended since the submission; advance the bar."""
+        """Add the ended jobs to ``ended``, advance the bar, name the jobs running now in it."""
+        running = []
         for job in self.jobs:
-            if job.job_id in ended:
+            record = None if job.job_id in ended else read_record(self.plan, job.job_id)
+            if record is None or record.get("started", 0) < self.started - 1:
                 continue
-            record = read_record(self.plan, job.job_id)
-            if (
-                record is None
-                or record.get("state") not in ENDED
-                or record.get("started", 0) < self.started - 1
-            ):
+            if record.get("state") not in ENDED:
+                running.append(f"{job.name} {','.join(job.tasks)}")
                 continue
             ended[job.job_id] = record
-            if record["state"] != "interrupted":
-                bar.set_postfix_str(f"{job.name} {','.join(job.tasks)}"[:60])
-                bar.update(1)
+            bar.update(record["state"] != "interrupted")
+        bar.set_postfix_str(f"now: {'; '.join(running)}"[:60] if running else "")
 
     def _stop(self, signum: int) -> set[int]:
         """Send ``signum`` to every worker, wait up to GRACE seconds, kill the rest; their pids."""

@@ -655,9 +655,8 @@ def next_tasks(
             observed; RTEB's public tasks when its private mean is the target).
 
     Returns:
-        NextTasksResult; its ``to_frame()`` has one row per candidate, narrowest first:
-        ``task``, ``half_width`` (0-1 scale), ``narrower_by`` (the current typical
-        half-width minus it).
+        NextTasksResult; its ``to_frame()`` has one row per candidate, narrowest first: ``task``,
+        ``half_width`` (0-1 scale), ``narrower_by`` (the current typical half-width minus it).
 
     Examples:
         A reference leaderboard of 30 models on 12 tasks (synthetic, as in
