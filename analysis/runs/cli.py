@@ -60,7 +60,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
     setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
     run = (lambda: _run_plan(args)) if args.plan else (lambda: _run_direct(args))
-    return stoppable_command(run, resume=_resume_command(argv))
+    return stoppable_command(run, resume=_resume_command(argv, args))
 
 
 def _run_direct(args: argparse.Namespace) -> int:
@@ -70,6 +70,7 @@ def _run_direct(args: argparse.Namespace) -> int:
 
     try:
         tasks = resolve_tasks(args.tasks, args.local_tasks)
+        args.resolved = [task.metadata.name for task in tasks]  # for the resume command
         names = [*args.name, *[None] * (len(args.model) - len(args.name))]
         models = [
             load_model(model_source(source), name=name, encoder=args.encoder)
@@ -92,20 +93,48 @@ def _run_direct(args: argparse.Namespace) -> int:
     return 1 if (summary["status"] == "failed").any() else 0
 
 
-def _resume_command(argv: Sequence[str]) -> Callable[[RunInterrupted], str]:
-    """The command that resumes a stopped ``run``: the same, or without ``--overwrite always``.
+def _resume_command(
+    argv: Sequence[str], args: argparse.Namespace | None = None
+) -> Callable[[RunInterrupted], str]:
+    """The command that resumes a stopped ``run``: the same, or ``always`` over the rest only.
 
-    Once an evaluation finished, ``always`` would redo it too; stopped before any, it is kept
-    (else the rerun would find the earlier results and redo nothing).
+    With ``--overwrite always``, once an evaluation finished, the run's order (model by model,
+    task by task) gives the rest: that model's other tasks, then the models after it.
+    ``args.resolved`` names the tasks ``-t`` gave (its benchmarks expanded); without it, the
+    command drops ``always`` (the evaluations not reached would keep their earlier results).
     """
 
     def resume(stop: RunInterrupted) -> str:
-        args = list(argv)
-        at = [i for i, a in enumerate(args[:-1]) if a == "--overwrite" and args[i + 1] == "always"]
-        if not at or not stop.finished:
-            return "static-rteb run " + shlex.join(args)
-        del args[at[0] : at[0] + 2]
-        return "static-rteb run " + shlex.join(args)
+        words = list(argv)
+        at = [
+            i for i, a in enumerate(words[:-1]) if a == "--overwrite" and words[i + 1] == "always"
+        ]
+        tasks = getattr(args, "resolved", None)
+        if at and stop.finished and not (args and tasks):
+            del words[at[0] : at[0] + 2]
+        if not (at and stop.finished and args and tasks):
+            return "static-rteb run " + shlex.join(words)
+        rest, skip, in_tasks = [], False, False  # argv without its models, names and tasks
+        for word in words:
+            in_tasks = in_tasks and not word.startswith("-")
+            if skip or in_tasks or word.startswith(("--model=", "--name=", "--tasks=")):
+                skip = False
+            elif word in {"-m", "--model", "--name"} or word in {"-t", "--tasks"}:
+                skip, in_tasks = word not in {"-t", "--tasks"}, word in {"-t", "--tasks"}
+            else:
+                rest.append(word)
+        models, (i, j) = list(args.model), divmod(stop.finished, len(tasks))
+        names = [*args.name, *[None] * (len(models) - len(args.name))]
+
+        def command(first: int, last: int, task_words: list[str]) -> str:
+            pick = [w for k in range(first, last) for w in ("-m", models[k])]
+            pick += [w for name in names[first:last] if name for w in ("--name", name)]
+            return "static-rteb run " + shlex.join([*pick, "-t", *task_words, *rest])
+
+        parts = [command(i, i + 1, tasks[j:])] if j else []  # the model it stopped in
+        if i + bool(j) < len(models):  # the models after it (or from it), every task
+            parts.append(command(i + bool(j), len(models), list(args.tasks)))
+        return " && ".join(parts) or "static-rteb run " + shlex.join(words)
 
     return resume
 

@@ -510,3 +510,49 @@ def test_a_stopped_overwrite_always_run_resumes_with_it_until_something_finished
     assert resume(RunInterrupted(finished=0)) == "static-rteb run " + shlex.join(argv)
     assert resume(RunInterrupted(finished=1)) == "static-rteb run -m 'my model' -t SciFact"
     assert _resume_command(argv[:4])(RunInterrupted(finished=1)).endswith("-t SciFact")
+
+
+def test_a_stopped_overwrite_always_run_resumes_always_over_exactly_the_rest():
+    """Once evaluations finished, the resume keeps ``--overwrite always`` for exactly the
+    (model, task) pairs the run had not finished, in its order (model by model), names kept
+    with their models, a benchmark in ``-t`` kept as given, the other options as they were."""
+    import argparse
+    import itertools
+
+    from analysis.cli.build_cli import build_cli
+    from analysis.core.errors import RunInterrupted
+    from analysis.runs.cli import _resume_command
+
+    parser = build_cli()
+
+    def pairs(command: str, resolved: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+        out = []
+        for part in command.split(" && "):
+            words = shlex.split(part)
+            assert words[:2] == ["static-rteb", "run"]
+            got = parser.parse_args(words[1:])
+            assert got.overwrite == "always" and got.batch_size == 8 and got.local_tasks == "x y"
+            names = [*got.name, *[None] * (len(got.model) - len(got.name))]
+            tasks = [t for word in got.tasks for t in resolved.get(word, [word])]
+            out += [
+                (m, str(n), t)
+                for (m, n), t in itertools.product(zip(got.model, names, strict=True), tasks)
+            ]
+        return out
+
+    models, names = ["my model", "other", "third"], ["org/mine", "org/other"]
+    argv = ["-m", models[0], "--name", names[0], "-m", models[1], "--model", models[2]]
+    argv += ["--name", names[1], "-t", "Bench", "SciFact", "--overwrite", "always"]
+    argv += ["--batch-size", "8", "--local-tasks", "x y"]
+    resolved = {"Bench": ["STSBenchmark", "Banking77Classification"]}
+    args = parser.parse_args(["run", *argv])
+    args.resolved = [*resolved["Bench"], "SciFact"]
+    every = [
+        (m, str(n), t)
+        for (m, n), t in itertools.product(zip(models, [*names, None], strict=True), args.resolved)
+    ]
+    resume = _resume_command(argv, args)
+    for finished in range(1, len(every)):
+        assert pairs(resume(RunInterrupted(finished=finished)), resolved) == every[finished:]
+    # without the resolved tasks it cannot tell the rest: it drops always, as before
+    assert "always" not in _resume_command(argv, argparse.Namespace())(RunInterrupted(finished=1))
