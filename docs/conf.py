@@ -11,10 +11,14 @@ project = "static-rteb"
 extensions = [
     "myst_nb",
     "wide_tables",
+    "code_breaks",  # inline code wraps after the dots, slashes, underscores of a long name
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
     "sphinxarg.ext",
+    # MathJax from the package's own copy (MathJax 3.2.2, copied into _static/mathjax/),
+    # not Sphinx's default from a CDN: the formulas render offline.
+    "sphinx-mathjax-offline",
 ]
 autosummary_generate = True
 autodoc_typehints = "signature"
@@ -28,6 +32,8 @@ html_theme_options = {
 }
 html_static_path = ["_static"]
 html_css_files = ["layout.css"]  # code wraps, tables and code fit the column
+# The tab's icon: three bars, a leaderboard (drawn for this site, 32 x 32 SVG).
+html_favicon = "_static/favicon.svg"
 # No smart quotes: "--plan" must stay two hyphens on the command-line page and in every
 # help text, or a copied flag fails (docutils would turn "--" into an en dash).
 smartquotes = False
@@ -95,7 +101,8 @@ def _repository_url() -> str | None:
 
 REPOSITORY_URL = _repository_url()
 # The front page names the repository: linked when the checkout has a public remote.
-myst_enable_extensions = ["substitution"]
+# Formulas are written $...$ (inline) and $$...$$ (display) in the pages (dollarmath).
+myst_enable_extensions = ["substitution", "dollarmath"]
 myst_substitutions = {
     "repository": f"[the repository]({REPOSITORY_URL})"
     if REPOSITORY_URL

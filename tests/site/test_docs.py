@@ -288,6 +288,52 @@ def test_wide_tables_lead_with_their_answer_columns() -> None:
     assert "| bench | model | y |" in folded.splitlines(), folded
 
 
+def test_code_breaks_only_between_the_parts_of_a_name() -> None:
+    """docs/_ext/code_breaks.py: a long name or path in inline code is cut after its
+    separators, each part a ``span.pre`` of its own, a ``<wbr>`` between them; a number, a
+    flag's hyphens and a short name stay whole."""
+    module = load_file(ROOT / "docs/_ext/code_breaks.py", "code_breaks")
+    name = "analysis.results.clusters.task_clusters(benchmark)"
+    parts = ["analysis.", "results.", "clusters.", "task_", "clusters(", "benchmark)"]
+    assert module.split_word(name) == parts
+    for whole in ("rank_low", "--gpus-per-worker", "0.05", "pairwise", "RTEB(beta)"):
+        assert module.split_word(whole) == [whole], whole
+    assert module.split_word("n_resamples=10_000,") == ["n_resamples=", "10_000,"]
+    assert module.split_word("&lt;org&gt;__&lt;model&gt;/&lt;revision&gt;") == [
+        "&lt;org&gt;__&lt;model&gt;/",
+        "&lt;revision&gt;",
+    ]
+    code = '<code class="docutils literal notranslate"><span class="pre">{}</span></code>'
+    spans = "<wbr>".join(f'<span class="pre">{part}</span>' for part in parts)
+    assert module.add_breaks(code.format(name)) == code.format(name).replace(
+        f'<span class="pre">{name}</span>', spans
+    )
+    heading = '<h2>analysis.runs.submit<a class="headerlink" href="#m">#</a></h2>'
+    assert module.add_breaks(heading).startswith("<h2>analysis.<wbr>runs.<wbr>submit<a ")
+
+
+#: A paragraph that opens with an italic phrase ending in a stop or a colon
+#: (``*Families.* Models of ...``, ``_Setup_: ...``): a heading written as emphasis, which
+#: no table of contents lists and no link can reach. Emphasis inside a paragraph is text.
+ITALIC_LEAD_IN = re.compile(r"^(\*[^*\s][^*]*?(\*:|[.:]\*)|_[^_\s][^_]*?(_:|[.:]_))(\s|$)")
+
+
+def test_no_paragraph_opens_with_an_italic_heading() -> None:
+    found = []
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        fence = None
+        for k, line in enumerate(lines):
+            opening = FENCE.match(line)
+            if opening and (fence is None or line.strip() == fence):
+                fence = opening.group(1) if fence is None else None
+                continue
+            starts_paragraph = k == 0 or not lines[k - 1].strip()
+            if fence is None and starts_paragraph and ITALIC_LEAD_IN.match(line):
+                found.append(f"docs/{path.name}:{k + 1}: {line[:50]}")
+    assert not found, f"paragraphs that open with an italic heading (make it a heading): {found}"
+
+
 # --------------------------------------------------------------------------- code blocks
 ILLUSTRATIVE = "<!-- illustrative -->"
 #: Pages whose code blocks another test runs (the own-model walk runs its steps).
@@ -743,6 +789,30 @@ def site_pages() -> list[str]:
     return pages + [f"notebooks/{name}.html" for name in _docs_notebooks().page_names(ROOT)]
 
 
+#: Run in each page (after OVERFLOW_JS has opened every ``<details>``): each piece of
+#: inline code drawn on more than one line where it may not break. docs/_ext/code_breaks.py
+#: cuts a long name or path into parts after its dots, slashes and underscores (a ``<wbr>``
+#: between two ``span.pre``); a part itself is one text node, so a text node whose range
+#: covers two lines broke mid-word (``overflow-wrap: anywhere`` did that: ``paired_boots`` /
+#: ``trap``) or at a flag's hyphen. Code in a heading may break at its hyphens (the
+#: heading's type is twice as large): headings are left out.
+CODE_BREAKS_JS = """() => {
+  const broken = [];
+  for (const code of document.querySelectorAll('.bd-article code.literal')) {
+    if (code.closest('h1, h2, h3, h4, h5, h6')) continue;
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.data.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) broken.push(code.innerText.slice(0, 60));
+    }
+  }
+  return broken;
+}"""
+
+
 @pytest.fixture(scope="module")
 def layout(reader: Reader) -> dict[str, dict[str, Any]]:
     """Each page of the site at 1400 x 900: what overflows and what the reader sees."""
@@ -750,7 +820,11 @@ def layout(reader: Reader) -> dict[str, dict[str, Any]]:
     seen = {}
     for page in site_pages():
         reader.open(page)
-        seen[page] = {**reader.tab.evaluate(PAGE_JS), "overflow": reader.tab.evaluate(OVERFLOW_JS)}
+        seen[page] = {
+            **reader.tab.evaluate(PAGE_JS),
+            "overflow": reader.tab.evaluate(OVERFLOW_JS),
+            "brokenCode": reader.tab.evaluate(CODE_BREAKS_JS),
+        }
     return seen
 
 
@@ -847,3 +921,128 @@ def test_browser_header_is_one_line(layout: dict[str, dict[str, Any]]) -> None:
     high = {page: seen["headerHeight"] for page, seen in layout.items()}
     high = {page: px for page, px in high.items() if px > HEADER_ONE_LINE_PX}
     assert not high, f"the header is higher than one line (px): {high}"
+
+
+@pytest.mark.slow
+def test_browser_code_wraps_only_at_its_break_points(layout: dict[str, dict[str, Any]]) -> None:
+    broken = {page: seen["brokenCode"] for page, seen in layout.items() if seen["brokenCode"]}
+    assert not broken, f"inline code broken mid-word or at a hyphen at 1400 px: {broken}"
+
+
+# --------------------------------------------------------------------------- a phone's width
+#: A phone held upright (390 px: the width the review measured the site at).
+PHONE_VIEWPORT = {"width": 390, "height": 844}
+
+#: Run in each page at the phone's width: the page must not scroll sideways, nor anything
+#: stand past the column (a wide table scrolls in its own box there, which is allowed:
+#: at 390 px a table of five columns cannot fit). Names what sticks out past the screen
+#: (a box that scrolls clips its content, so what is inside one is not named).
+PHONE_JS = """() => {
+  const column = document.querySelector('.bd-article');
+  if (!column) return ['no .bd-article on the page'];
+  for (const details of column.querySelectorAll('details')) details.open = true;
+  const doc = document.documentElement;
+  const out = [];
+  const clipped = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement)
+      if (getComputedStyle(p).overflowX !== 'visible') return true;
+    return false;
+  };
+  if (doc.scrollWidth > doc.clientWidth + 1) {
+    const past = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > doc.clientWidth + 1 && !clipped(el))
+      .slice(0, 3).map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`);
+    out.push(`the page scrolls sideways: ${doc.scrollWidth} px in ${doc.clientWidth} px: ${past}`);
+  }
+  if (column.scrollWidth > column.clientWidth + 1)
+    out.push(`the column: ${column.scrollWidth} px of content in ${column.clientWidth} px`);
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone(reader: Reader) -> Iterator[dict[str, dict[str, Any]]]:
+    """Each page of the site at 390 x 844: what stands past the screen, where code broke."""
+    reader.tab.set_viewport_size(PHONE_VIEWPORT)
+    try:
+        seen = {}
+        for page in site_pages():
+            reader.open(page)
+            seen[page] = {
+                "overflow": reader.tab.evaluate(PHONE_JS),
+                "brokenCode": reader.tab.evaluate(CODE_BREAKS_JS),
+            }
+        yield seen
+    finally:
+        reader.tab.set_viewport_size(LAYOUT_VIEWPORT)
+
+
+@pytest.mark.slow
+def test_browser_nothing_is_wider_than_a_phone(phone: dict[str, dict[str, Any]]) -> None:
+    """At 390 px no page scrolls sideways: the header's title gave way (it pushed the
+    "On this page" button 5 px past the screen on every page) and code, headings and the
+    API page's type names wrap at their break points."""
+    assert len(phone) >= 20, sorted(phone)
+    wide = {page: seen["overflow"] for page, seen in phone.items() if seen["overflow"]}
+    assert not wide, f"{len(wide)} of {len(phone)} pages are wider than 390 px: {wide}"
+    broken = {page: seen["brokenCode"] for page, seen in phone.items() if seen["brokenCode"]}
+    assert not broken, f"inline code broken mid-word or at a hyphen at 390 px: {broken}"
+
+
+#: The statistics guide's formulas, at least this many (78 when they were converted).
+MIN_FORMULAS = 60
+
+
+@pytest.mark.slow
+def test_browser_formulas_render_offline(reader: Reader, site: Path) -> None:
+    """The statistics guide's formulas are typeset by the site's own MathJax, not a CDN's.
+
+    The page loads MathJax from ``_static/`` (``sphinx-mathjax-offline``; Sphinx's default
+    is a CDN, which fails on a machine without internet); every formula becomes an
+    ``mjx-container`` without a TeX error, and no ``$`` or ``\\(`` is left in the text.
+    """
+    html = (site / "statistics.html").read_text(encoding="utf-8")
+    sources = re.findall(r'<script[^>]*\ssrc="([^"]*)"', html)
+    mathjax = [src for src in sources if "mathjax" in src.lower()]
+    assert mathjax and not [src for src in mathjax if "//" in src], sources
+    assert (site / mathjax[0].split("?")[0]).is_file(), mathjax
+    reader.tab.set_viewport_size(LAYOUT_VIEWPORT)
+    reader.open("statistics.html")
+    tab = reader.tab
+    tab.wait_for_function(
+        f"document.querySelectorAll('.bd-article mjx-container').length >= {MIN_FORMULAS}"
+    )
+    shown = tab.evaluate(
+        r"""() => {
+          const article = document.querySelector('.bd-article');
+          const raw = [];
+          const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (node.parentElement.closest('code, pre, mjx-container, script')) continue;
+            if (/[$]|\\\(|\\\[/.test(node.data)) raw.push(node.data.trim().slice(0, 80));
+          }
+          return {
+            formulas: article.querySelectorAll('mjx-container').length,
+            display: article.querySelectorAll('mjx-container[display="true"]').length,
+            errors: article.querySelectorAll('mjx-merror').length,
+            raw,
+          };
+        }"""
+    )
+    assert shown["formulas"] >= MIN_FORMULAS and shown["display"] >= 1, shown
+    assert not shown["errors"], shown
+    assert not shown["raw"], f"formulas left as text: {shown['raw']}"
+    assert not reader.problems, reader.problems
+
+
+@pytest.mark.slow
+def test_every_page_has_the_favicon(site: Path) -> None:
+    icon = site / "_static" / "favicon.svg"
+    assert icon.is_file() and "<svg" in icon.read_text(encoding="utf-8")
+    without = []
+    for page in site_pages():
+        html = (site / page).read_text(encoding="utf-8")
+        link = re.search(r'<link rel="icon" href="([^"]+)"', html)
+        if not link or (site / page).parent.joinpath(link.group(1)).resolve() != icon.resolve():
+            without.append(page)
+    assert not without, f"pages without the favicon: {without}"
