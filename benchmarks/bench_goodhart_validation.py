@@ -425,6 +425,15 @@ def organisation_sizes(results: Path) -> list[int]:
     return [int(counts[ORGANISATION]), *counts.drop(ORGANISATION).tolist()]
 
 
+def notebook_tested() -> int:
+    """The predictors the notebook tests (Holm's m): its table's rows with a p-value."""
+    lines = (ROOT / "figures" / "goodhart_predictors.md").read_text().splitlines()
+    header = next(line for line in lines if line.startswith("| predictor"))
+    at = [c.strip() for c in header.strip("|").split("|")].index("pvalue")
+    rows = [line for line in lines if line.startswith("| ") and line != header]
+    return sum(line.strip("|").split("|")[at].strip() not in {"—", ""} for line in rows)
+
+
 def predictor_rows(reps: int, results: Path) -> list[str]:
     sizes = organisation_sizes(results)
     rows = [
@@ -454,6 +463,7 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
             family_spread=family,
             family_sizes=grouping,
             family_tails=tails,
+            m=notebook_tested(),
         )
         if departure == "normal" and not grouping:
             detectable = found
@@ -465,14 +475,15 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
             ledger(test, f"{label}, {name}", got[kind], "notebook") for kind, name in names.items()
         ]
         rows.append(f"| {departure} | {what}; {where} | {' | '.join(shown)} |")
-    # power at the reported detectable effect (normal interactions, level 0.05 / 7)
-    effect = detectable["rank"]
+    # power at the reported detectable effect (normal interactions, level 0.05 / m)
+    effect, m = detectable["rank"], notebook_tested()
     got, _ = sim.predictor_cell(
-        stream("power"), reps, *FULL, K, "normal", effect=effect, alpha=0.05 / 7
+        stream("power"), reps, *FULL, K, "normal", effect=effect, alpha=0.05 / m, m=m
     )
     rows += [
         "",
-        f"Power at the reported detectable effect (80% at the level 0.05 / 7; normal "
+        f"Power at the reported detectable effect (80% at the level 0.05 / {m}, the notebook's "
+        f"{m} predictors tested; normal "
         f"interactions): a ranked predictor whose slope is the mean reported `detectable`, "
         f"{effect:.4f} per SD of its ranks, is found in {got['rank']} of the data sets.",
     ]
@@ -488,7 +499,9 @@ def few_models_rows(reps: int) -> list[str]:
     ]
     drawn = _default(sim.few_models_power, "n_shuffles")
     for k, n_a in ((10, 4), (10, 5), (12, 5), (16, 4), (20, 5), (10, 0)):
-        effect, none, power = sim.few_models_power(stream("few", k, n_a), reps, k, n_a)
+        effect, none, power = sim.few_models_power(
+            stream("few", k, n_a), reps, k, n_a, m=notebook_tested()
+        )
         kind = f"group of {n_a}" if n_a else "ranked"
         ways = math.comb(k, n_a) // (1 + (2 * n_a == k)) if n_a else math.factorial(k) // 2
         shown = "—" if np.isnan(effect) else f"{effect:.4f}"
@@ -502,11 +515,13 @@ def few_models_rows(reps: int) -> list[str]:
 
 def trained_rows(reps: int) -> list[str]:
     rows = [
-        "| departure | patterns reassigned | type-I error at 5% (target 0.04–0.06) |",
-        "|---|---|---|",
+        "| departure | patterns reassigned | type-I error at 5% (target 0.04–0.06) "
+        f"| coverage of the {_default(sim.trained_coverage, 'effect'):g} shift's interval "
+        "(target ≥ 0.95) |",
+        "|---|---|---|---|",
     ]
     plan = [(d, False) for d in ("normal", "heavy", "unequal", "families")]
-    plan += [("families", True), ("normal", True)]
+    plan += [("families", True), ("normal", True), ("heavy", True), ("unequal", True)]
     for departure, within in plan:
         extra = ["within"] if within else []  # the other rows keep their streams
         n = 4 * reps if within else reps  # the rows of the notebook's call: less noise
@@ -516,9 +531,12 @@ def trained_rows(reps: int) -> list[str]:
         how = "within the 10 families (`families=`)" if within else "among all models"
         kind = "notebook" if within else "design" if departure == "families" else "other"
         where = f"{departure}, " + ("within families" if within else "among all")
-        rows.append(
-            f"| {departure} | {how} | {ledger('trained_task_effect', where, tally, kind)} |"
-        )
+        covered = "—"
+        if within:  # the notebook's call: its interval too
+            cover = sim.trained_coverage(stream("trained cover", departure), n, departure)
+            covered = ledger("trained_task_effect", f"{where}, coverage", cover, kind, "coverage")
+        shown = ledger("trained_task_effect", where, tally, kind)
+        rows.append(f"| {departure} | {how} | {shown} | {covered} |")
     return rows
 
 
@@ -724,7 +742,7 @@ def main() -> None:
         "the same |t|. A group whose arrangements are no more than the shuffles has each "
         "used once (exact), else the shuffles are drawn at random. `detectable` is reported "
         "only where the shuffles reach the level "
-        "0.05 / 10 (the audit's 10 predictors) when the observed arrangement is the most "
+        f"0.05 / {notebook_tested()} (the audit's predictors tested) when the observed arrangement is the most "
         "extreme (drawn: with probability 0.8); else NaN (none). 16/13 tasks, normal "
         "interactions, true advantages SD 0.02, "
         f"{_default(sim.few_models_power, 'n_shuffles')} shuffles; the mean `detectable` of "
@@ -737,7 +755,7 @@ def main() -> None:
     timed("few models", rows, lambda: few_models_rows(4 * reps))
     rows += [
         "",
-        "## trained_task_effect: type-I error at 5%, 70 models, 16 tasks",
+        "## trained_task_effect: type-I error at 5% and coverage, 70 models, 16 tasks",
         "",
         "23 models trained on public tasks, 20 of them on the same task (RTEB(beta)'s "
         "pattern: two models of each of the 10 families); no effect of training; "
@@ -745,7 +763,11 @@ def main() -> None:
         "among all the models or only within each family (`families=`: what the null "
         "leaves exchangeable when a family's models share "
         f"their interactions). {max(reps // 2, 10)} data sets per row; the rows within the "
-        f"families, as the notebook calls it, {4 * max(reps // 2, 10)}.",
+        f"families, as the notebook calls it, {4 * max(reps // 2, 10)}. Last column, for "
+        "those: every trained cell shifted by "
+        f"{_default(sim.trained_coverage, 'effect'):g} (the relative scores dilute the shift: "
+        "a task's mean moves with its trained models), how often the interval (the shifts "
+        "the test does not reject) covers the statistic's mean over the cell's data sets.",
         "",
     ]
     timed("trained_task_effect", rows, lambda: trained_rows(max(reps // 2, 10)))

@@ -69,7 +69,7 @@ from analysis.core.io import pvalue_phrase
 from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.notebook.explorer import rank_explorer
 from analysis.results.blog import post_models
-from analysis.results.clusters import task_clusters
+from analysis.results.clusters import cluster_details, task_clusters
 from analysis.results.columns import leaderboard_columns
 from analysis.results.groups import model_groups, organisations, release_dates
 from analysis.results.leaderboard import load_leaderboards
@@ -84,7 +84,7 @@ from analysis.stats import (
     rank_intervals,
     trained_task_effect,
 )
-from analysis.stats.advantage import MIN_TASKS_PER_SIDE
+from analysis.stats.advantage import MIN_FAMILIES, MIN_TASKS_PER_SIDE
 
 nb = setup("goodhart_audit.py")
 boards = load_leaderboards([benchmark, reference], results=nb.results, pin=pin, cache_dir=cache_dir or None)
@@ -131,11 +131,12 @@ fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
 for side, marker in (("Mean (Public)", "o"), ("Mean (Private)", "s")):
     ax.scatter(sized["params"], sized[side], marker=marker, s=16, color=OTHER_COLOR if side == "Mean (Public)" else "0.25", alpha=0.7, label=side)
 for m in post:
-    if m in sized.index:
-        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=f"{short_name(m)} (private)")
+    if m in sized.index:  # filled: private; hollow: public
+        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=short_name(m))
+        ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Public)"], facecolors="none", edgecolors=palette[m], s=50, zorder=3)
 ax.set(xscale="log", xlabel="parameters (mteb's ModelMeta.n_parameters)", ylabel="mean score ×100",
-       title=f"{benchmark}: score against size ({len(sized)} of {len(both)} models with a parameter count)")
-ax.legend(fontsize=7, frameon=False)
+       title=f"{benchmark}: score against size\n{len(sized)} of {len(both)} models; the other {len(both) - len(sized)} (API models among them) record no parameter count")
+ax.legend(title="the post's models: filled private, hollow public", title_fontsize=7, fontsize=7, frameon=False)
 nb.figure(fig, "goodhart_score_vs_size")
 
 # %% [markdown]
@@ -190,18 +191,24 @@ advantage = public_advantage(wide, public_tasks=public, private_tasks=private, c
 adv = advantage.to_frame().set_index("model")
 adv["family"] = groups["family"]
 adv["public zero-shot %"] = overlap["public zero-shot %"]
+# found with `power` at the simultaneous critical value (single-step; the step-down finds at least as much)
+adv["detectable"] = (advantage.critical_value + t_dist.ppf(power, adv["df"])) * adv["se"]
 nb.table(
     adv.reset_index(), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
-    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g}.",
+    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g}; detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
 fig, ax = plt.subplots(figsize=(8, 12), layout="constrained")
-colors = np.where(order["beyond_chance"] == "public", "#d55e00", np.where(order["beyond_chance"] == "private", "#0072b2", OTHER_COLOR))
+kinds_of = {"public": "#d55e00", "private": "#0072b2", "": "0.35"}  # beyond chance: public, private; not
+colors = order["beyond_chance"].map(kinds_of).to_numpy()
 ax.hlines(range(len(order)), order["ci_low"] * 100, order["ci_high"] * 100, colors=colors, lw=1)
 ax.scatter(order["advantage"] * 100, range(len(order)), c=colors, s=12, zorder=3)
 ax.axvline(0, color="0.3", lw=0.8, ls="--")
+for kind, label in (("public", "beyond chance: gains on public"), ("private", "beyond chance: gains on private"), ("", "not beyond chance")):
+    ax.plot([], [], color=kinds_of[kind], marker="o", ms=4, lw=1, label=label)
+ax.legend(title="bold coloured names: the post's models", title_fontsize=7, fontsize=7, frameon=False, loc="upper left")
 ax.set(yticks=range(len(order)), xlabel="public advantage ×100 (relative to the other models)",
        title=f"{benchmark}: public advantage, {confidence_level:.0%} simultaneous intervals")
 ax.set_yticklabels([short_name(m) for m in order["model"]], fontsize=7)
@@ -218,7 +225,12 @@ nb.md(
     f"{t_dist.ppf(1 - alpha / 2, adv['df'].median()):.2f} at the median degrees of freedom); "
     f"without the adjustment {unadjusted} of {len(adv)} models would have p < {alpha:g}, about the {alpha * len(adv):.1f} expected by chance. "
     f"The largest advantages: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].head(3).items())
-    + "; the largest private gains: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].tail(3).items()) + "."
+    + "; the largest private gains: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].tail(3).items()) + ". "
+    f"With these tasks, one model's advantage is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points "
+    f"(median {100 * adv['detectable'].median():.1f}; `detectable` in the table), and {int((adv['advantage'].abs() >= adv['detectable']).sum())} of the "
+    f"{len(adv)} observed advantages reach their model's (the largest is {100 * adv['advantage'].abs().max():.1f})"
+    + (": advantages of the sizes seen here are not detectable for a single model, so that none is beyond chance clears no model."
+       if not (adv["advantage"].abs() >= adv["detectable"]).any() else ".")
     + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): neither can have trained "
               "on the public tasks, so their advantages show how far a model's moves without any such fit."
               for baselines in [[m for m in adv.index if short_name(m).startswith("baseline-")]] if baselines)
@@ -234,6 +246,9 @@ nb.md(
 
 # %%
 rows = []
+def slug(name: str) -> str:  # "RTEB(eng, beta)" -> "rteb_eng_beta"
+    return "_".join("".join(c if c.isalnum() else " " for c in name.lower()).split())
+
 for name in sub_benchmarks:
     spec = resolve_spec(name)
     sub_public = [t for t in spec.scope_tasks("public") if t in set(public)]
@@ -244,20 +259,26 @@ for name in sub_benchmarks:
         res = public_advantage(wide.loc[sub_public + sub_private], public_tasks=sub_public, private_tasks=sub_private,
                                clusters=clusters, n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
         found = res.to_frame()
+        top = found.loc[found["advantage"].idxmax()]
         row.update({"tested": res.testable, "gain on public": int((found["beyond_chance"] == "public").sum()) if res.testable else pd.NA,
                     "gain on private": int((found["beyond_chance"] == "private").sum()) if res.testable else pd.NA,
-                    "largest advantage": found["advantage"].max(), "what it cannot say": res.caveat})
+                    "largest advantage (×100)": 100 * top["advantage"], "of": top["model"], "what it cannot say": res.caveat})
+        if res.testable:  # every model's advantage and simultaneous interval, as for the benchmark
+            nb.table(found, f"goodhart_advantage_{slug(name)}", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"), show=False,
+                     title=f"Public advantage on {name} ({len(sub_public)} public / {len(sub_private)} private tasks; 0-1 scale)",
+                     note=f"{res.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(found)} models.")
     else:
         row.update({"tested": False, "what it cannot say": f"{len(sub_public)} public / {len(sub_private)} private tasks: a side under 2 tasks has no spread; nothing can be said beyond the descriptive means."})
     rows.append(row)
 subs = pd.DataFrame(rows)
-nb.table(subs, "goodhart_sub_benchmarks", floatfmt=".3f",
+nb.table(subs, "goodhart_sub_benchmarks", floatfmt=".1f",
          title=f"Sub-benchmarks: tested when both sides have at least {MIN_TASKS_PER_SIDE} tasks",
          shown_columns=["benchmark", "public tasks", "private tasks", "tested", "gain on public", "gain on private"])
 for row in subs.to_dict("records"):
     if row["tested"]:
         nb.md(f"- **{row['benchmark']}** ({row['public tasks']} public / {row['private tasks']} private): "
-              f"{row['gain on public']} model(s) gain on public and {row['gain on private']} on private beyond chance.")
+              f"{row['gain on public']} model(s) gain on public and {row['gain on private']} on private beyond chance "
+              f"(every model: `figures/goodhart_advantage_{slug(row['benchmark'])}.md`).")
     else:
         nb.md(f"- **{row['benchmark']}**: {row['what it cannot say']}")
 
@@ -276,15 +297,26 @@ patterns = trained_on(both, public).T.dropna().astype(bool)  # models with known
 mixed = patterns.groupby(org_of).nunique().max(axis=1).gt(1)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
-nb.table(within.to_frame(), "goodhart_within", floatfmt=".3f",
-         title="Relative score on the public tasks a model trained on, minus on those it did not",
+per_model = within.to_frame().assign(**{c: lambda f, c=c: 100 * f[c] for c in ("trained", "untrained", "difference")})
+nb.table(per_model, "goodhart_within", floatfmt=".1f",
+         title="Relative score on the public tasks a model trained on, minus on those it did not (×100)",
          note=within.method, show=False)
-nb.show(within.to_frame().head(n_show), floatfmt=".3f",
-        caption=f"The first {min(n_show, len(within.to_frame()))} of {len(within.to_frame())} models (all: figures/goodhart_within.md)")
+nb.show(per_model.head(n_show), floatfmt=".1f",
+        caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: figures/goodhart_within.md)")
+top_task = per_task.index[0]  # the public task most models trained on, and the test without it
+n_top = int(trained_on(both, public).loc[top_task, per_model["model"]].sum())
+rest = [t for t in public if t != top_task]
+without = trained_task_effect(wide.loc[rest], trained_on(both, rest), families=org_of, n_resamples=n_resamples,
+                              confidence_level=confidence_level, rng=nb.rng("goodhart_within", "without"))
+
+def span(ci) -> str:  # an interval in points, unbounded ends said so
+    return "[" + ", ".join(f"{100 * v:+.1f}" if np.isfinite(v) else "unbounded" for v in (ci.low, ci.high)) + "]"
 nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
-    f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI [{100 * within.confidence_interval.low:+.1f}, "
-    f"{100 * within.confidence_interval.high:+.1f}]), p {pvalue_phrase(within.pvalue)}. "
+    f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI {span(within.confidence_interval)}: the shifts the test does not reject, "
+    f"its coverage measured in `benchmarks/results/goodhart_validation.md`), p {pvalue_phrase(within.pvalue)}. "
+    f"{'It rests mostly on one task: ' if 2 * n_top > within.n_models else ''}{n_top} of these {within.n_models} models trained on **{top_task}**; without that task "
+    f"{without.n_models} model(s) remain, {100 * without.statistic:+.1f} points (CI {span(without.confidence_interval)}), p {pvalue_phrase(without.pvalue)}. "
     + f"The patterns move only within an organisation: {int(mixed.sum())} of the {len(mixed)} organisations with known training data "
     f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test. "
     + (f"{within.caveat} " if within.caveat else "")
@@ -324,18 +356,24 @@ nb.table(found.assign(**{c: found[c] * 100 for c in points}), "goodhart_predicto
          note=f"{drivers.method}. effect (×100, as its interval, standard errors and detectable): points of advantage per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
          shown_columns=["predictor", "n_models", "n_families", "family_share", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
 hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].isna()]
+unit = lambda r: "points per SD of its ranks" if r.kind == "rank" else "points"  # noqa: E731
+pooled = found[found["pvalue"].notna() & found["n_families"].lt(MIN_FAMILIES)]  # under 3 organisations: no shared part
 tested, aligned_share = len(found) - len(untested), 0.5  # flag a per-model predictor this much between organisations
 aligned = found[found["pvalue"].notna() & found["family_share"].ge(aligned_share)]
 org, n_org = found.set_index("predictor").loc[f"made by {organisation}"], int(predictors[f"made by {organisation}"].sum())
 n_orgs = int(org["n_families"])
 nb.md(
-    (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} points, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
+    (("Related beyond chance after Holm: " + "; ".join(f"**{r.predictor}** ({100 * r.effect:+.2f} {unit(r)}, p {pvalue_phrase(r.pvalue_adjusted)})" for r in hits.itertuples()) + ". ")
      if len(hits) else f"**No predictor** is related to the public advantage after Holm's adjustment across the {tested} predictors tested. ")
     + "Where nothing is found, the effects this design would have detected with "
-    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} points" if pd.notna(r.detectable) else "none (too few models for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
-    "Every predictor is tested per model, its variance counting a part of the advantage shared by each organisation's models, "
-    "since models of one organisation share their training (estimated from the data, net of the task noise those models share). "
-    + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models come from only {r.n_families:.0f} organisations: it cannot be told from its makers. " for r in untested.itertuples())
+    f"{power:.0%} power: " + "; ".join(f"{r.predictor}: " + (f"{100 * r.detectable:.2f} {unit(r)}" if pd.notna(r.detectable) else "none (too few models for the shuffles to reach the level)") for r in found[found["pvalue_adjusted"] >= alpha].itertuples()) + ". "
+    f"Every predictor is tested per model; where its models come from {MIN_FAMILIES} organisations or more, its variance counts a part of the advantage "
+    "shared by each organisation's models, since models of one organisation share their training (estimated from the data, net of the task "
+    "noise those models share)"
+    + ("; " + ", ".join(f"**{r.predictor}** ({r.n_models} models of {r.n_families:.0f} organisations)" for r in pooled.itertuples())
+       + " take the models' pooled spread instead, which assumes the organisations share nothing. " if len(pooled) else ". ")
+    + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models split exactly along their {r.n_families:.0f} organisations "
+              "(one is all True, the other all False): it cannot be told from its makers. " for r in untested.itertuples())
     + (f"At least {aligned_share:.0%} of the contrast lies between organisations for "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
        + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing, so their test is conservative if they share nothing "
@@ -343,25 +381,24 @@ nb.md(
     + f"On the mteb#3902 claim: the {n_org} {organisation} model{'s' if n_org != 1 else ''} audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f"), against the other {n_orgs - 1} organisations: "
     f"{100 * org['effect']:+.2f} points of public advantage ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
-    f"a private edge is a negative value), p {pvalue_phrase(org['pvalue'])}, adjusted p {pvalue_phrase(org['pvalue_adjusted'])}. "
+    f"a private edge is a negative value), p {pvalue_phrase(org['pvalue'])}, adjusted p {pvalue_phrase(org['pvalue_adjusted'])}; "
+    + (f"an edge of {100 * org['detectable']:.2f} points would have been found with {power:.0%} power. " if pd.notna(org["detectable"]) else "no edge reaches the level with these shuffles. ")
+    + "Where organisations share nothing this test is conservative (it rejects less often than its level; the statistics guide measures it). "
     "One organisation is judged against the spread of the other organisations' shared effects, taken as normal: "
     "an organisation far out is either what mteb#3902 claims or a rare draw of that spread, and these data cannot tell the two apart."
 )
 
-fig, axes = plt.subplots(2, 3, figsize=(12, 7), layout="constrained")
-shown_x = {  # what each panel plots against (the test uses the ranks of these)
-    f"rank on {reference}": -predictors[f"rank on {reference}"],
-    "release date": release_dates(both),
-    "parameters": predictors["parameters"],
-    f"zero-shot % on {reference}": predictors[f"zero-shot % on {reference}"],
-    f"made by {organisation}": predictors[f"made by {organisation}"].astype(float),
-    "static": predictors["static"].astype(float),
-}
+shown_x = {name: predictors[name] for name in found["predictor"]}  # what each panel plots (the test uses ranks)
+shown_x[f"rank on {reference}"] = -predictors[f"rank on {reference}"]
+shown_x["release date"] = release_dates(both)
+x_labels = {"public tasks trained on": "public tasks trained on (count)", f"zero-shot % on {reference}": "zero-shot % (mteb's rules)",
+            f"rank on {reference}": "rank (1 = best; right is better)", "release date": "release date", "parameters": "parameters (log scale)"}
+fig, axes = plt.subplots(2, (len(shown_x) + 1) // 2, figsize=(3 * ((len(shown_x) + 1) // 2), 7), layout="constrained", squeeze=False)
 jitter = pd.Series(np.random.default_rng(0).uniform(-0.15, 0.15, len(both)), index=both)  # the two groups, spread
-for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=True):
-    if predictors[name].dtype == bool:
-        x = x + jitter
-        ax.set_xticks([0, 1], ["no", "yes"])
+for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=False):
+    if predictors[name].dtype in (bool, "boolean"):
+        x = x.astype(float) + jitter
+        ax.set(xticks=[0, 1], xticklabels=["no", "yes"], xlim=(-0.5, 1.5))
     keep = x.notna()
     ax.scatter(x[keep], 100 * adv.loc[keep[keep].index, "advantage"], s=12, color=OTHER_COLOR)
     for m in post:
@@ -369,12 +406,18 @@ for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=True):
             ax.scatter(x[m], 100 * adv.loc[m, "advantage"], s=40, color=palette[m], zorder=3, label=short_name(m))
     ax.axhline(0, color="0.3", lw=0.8, ls="--")
     row = found.set_index("predictor").loc[name]
-    ax.set(title=f"{name}: p_adj {pvalue_phrase(row['pvalue_adjusted'])}", ylabel="public advantage ×100")
-axes[0, 0].invert_xaxis()
-axes[0, 0].set_xlabel("rank (1 = best; right is better)")
-axes[0, 2].set_xscale("log")
-axes[0, 1].tick_params(axis="x", labelrotation=30)
-axes[1, 2].legend(fontsize=7, frameon=False)
+    tested_p = f"p_adj {pvalue_phrase(row['pvalue_adjusted'])}" if pd.notna(row["pvalue"]) else "not tested"
+    ax.set_title(f"{name}\n{tested_p}", fontsize=8)
+    ax.set(xlabel=x_labels.get(name, ""), ylabel="public advantage ×100")
+    if name == f"rank on {reference}":
+        ax.invert_xaxis()
+    if name == "parameters":
+        ax.set_xscale("log")
+    if name == "release date":
+        ax.tick_params(axis="x", labelrotation=30)
+for ax in axes.flat[len(shown_x):]:
+    ax.set_visible(False)
+axes.flat[len(shown_x) - 1].legend(fontsize=7, frameon=False)
 nb.figure(fig, "goodhart_predictors")
 
 # %% [markdown]
@@ -400,11 +443,19 @@ shifts = public_private_gap(wide, public_tasks=public, private_tasks=private, n_
                             confidence_level=confidence_level, rng=nb.rng("goodhart_shifts")).to_frame()
 nb.table(agreement, "goodhart_agreement", floatfmt=".3f", pvalue_columns=("pvalue",),
          title=f"Public vs private rankings on {benchmark}", parameters={"top_k": top_k})
+shifts[f"top {top_k} public"] = shifts["model"].isin(top_public)
+shifts[f"top {top_k} private"] = shifts["model"].isin(top_private)
+nb.table(shifts[["model", "mean_public", "mean_private", "rank_public", "rank_private", "rank_shift", "rank_shift_ci_low",
+                 "rank_shift_ci_high", f"top {top_k} public", f"top {top_k} private"]].assign(mean_public=lambda f: 100 * f["mean_public"],
+                                                                                          mean_private=lambda f: 100 * f["mean_private"]),
+         "goodhart_rank_shifts", floatfmt=".1f", show=False,
+         title=f"Ranks by the public and the private mean on {benchmark} (means ×100; rank_shift = public − private rank, > 0: climbs on private)",
+         note="rank_shift_ci_low/high: percentile interval over stratified bootstrap resamples of the tasks (approximate, not a test).")
 moved = shifts.reindex(shifts["rank_shift"].abs().sort_values(ascending=False).index).head(3)
 nb.md(
     f"Kendall's tau {agreement.loc[0, 'statistic']:.2f} and Spearman's rho {agreement.loc[1, 'statistic']:.2f} over {len(both)} models; "
     f"{len(top_public & top_private)} of the top {top_k} by the public mean are in the top {top_k} by the private mean. Largest rank shifts (public → private): "
-    + "; ".join(f"{short_name(r.model)} {r.rank_public:g} → {r.rank_private:g}" for r in moved.itertuples()) + "."
+    + "; ".join(f"{short_name(r.model)} {r.rank_public:g} → {r.rank_private:g}" for r in moved.itertuples()) + " (every model: `figures/goodhart_rank_shifts.md`)."
 )
 
 common = [m for m in both if pd.notna(ref.summary["mean_task"].get(m, np.nan))]
@@ -413,14 +464,37 @@ compared = predictive_comparison(summary.loc[common, "mean_private"], summary.lo
                                  n_resamples=n_resamples, rng=nb.rng("goodhart_prediction"))
 errors = compared.to_frame().rename(columns={"target": "private mean", "a": "public mean", "b": f"{reference} mean"})
 nb.table(errors, "goodhart_prediction", floatfmt=".4f",
-         title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors",
-         note=compared.method, show=False)
+         title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors (0-1 scale)",
+         note=f"{compared.method}. error_a, error_b: the private mean minus its leave-one-out prediction (> 0: the model does better on private than predicted); difference: |error_b| − |error_a| (> 0: the public mean predicts it better).", show=False)
 nb.md(
     f"On the {compared.n} models complete on both benchmarks, the public mean predicts the private mean with a mean absolute "
     f"leave-one-out error of {100 * compared.mae_a:.2f} points and {reference}'s mean with {100 * compared.mae_b:.2f}; the difference "
     f"({reference} − public), bias-corrected by the jackknife, is {100 * compared.statistic:+.2f} points ({confidence_level:.0%} CI [{100 * compared.confidence_interval.low:+.2f}, "
     f"{100 * compared.confidence_interval.high:+.2f}], p {pvalue_phrase(compared.pvalue)}; Pearson r {compared.r_a:.2f} vs {compared.r_b:.2f})."
 )
+
+# private tasks that are near-copies of public ones: the same comparisons without them
+near = [(c, [t for t in c["tasks"] if t in set(private)]) for c in cluster_details(benchmark)
+        if set(c["tasks"]) & set(public) and set(c["tasks"]) & set(private)]
+copies = [t for _, ts in near for t in ts]
+if copies:
+    kept_private = wide.loc[[t for t in private if t not in copies]].mean()
+    tau_without = rank_correlation(summary["mean_public"], kept_private, method="kendall", n_resamples=n_resamples,
+                                   confidence_level=confidence_level, rng=nb.rng("goodhart_agreement", "without copies"))
+    compared_without = predictive_comparison(kept_private[common], summary.loc[common, "mean_public"], ref.summary.loc[common, "mean_task"],
+                                             confidence_level=confidence_level, n_resamples=n_resamples,
+                                             rng=nb.rng("goodhart_prediction", "without copies"))
+    nb.md(
+        f"{len(copies)} private task(s) are near-copies of public ones: "
+        + "; ".join(" ~ ".join(c["tasks"]) + f" (residuals correlated at {c['min_correlation']:.2f} over the models)" for c, _ in near)
+        + " (`analysis/results/clusters.json`). Without them, on the other "
+        f"{len(private) - len(copies)} private tasks: Kendall's tau {tau_without.statistic:.2f} (with them {agreement.loc[0, 'statistic']:.2f}); "
+        f"leave-one-out error {100 * compared_without.mae_a:.2f} points for the public mean (with them {100 * compared.mae_a:.2f}) and "
+        f"{100 * compared_without.mae_b:.2f} for {reference}'s ({100 * compared.mae_b:.2f}), difference {100 * compared_without.statistic:+.2f} "
+        f"(CI [{100 * compared_without.confidence_interval.low:+.2f}, {100 * compared_without.confidence_interval.high:+.2f}]). "
+        + ("Part of the two rankings' agreement is the same data on both sides." if tau_without.statistic < agreement.loc[0, "statistic"]
+           else "The two rankings' agreement does not rest on them.")
+    )
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
 for ax, column, label in ((axes[0], "a", "Mean (Public)"), (axes[1], "b", f"{reference} Mean (Task)")):
@@ -455,18 +529,28 @@ nb.interactive(explorer, "goodhart_explorer")
 
 # %%
 verdict = "better" if compared.statistic < 0 else "worse"
+harder = summary["mean_private"] - summary["mean_public"]
 nb.md(
-    f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted; "
+    f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted "
+    f"(one model's gain is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} points up); "
     f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
-    f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}); "
+    f"models ({confidence_level:.0%} CI {span(within.confidence_interval)}, p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}), "
+    f"{'a contrast that rests mostly on' if 2 * n_top > within.n_models else 'its most trained task is'} {top_task} ({n_top} of {within.n_models} models; without it p {pvalue_phrase(without.pvalue)}); "
     f"{len(hits)} of the {len(found) - len(untested)} model properties tested go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
     f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
     f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "
+    f"The public advantage is relative: it sums to 0 over the {len(both)} models, so a fit to the public tasks that the whole field shares "
+    f"cannot show here ({int((harder > 0).sum())} of the {len(both)} models score higher on the private tasks than on the public ones, by "
+    f"{100 * harder.mean():.1f} points on average, which reflects the sides' tasks as much as any fit). "
+    "Nor can these data say that the private ranking is *better*: that needs a criterion outside both; they measure how it differs and how well "
+    f"{reference} predicts it. "
     "This is an observational comparison of published results. It cannot establish that training on a task (or access to the private data) "
     "*causes* a gain: the models were not assigned their training data, their makers chose it with the benchmark in view, and "
     "organisation, size, date and data travel together. mteb's training-data records are self-declared and incomplete (unknown is not zero-shot), "
-    "the public and private tasks differ in domain and language as well as in access, and a model's results can be re-run or re-filed. "
-    "Nor can a null result clear a model: it says the data could not have detected an effect smaller than the `detectable` column. "
-    "What it does show is where the leaderboard's public and private views disagree by more than the tasks' noise, and which models "
+    "the public and private tasks differ in domain and language as well as in access (and some private tasks are near-copies of public ones), "
+    "and a model's results can be re-run or re-filed. "
+    "Nor can a null result clear a model: an effect as large as `detectable` would have been found with "
+    f"{power:.0%} power, and smaller ones may be there. "
+    f"What it does show is where the public and private views disagree by more than the tasks' noise (for {len(beyond) or 'no'} model{'' if len(beyond) == 1 else 's'} here), and which models "
     "such claims can and cannot be tested on."
 )

@@ -364,4 +364,3 @@ def model_folder_name(name: str) -> str:
 def model_name_from_folder(folder: str) -> str:
     """Inverse of :func:`model_folder_name` for names without spaces."""
     return folder.replace("__", "/")
-

@@ -19,6 +19,7 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -88,11 +89,12 @@ class NotebookContext:
     _results_provenance: Callable[[], dict[str, Any]] = field(default=dict, repr=False)
 
     def provenance(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """A table header's entries: the parameters, then ``extra``, then the results folder.
+        """A table header's entries: the parameters, then ``extra``, the results folder, ``mteb``.
 
         ``results_dir`` is replaced by the folder actually read, its fingerprint and file
         count (the same whichever way the folder was given); ``output_dir`` and
         ``cache_dir`` are left out (see :data:`analysis.notebook.params.NOT_IN_HEADERS`).
+        ``mteb`` is the installed mteb's version (its task lists and training-data records).
         """
         return {**header_parameters(self.parameters), **(extra or {}), **self._results_provenance()}
 
@@ -279,8 +281,11 @@ def setup(
     results = (
         resolve_results(params.get("results_dir"), params.get("runs_dir")) if resolve else None
     )
-    # the table headers' results entries, computed once on first use
-    provenance = functools.cache(results.provenance) if results is not None else dict
+    # the table headers' results entries, computed once on first use, and the mteb they were read
+    # with (its task lists, training-data records and scores' rules)
+    provenance = functools.cache(
+        lambda: {**(results.provenance() if results is not None else {}), "mteb": version("mteb")}
+    )
     out = from_root(output_dir or params.get("output_dir") or "figures")
     out.mkdir(parents=True, exist_ok=True)
     context = NotebookContext(

@@ -62,6 +62,8 @@ from .pairwise import adjust_pvalues
 #: the family-wise error was not shown to hold (14/6 tasks in pairs, 3 private clusters:
 #: over twice the level with unequal spreads; ``goodhart_validation.md``).
 MIN_TASKS_PER_SIDE = 6
+#: Fewer families: no shared part (the pooled spread), or, split along them, no test.
+MIN_FAMILIES = 3
 _ADJUSTMENTS = ("holm", "bonferroni", "none")
 
 
@@ -395,7 +397,7 @@ def _tested(column: pd.Series, strata: Any) -> bool:
     codes = pd.Series(strata[known], column.index[known])
     shared = codes.nunique() < len(codes)  # some family has 2 models or more
     constant = column[known].groupby(codes).nunique().max() == 1
-    return not (shared and constant and codes.nunique() < 3)
+    return not (shared and constant and codes.nunique() < MIN_FAMILIES)
 
 
 def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
@@ -414,7 +416,7 @@ def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
     ss, e_m = (r**2).sum(axis=0), np.trace(noise) - noise.sum() / n - (c * ec).sum(axis=0) / cc
     tau2 = np.maximum(0.0, (ss - e_m) / (n - 2))
     pooled = (tau2 * cc, np.fmax((n - 2) * (tau2 / (tau2 + e_m / (n - 2))) ** 2, 1.0))
-    if strata is None or not 3 <= (f := len(set(strata))) < n:
+    if strata is None or not MIN_FAMILIES <= (f := len(set(strata))) < n:
         return pooled
     h = pd.get_dummies(strata).to_numpy(float).T  # families x models
     size, hc, between = h.sum(axis=1)[:, None], h @ c, h @ r

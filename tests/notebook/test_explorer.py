@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -158,7 +159,10 @@ def test_the_notebook_context_writes_the_page_with_its_provenance(tmp_path: Path
     path = nb.interactive(_explorer(), "explorer")
     text = path.read_text(encoding="utf-8")
     assert path == tmp_path / "explorer.html" and nb.written == [path]
-    assert text.splitlines()[:2] == ["<!DOCTYPE html>", provenance_line("t.py", {"n": 3})]
+    assert text.splitlines()[:2] == [
+        "<!DOCTYPE html>",
+        provenance_line("t.py", {"n": 3, "mteb": version("mteb")}),
+    ]
     assert "Wrote" in capsys.readouterr().out
 
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 import warnings
+from importlib.metadata import version
 from pathlib import Path
 
 import jupytext
@@ -168,7 +169,8 @@ def test_header_names_the_resolved_folder_whichever_way_it_was_given(tmp_path, m
         assert header_param == header_env
         assert "results='build/test-notebook-helpers-results'" in header_param
         assert "results_fingerprint='" in header_param and "results_dir" not in header_param
-        assert header_param == provenance_line("t.py", {"k": 1}, results_provenance(results))
+        mteb = {"mteb": version("mteb")}  # the mteb the results were read with
+        assert header_param == provenance_line("t.py", {"k": 1}, results_provenance(results) | mteb)
     finally:
         shutil.rmtree(results)
 
@@ -195,7 +197,7 @@ def test_table_writes_pvalues_as_text_and_shows_rounded(tmp_path):
     frame = pd.DataFrame({"model": ["a|b", "c"], "score": [0.123456, None], "p": [0.0004, 0.0123]})
     path = nb.table(frame, "tab", title="T", note="N.", floatfmt=".3f", pvalue_columns=["p"])
     text = path.read_text()
-    assert text.splitlines()[0] == provenance_line("t.py", {"n": 3})
+    assert text.splitlines()[0] == provenance_line("t.py", {"n": 3, "mteb": version("mteb")})
     assert "| a\\|b | 0.123 | <0.001 |" in text and "| c | — | 0.012 |" in text
     assert "**T**" in text and text.rstrip().endswith("N.")
     html = nbmod.styled(frame, floatfmt=".3f", pvalue_columns=["p"]).to_html()
@@ -339,7 +341,7 @@ def test_setup_reads_every_parameter_from_the_cell_and_the_kernel(tmp_path, monk
     nb = nbmod.setup("mine", namespace=namespace, resolve=False)  # ".py" may be left out
     assert nb.parameters == {k: namespace[k] for k in ("a", "results_dir", "output_dir", "seed")}
     assert nb.out == tmp_path / "o", "output_dir comes from the parameters"
-    assert nb.provenance() == {"a": 5, "seed": 3}, "no output_dir, no results_dir, no b"
+    assert nb.provenance() == {"a": 5, "seed": 3, "mteb": version("mteb")}, "no output_dir, b"
     assert nb.notebook == "mine.py"
     with pytest.raises(NotebookError, match=r"Parameters \['a'\] of mine.py have no value"):
         read_parameters("mine.py", {"results_dir": "", "output_dir": "", "seed": 1})
