@@ -229,7 +229,7 @@ nb.md(
     f"With these tasks, one model's advantage is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points "
     f"(median {100 * adv['detectable'].median():.1f}; `detectable` in the table), and {int((adv['advantage'].abs() >= adv['detectable']).sum())} of the "
     f"{len(adv)} observed advantages reach their model's (the largest is {100 * adv['advantage'].abs().max():.1f})"
-    + (": advantages of the sizes seen here are not detectable for a single model, so that none is beyond chance clears no model."
+    + (": no model's advantage reaches the effect its own data could detect, so that none is beyond chance clears no model."
        if not (adv["advantage"].abs() >= adv["detectable"]).any() else ".")
     + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): neither can have trained "
               "on the public tasks, so their advantages show how far a model's moves without any such fit."
@@ -315,7 +315,7 @@ nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points ({confidence_level:.0%} CI {span(within.confidence_interval)}: the shifts the test does not reject, "
     f"its coverage measured in `benchmarks/results/goodhart_validation.md`), p {pvalue_phrase(within.pvalue)}. "
-    f"{'It rests mostly on one task: ' if 2 * n_top > within.n_models else ''}{n_top} of these {within.n_models} models trained on **{top_task}**; without that task "
+    f"{n_top} of these {within.n_models} models trained on **{top_task}**; without that task "
     f"{without.n_models} model(s) remain, {100 * without.statistic:+.1f} points (CI {span(without.confidence_interval)}), p {pvalue_phrase(without.pvalue)}. "
     + f"The patterns move only within an organisation: {int(mixed.sum())} of the {len(mixed)} organisations with known training data "
     f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test. "
@@ -357,7 +357,7 @@ nb.table(found.assign(**{c: found[c] * 100 for c in points}), "goodhart_predicto
          shown_columns=["predictor", "n_models", "n_families", "family_share", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
 hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].isna()]
 unit = lambda r: "points per SD of its ranks" if r.kind == "rank" else "points"  # noqa: E731
-pooled = found[found["pvalue"].notna() & found["n_families"].lt(MIN_FAMILIES)]  # under 3 organisations: no shared part
+pooled = found[found["pvalue"].notna() & (found["n_families"].lt(MIN_FAMILIES) | found["n_families"].eq(found["n_models"]))]  # under 3 organisations: no shared part
 tested, aligned_share = len(found) - len(untested), 0.5  # flag a per-model predictor this much between organisations
 aligned = found[found["pvalue"].notna() & found["family_share"].ge(aligned_share)]
 org, n_org = found.set_index("predictor").loc[f"made by {organisation}"], int(predictors[f"made by {organisation}"].sum())
@@ -372,8 +372,9 @@ nb.md(
     "noise those models share)"
     + ("; " + ", ".join(f"**{r.predictor}** ({r.n_models} models of {r.n_families:.0f} organisations)" for r in pooled.itertuples())
        + " take the models' pooled spread instead, which assumes the organisations share nothing. " if len(pooled) else ". ")
-    + "".join(f"Not tested: **{r.predictor}**, whose {r.n_models} models split exactly along their {r.n_families:.0f} organisations "
-              "(one is all True, the other all False): it cannot be told from its makers. " for r in untested.itertuples())
+    + "".join(f"Not tested: **{r.predictor}**, " + (f"whose {r.n_models} models split exactly along their {r.n_families:.0f} organisations "
+              "(one is all True, the other all False): it cannot be told from its makers. " if r.n_families < MIN_FAMILIES and r.n_models > r.n_families
+              else "with too few models with a value. ") for r in untested.itertuples())
     + (f"At least {aligned_share:.0%} of the contrast lies between organisations for "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
        + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing, so their test is conservative if they share nothing "
@@ -535,7 +536,8 @@ nb.md(
     f"(one model's gain is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} points up); "
     f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
     f"models ({confidence_level:.0%} CI {span(within.confidence_interval)}, p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}), "
-    f"{'a contrast that rests mostly on' if 2 * n_top > within.n_models else 'its most trained task is'} {top_task} ({n_top} of {within.n_models} models; without it p {pvalue_phrase(without.pvalue)}); "
+    f"{n_top} of those {within.n_models} models trained on {top_task}, and without that task {without.n_models} remain: "
+    f"{100 * without.statistic:+.1f} points (CI {span(without.confidence_interval)}, p {pvalue_phrase(without.pvalue)}); "
     f"{len(hits)} of the {len(found) - len(untested)} model properties tested go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
     f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
     f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "

@@ -19,7 +19,9 @@ import os
 import shlex
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 #: Columns of mteb's 0-1 scale that are shown ×100.
 SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
@@ -80,16 +82,16 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any
 
 
 def csv_metadata(table: Any, csv_name: str, caption: str, provenance: dict[str, Any]) -> str:
-    """CSV on the Web (W3C) metadata of a written CSV: its caption, columns and provenance."""
+    """CSV on the Web (W3C) metadata: caption, columns, provenance (notes: label/value pairs)."""
     kinds = {"i": "integer", "u": "integer", "f": "number", "b": "boolean"}
     columns = [{"name": f"c{i}", "titles": str(c)} for i, c in enumerate(table.columns)]
     for column, c in zip(columns, table.columns, strict=True):
         column["datatype"] = kinds.get(table[c].dtype.kind, "string")
-    meta: dict[str, Any] = {"@context": "http://www.w3.org/ns/csvw", "url": csv_name}
-    meta["dc:title"] = caption
-    meta |= {"dc:creator": provenance["version"], "prov:wasGeneratedBy": provenance["command"]}
-    meta |= {"notes": [provenance], "tableSchema": {"columns": columns}}
-    return json.dumps(meta, indent=2, default=str) + "\n"
+    run = {"@type": "prov:Activity", "rdfs:label": provenance["command"]}
+    meta: dict[str, Any] = {"@context": "http://www.w3.org/ns/csvw", "url": quote(csv_name)}
+    meta |= {"dc:title": caption, "dc:creator": provenance["version"], "prov:wasGeneratedBy": run}
+    meta["notes"] = [{"rdfs:label": k, "rdf:value": v} for k, v in provenance.items()]
+    return json.dumps(meta | {"tableSchema": {"columns": columns}}, indent=2, default=str) + "\n"
 
 
 def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
@@ -113,13 +115,13 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     else:
         head = provenance_line("", provenance, source="static-rteb leaderboard")
         text = f"{head}\n{caption}\n\n{markdown_table(table, floatfmt='.2f')}\n"
-    if args.output:
+    if args.output:  # a CSV's caption and provenance beside it (CSVW metadata), once it is
+        wrote, sidecar = [args.output], Path(f"{args.output}-metadata.json")
+        sidecar.unlink(missing_ok=True)  # never left describing another file
         atomic_write_text(args.output, text)
-        wrote = [args.output]
-        if args.format == "csv":  # its caption and provenance beside it, as CSVW metadata
-            wrote.append(f"{args.output}-metadata.json")
+        if args.format == "csv":
             meta = csv_metadata(table, os.path.basename(args.output), caption, provenance)
-            atomic_write_text(wrote[-1], meta)
+            wrote.append(atomic_write_text(sidecar, meta))
         print(f"Wrote {' and '.join(map(str, wrote))} ({len(table)} models)")
     else:
         sys.stdout.write(text)

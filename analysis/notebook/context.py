@@ -281,8 +281,7 @@ def setup(
     results = (
         resolve_results(params.get("results_dir"), params.get("runs_dir")) if resolve else None
     )
-    # the table headers' results entries, computed once on first use, and the mteb they were read
-    # with (its task lists, training-data records and scores' rules)
+    # the table headers' results entries (computed once, on first use) and the mteb reading them
     provenance = functools.cache(
         lambda: {**(results.provenance() if results is not None else {}), "mteb": version("mteb")}
     )

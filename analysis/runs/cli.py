@@ -8,8 +8,9 @@ Examples::
     # plan -> submit -> status -> retry
     static-rteb plan -m ./models/potion -m ./models/other -t "MTEB(eng, v2)" \\
         --public-only --tasks-per-job 4 -o plan.jsonl
-    static-rteb run --plan plan.jsonl --executor slurm --partition cpu --max-parallel 50 static-rteb
-    status --plan plan.jsonl static-rteb status --plan plan.jsonl --retry-failed
+    static-rteb run --plan plan.jsonl --executor slurm --partition cpu --max-parallel 50
+    static-rteb status --plan plan.jsonl
+    static-rteb status --plan plan.jsonl --retry-failed
 
 Exit status: 0 when everything ran or was cached (or was submitted), 1 when something
 failed, 2 on a usage error, 128 + the signal number when stopped: one line, no traceback,
@@ -93,48 +94,54 @@ def _run_direct(args: argparse.Namespace) -> int:
     return 1 if (summary["status"] == "failed").any() else 0
 
 
-def _resume_command(
-    argv: Sequence[str], args: argparse.Namespace | None = None
-) -> Callable[[RunInterrupted], str]:
+def _resume_command(argv: Sequence[str], args: Any = None) -> Callable[[RunInterrupted], str]:
     """The command that resumes a stopped ``run``: the same, or ``always`` over the rest only.
 
     With ``--overwrite always``, once an evaluation finished, the run's order (model by model,
-    task by task) gives the rest: that model's other tasks, then the models after it.
-    ``args.resolved`` names the tasks ``-t`` gave (its benchmarks expanded); without it, the
-    command drops ``always`` (the evaluations not reached would keep their earlier results).
+    task by task) gives the rest: that model's other tasks (by name when ``-t`` named tasks;
+    all of ``-t`` again when it named a benchmark, whose tasks may differ from those by name),
+    then the models after it. ``args.resolved`` names the tasks ``-t`` gave; without it, with
+    ``-m``/``-t``/``--name`` spelt otherwise than apart or with ``=`` (``-mX``, ``--mod``), or
+    with nothing left, the command drops ``always`` (what was not reached keeps its results).
     """
+    long = ("--model", "--name", "--tasks")
+
+    def odd(word: str) -> bool:  # a spelling the rebuild below does not read
+        head = word.split("=", 1)[0]
+        return (word[:2] in {"-m", "-t"} and len(word) > 2 and not word.startswith("--")) or any(
+            full != head and full.startswith(head) and head.startswith("--") for full in long
+        )
 
     def resume(stop: RunInterrupted) -> str:
         words = list(argv)
-        at = [
-            i for i, a in enumerate(words[:-1]) if a == "--overwrite" and words[i + 1] == "always"
-        ]
-        tasks = getattr(args, "resolved", None)
-        if at and stop.finished and not (args and tasks):
+        at = [i for i in range(len(words)) if words[i : i + 2] == ["--overwrite", "always"]]
+        tasks, models = getattr(args, "resolved", None), list(getattr(args, "model", None) or [])
+        if not at or not stop.finished:
+            return "static-rteb run " + shlex.join(words)
+        if not tasks or any(map(odd, words)) or stop.finished >= len(models) * len(tasks):
             del words[at[0] : at[0] + 2]
-        if not (at and stop.finished and args and tasks):
             return "static-rteb run " + shlex.join(words)
         rest, skip, in_tasks = [], False, False  # argv without its models, names and tasks
         for word in words:
             in_tasks = in_tasks and not word.startswith("-")
-            if skip or in_tasks or word.startswith(("--model=", "--name=", "--tasks=")):
+            if skip or in_tasks or word.startswith(tuple(f"{w}=" for w in long)):
                 skip = False
             elif word in {"-m", "--model", "--name"} or word in {"-t", "--tasks"}:
                 skip, in_tasks = word not in {"-t", "--tasks"}, word in {"-t", "--tasks"}
             else:
                 rest.append(word)
-        models, (i, j) = list(args.model), divmod(stop.finished, len(tasks))
-        names = [*args.name, *[None] * (len(models) - len(args.name))]
+        (i, j), names = divmod(stop.finished, len(tasks)), [*args.name, *[None] * len(models)]
+        named = all(word in tasks for word in args.tasks)  # tasks by name, no benchmark
 
         def command(first: int, last: int, task_words: list[str]) -> str:
             pick = [w for k in range(first, last) for w in ("-m", models[k])]
             pick += [w for name in names[first:last] if name for w in ("--name", name)]
             return "static-rteb run " + shlex.join([*pick, "-t", *task_words, *rest])
 
-        parts = [command(i, i + 1, tasks[j:])] if j else []  # the model it stopped in
+        parts = [command(i, i + 1, tasks[j:] if named else list(args.tasks))] if j else []
         if i + bool(j) < len(models):  # the models after it (or from it), every task
             parts.append(command(i + bool(j), len(models), list(args.tasks)))
-        return " && ".join(parts) or "static-rteb run " + shlex.join(words)
+        return " && ".join(parts)
 
     return resume
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
@@ -69,7 +71,7 @@ def test_markdown_has_mtebs_columns_and_rank_intervals(folder, tmp_path, capsys)
 
 
 def test_a_written_csv_has_its_provenance_beside_it_as_csvw_metadata(folder, tmp_path, capsys):
-    target = tmp_path / "sub" / "board.csv"
+    target = tmp_path / "sub" / "board #1.csv"  # a name the url must percent-encode
     target.parent.mkdir()
     args = ("--results", folder, "--cache-dir", str(tmp_path), "--format", "csv", "--seed", "3")
     status, out, _ = _run(capsys, *args, "-o", str(target))
@@ -77,15 +79,25 @@ def test_a_written_csv_has_its_provenance_beside_it_as_csvw_metadata(folder, tmp
     meta = json.loads(Path(f"{target}-metadata.json").read_text())
     table = pd.read_csv(target)  # the CSV itself stays a plain table
     assert meta["@context"] == "http://www.w3.org/ns/csvw"
-    assert (target.parent / meta["url"]) == target  # resolved beside the metadata, as CSVW
+    assert target.parent / unquote(meta["url"]) == target  # beside the metadata, as CSVW
+    assert meta["url"] == "board%20%231.csv"
     columns = meta["tableSchema"]["columns"]
     assert [c["titles"] for c in columns] == table.columns.tolist()
     kinds = {c["titles"]: c["datatype"] for c in columns}
     assert kinds["model"] == "string" and kinds["Rank low"] == "integer"
     assert kinds["Mean (Task)"] == "number"
-    notes = meta["notes"][0]
+    notes = {note["rdfs:label"]: note["rdf:value"] for note in meta["notes"]}
     assert notes["seed"] == 3 and notes["benchmark"] == BENCHMARK
-    assert notes["command"].endswith(f"--seed 3 -o {target}")
+    assert notes["command"].endswith(f"--seed 3 -o {shlex.quote(str(target))}")
+    assert meta["prov:wasGeneratedBy"] == {"@type": "prov:Activity", "rdfs:label": notes["command"]}
+    # every property of the metadata and its notes is CSVW's or a prefixed name
+    csvw = {"@context", "url", "notes", "tableSchema"}
+    assert all(k in csvw or k.split(":")[0] in {"dc", "prov"} for k in meta)
+    assert all(set(note) == {"rdfs:label", "rdf:value"} for note in meta["notes"])
+    md = target.with_name("board.md")  # markdown to a path once written as CSV: no stale sidecar
+    Path(f"{md}-metadata.json").write_text("{}")
+    _run(capsys, "--results", folder, "--cache-dir", str(tmp_path), "-o", str(md))
+    assert not Path(f"{md}-metadata.json").exists()
     assert meta["dc:title"].startswith(f"{BENCHMARK} (mteb ")
     _, out, err = _run(capsys, *args)  # on stdout: the table alone, its caption on stderr
     assert out.startswith("model,") and err.startswith(f"note: {BENCHMARK} (mteb ")

@@ -45,3 +45,24 @@ def test_a_folder_in_shared_dir_is_named_as_read(
     assert (
         display_path(tmp_path / "link" / "mteb-cache") == (tmp_path / "link/mteb-cache").as_posix()
     )
+
+
+def test_the_repository_first_then_shared_dir_then_a_sibling_that_is_not_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SHARED_DIR above the repository does not rename its folders; a relative one is read
+    from the root, as from_root reads it; the real sibling ``../shared`` that SHARED_DIR
+    replaced is named absolutely (``../shared/...`` would read the other folder)."""
+    from analysis.core.paths import display_path
+
+    root = repo_root()
+    monkeypatch.setenv("SHARED_DIR", str(root.parent))
+    assert display_path(root / "data" / "runs") == "data/runs"
+    monkeypatch.setenv("SHARED_DIR", "build/rel-shared")
+    assert display_path(root / "build" / "rel-shared" / "x") == "build/rel-shared/x"  # in the repo
+    monkeypatch.setenv("SHARED_DIR", "../rel-shared")
+    assert display_path(from_root("../shared/mteb-cache")) == "../shared/mteb-cache"
+    monkeypatch.setenv("SHARED_DIR", str(tmp_path / "elsewhere"))
+    sibling = root.parent / "shared" / "mteb-cache"
+    assert not display_path(sibling).startswith("../shared")
+    assert display_path(root.parent / "other" / "x") == "../other/x"

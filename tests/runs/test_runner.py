@@ -551,8 +551,28 @@ def test_a_stopped_overwrite_always_run_resumes_always_over_exactly_the_rest():
         (m, str(n), t)
         for (m, n), t in itertools.product(zip(models, [*names, None], strict=True), args.resolved)
     ]
-    resume = _resume_command(argv, args)
-    for finished in range(1, len(every)):
-        assert pairs(resume(RunInterrupted(finished=finished)), resolved) == every[finished:]
-    # without the resolved tasks it cannot tell the rest: it drops always, as before
-    assert "always" not in _resume_command(argv, argparse.Namespace())(RunInterrupted(finished=1))
+    named = [word if word != "Bench" else resolved["Bench"] for word in argv]  # tasks by name
+    named = [w for word in named for w in ([word] if isinstance(word, str) else word)]
+    for words in (named, argv):
+        args = parser.parse_args(["run", *words])
+        args.resolved = [*resolved["Bench"], "SciFact"]
+        resume = _resume_command(words, args)
+        for finished in range(1, len(every)):
+            got = pairs(resume(RunInterrupted(finished=finished)), resolved)
+            i, j = divmod(finished, len(args.resolved))
+            # a benchmark's tasks may differ from the same names alone: its model, all again
+            redone = every[i * len(args.resolved) : finished] if words is argv and j else []
+            assert got == redone + every[finished:]
+    # it cannot tell the rest without the resolved tasks, with -m/-t spelt otherwise, or with
+    # nothing left: it drops always (what was not reached keeps its results), as before
+    stop = RunInterrupted(finished=1)
+    assert "always" not in _resume_command(argv, argparse.Namespace())(stop)
+    for odd in (
+        ["-mM1", "-t", "A", "B"],
+        ["-m", "M1", "--nam", "o/n", "-t", "A", "B"],
+        ["-m", "M", "-tA"],
+    ):
+        odd_args = parser.parse_args(["run", *odd, "--overwrite", "always"])
+        odd_args.resolved = ["A", "B"] if "-tA" not in odd else ["A"]
+        assert "always" not in _resume_command([*odd, "--overwrite", "always"], odd_args)(stop)
+    assert "always" not in resume(RunInterrupted(finished=len(every)))
