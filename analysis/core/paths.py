@@ -60,9 +60,9 @@ def display_path(path: str | Path) -> str:
     """How a folder is named in headers and messages: the same on every machine.
 
     Relative to the repository root when the folder is inside it or beside it (e.g.
-    ``../shared/mteb-cache``; under :func:`shared_dir` too, as :func:`from_root` reads it, and
-    a ``../shared`` that is not it, absolute), ``~/...`` under the home folder, else absolute.
-    Symlinks are kept: a folder is named the way it was given, never through a resolved link.
+    ``../shared/mteb-cache``; under :func:`shared_dir` too, as :func:`from_root` reads it),
+    ``~/...`` under the home folder, else absolute. Symlinks are kept: a folder is named the
+    way it was given, never through a resolved link.
     """
     absolute, root = Path(os.path.abspath(Path(path).expanduser())), repo_root()
     within = lambda folder: absolute == folder or folder in absolute.parents  # noqa: E731
@@ -70,7 +70,7 @@ def display_path(path: str | Path) -> str:
         return os.path.relpath(absolute, root)
     if within(shared := from_root(shared_dir())):
         return Path("..", "shared", absolute.relative_to(shared)).as_posix()
-    if root.parent in absolute.parents and not within(root.parent / "shared"):
+    if root.parent in absolute.parents:
         return os.path.relpath(absolute, root)
     home = Path(os.path.abspath(Path.home()))
     if home in absolute.parents:
