@@ -28,8 +28,9 @@ SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 
 #: What a table's provenance records: the options, then of the results read.
-RECORDED = "benchmark pin exclude_tasks min_zero_shot keep_unknown top confidence_level n_resamples"
-READ = "task_list n_tasks results results_fingerprint result_files results_commit"
+RECORDED = "benchmark pin exclude_tasks min_zero_shot keep_unknown top confidence_level".split()
+RECORDED += ["n_resamples", "seed", "on_conflict"]
+READ = "task_list n_tasks results results_fingerprint result_files results_commit".split()
 
 
 def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
@@ -76,8 +77,8 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any
         )
     if args.top:
         table = table.head(args.top)
-    recorded = {k: getattr(args, k) for k in [*RECORDED.split(), "seed", "on_conflict"]}
-    recorded |= {k: board.provenance[k] for k in READ.split() if k in board.provenance}
+    recorded = {k: getattr(args, k) for k in RECORDED}
+    recorded |= {k: board.provenance[k] for k in READ if k in board.provenance}
     return table.drop(columns="complete").reset_index(), caption, recorded
 
 

@@ -66,12 +66,11 @@ def display_path(path: str | Path) -> str:
     """
     absolute, root = Path(os.path.abspath(Path(path).expanduser())), repo_root()
     within = lambda folder: absolute == folder or folder in absolute.parents  # noqa: E731
-    if within(root):
+    shared = from_root(shared_dir())
+    if within(root) or (root.parent in absolute.parents and not within(shared)):
         return os.path.relpath(absolute, root)
-    if within(shared := from_root(shared_dir())):
+    if within(shared):
         return Path("..", "shared", absolute.relative_to(shared)).as_posix()
-    if root.parent in absolute.parents:
-        return os.path.relpath(absolute, root)
     home = Path(os.path.abspath(Path.home()))
     if home in absolute.parents:
         return "~/" + absolute.relative_to(home).as_posix()
