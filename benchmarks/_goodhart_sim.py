@@ -40,6 +40,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -555,28 +556,9 @@ def few_models_power(
     return effect, float(np.isnan(found).mean()), power
 
 
-def trained_cell(
-    rng: np.random.Generator,
-    reps: int,
-    departure: str,
-    *,
-    n_tasks: int = 16,
-    k: int = 70,
-    n_trained_models: int = 23,
-    effect: float = 0.0,
-    n_patterns: int = 999,
-    within_families: bool = False,
-) -> Tally:
-    """:func:`trained_task_effect`'s rejection rate at 5%: most trained models on one task.
-
-    As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
-    the same task, the others on three tasks each; ``effect`` is the gain on a trained
-    task. ``within_families``: the patterns are reassigned within the families of
-    ``families`` (model j in family j mod 10), passed as ``families=``.
-    """
-    return trained_draws(
-        rng, reps, departure, n_tasks, k, n_trained_models, effect, n_patterns, within_families
-    )[0]
+def trained_cell(rng: np.random.Generator, reps: int, departure: str, **design: Any) -> Tally:
+    """:func:`trained_task_effect`'s rejection rate at 5% (``design``: :func:`trained_draws`')."""
+    return trained_draws(rng, reps, departure, **design)[0]
 
 
 def trained_coverage(
@@ -594,7 +576,7 @@ def trained_coverage(
     a tenth of an interval's width or less at a few hundred data sets).
     """
     _, stat, low, high = trained_draws(
-        rng, reps, departure, 16, 70, 23, effect, 999, within_families
+        rng, reps, departure, effect=effect, within_families=within_families
     )
     tally, target = Tally(), float(np.mean(stat))
     for lo, hi in zip(low, high, strict=True):
@@ -606,14 +588,21 @@ def trained_draws(
     rng: np.random.Generator,
     reps: int,
     departure: str,
-    n_tasks: int,
-    k: int,
-    n_trained_models: int,
-    effect: float,
-    n_patterns: int,
-    within_families: bool,
+    *,
+    n_tasks: int = 16,
+    k: int = 70,
+    n_trained_models: int = 23,
+    effect: float = 0.0,
+    n_patterns: int = 999,
+    within_families: bool = False,
 ) -> tuple[Tally, list[float], list[float], list[float]]:
-    """:func:`trained_cell`'s data sets: its rejections at 5%, the statistics and intervals."""
+    """:func:`trained_task_effect` on simulated data sets: rejections at 5%, statistics, intervals.
+
+    As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
+    the same task, the others on three tasks each; ``effect`` is the gain on a trained
+    task. ``within_families``: the patterns are reassigned within the families of
+    ``families`` (model j in family j mod 10), passed as ``families=``.
+    """
     tally, stat, low, high = Tally(), [], [], []
     tasks = [f"t{i:02d}" for i in range(n_tasks)]
     models = [f"m{j:02d}" for j in range(k)]

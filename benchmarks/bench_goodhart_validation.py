@@ -762,7 +762,7 @@ def main() -> None:
         "",
         "23 models trained on public tasks, 20 of them on the same task (RTEB(beta)'s "
         "pattern: two models of each of the 10 families); no effect of training; "
-        f"{_default(sim.trained_cell, 'n_patterns')} reassignments of the training patterns, "
+        f"{_default(sim.trained_draws, 'n_patterns')} reassignments of the training patterns, "
         "among all the models or only within each family (`families=`: what the null "
         "leaves exchangeable when a family's models share "
         f"their interactions). {max(reps // 2, 10)} data sets per row; the rows within the "
