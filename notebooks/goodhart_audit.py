@@ -161,7 +161,8 @@ touched = overlap[overlap["public trained"].fillna(0) > 0]
 nb.show(touched.reset_index()[["model", "public trained", "public zero-shot %", "public via source", "private zero-shot %",
                                  f"{reference} zero-shot %"]].head(n_show), floatfmt=".0f",
         caption=f"The first {min(n_show, len(touched))} of the {len(touched)} models trained on a public task (all models: figures/goodhart_overlap.md)")
-per_task = trained_on(both, public).sum(axis=1)
+trained_public = trained_on(both, public)  # tasks x models; <NA>: unknown
+per_task = trained_public.sum(axis=1)
 per_task = per_task[per_task > 0].sort_values(ascending=False)
 nb.md(
     f"mteb records training data for {int(known.sum())} of the {len(both)} models ({int((~known).sum())} unknown). "
@@ -291,9 +292,9 @@ for row in subs.to_dict("records"):
 
 # %%
 org_of = organisations(both)  # the name before /
-within = trained_task_effect(wide.loc[public], trained_on(both, public), families=org_of, n_resamples=n_resamples,
+within = trained_task_effect(wide.loc[public], trained_public, families=org_of, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
-patterns = trained_on(both, public).T.dropna().astype(bool)  # models with known training data
+patterns = trained_public.T.dropna().astype(bool)  # models with known training data
 mixed = patterns.groupby(org_of).nunique().max(axis=1).gt(1)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
@@ -304,9 +305,9 @@ nb.table(per_model, "goodhart_within", floatfmt=".1f",
 nb.show(per_model.head(n_show), floatfmt=".1f",
         caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: figures/goodhart_within.md)")
 top_task = per_task.index[0]  # the public task most models trained on, and the test without it
-n_top = int(trained_on(both, public).loc[top_task, per_model["model"]].sum())
+n_top = int(trained_public.loc[top_task, per_model["model"]].sum())
 rest = [t for t in public if t != top_task]
-without = trained_task_effect(wide.loc[rest], trained_on(both, rest), families=org_of, n_resamples=n_resamples,
+without = trained_task_effect(wide.loc[rest], trained_public.loc[rest], families=org_of, n_resamples=n_resamples,
                               confidence_level=confidence_level, rng=nb.rng("goodhart_within", "without"))
 
 def span(ci) -> str:  # an interval in points, unbounded ends said so
