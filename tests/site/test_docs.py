@@ -813,19 +813,24 @@ CODE_BREAKS_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def layout(reader: Reader) -> dict[str, dict[str, Any]]:
-    """Each page of the site at 1400 x 900: what overflows and what the reader sees."""
-    reader.tab.set_viewport_size(LAYOUT_VIEWPORT)
+def _each_page(
+    reader: Reader, viewport: dict[str, int], scripts: dict[str, str]
+) -> dict[str, dict]:
+    """Every page of the site at ``viewport``: each script's result, by the script's name."""
+    reader.tab.set_viewport_size(viewport)
     seen = {}
     for page in site_pages():
         reader.open(page)
-        seen[page] = {
-            **reader.tab.evaluate(PAGE_JS),
-            "overflow": reader.tab.evaluate(OVERFLOW_JS),
-            "brokenCode": reader.tab.evaluate(CODE_BREAKS_JS),
-        }
+        seen[page] = {name: reader.tab.evaluate(js) for name, js in scripts.items()}
     return seen
+
+
+@pytest.fixture(scope="module")
+def layout(reader: Reader) -> dict[str, dict[str, Any]]:
+    """Each page of the site at 1400 x 900: what overflows and what the reader sees."""
+    scripts = {"page": PAGE_JS, "overflow": OVERFLOW_JS, "brokenCode": CODE_BREAKS_JS}
+    seen = _each_page(reader, LAYOUT_VIEWPORT, scripts)
+    return {page: {**found.pop("page"), **found} for page, found in seen.items()}
 
 
 @pytest.mark.slow
@@ -963,16 +968,10 @@ PHONE_JS = """() => {
 @pytest.fixture(scope="module")
 def phone(reader: Reader) -> Iterator[dict[str, dict[str, Any]]]:
     """Each page of the site at 390 x 844: what stands past the screen, where code broke."""
-    reader.tab.set_viewport_size(PHONE_VIEWPORT)
     try:
-        seen = {}
-        for page in site_pages():
-            reader.open(page)
-            seen[page] = {
-                "overflow": reader.tab.evaluate(PHONE_JS),
-                "brokenCode": reader.tab.evaluate(CODE_BREAKS_JS),
-            }
-        yield seen
+        yield _each_page(
+            reader, PHONE_VIEWPORT, {"overflow": PHONE_JS, "brokenCode": CODE_BREAKS_JS}
+        )
     finally:
         reader.tab.set_viewport_size(LAYOUT_VIEWPORT)
 
