@@ -83,8 +83,11 @@ def interactions(
     k: int,
     departure: str,
     pairs: Sequence[float] = (),
+    family: np.ndarray | None = None,
 ) -> np.ndarray:
     """The model x task interaction e (tasks x models; the public tasks first).
+
+    ``family``: each model's family code for ``families`` (default: model j in family j mod 10).
 
     ``pairs``: public task i and private task i (i < len(pairs)) correlate at ``pairs[i]``
     over the models (:func:`data_pairs`), before any spreads are scaled; a paired private
@@ -112,8 +115,8 @@ def interactions(
             for t in range(start, stop - 1, 2):
                 e[t + 1] = 0.7 * e[t] + np.sqrt(1 - 0.49) * e[t + 1]
     elif departure == "families":
-        family = np.arange(k) % 10
-        shared = rng.normal(0.0, SD, (n, 10))
+        family = np.arange(k) % 10 if family is None else np.asarray(family)
+        shared = rng.normal(0.0, SD, (n, int(family.max()) + 1))
         e = np.sqrt(0.5) * e + np.sqrt(0.5) * shared[:, family]
     return e
 
@@ -159,13 +162,14 @@ def leaderboard(
     departure: str,
     advantage: np.ndarray | None = None,
     pairs: Sequence[float] = (),
+    family: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One simulated leaderboard: public scores, private scores, the true advantages d."""
     d = np.zeros(k) if advantage is None else np.asarray(advantage, dtype=float).copy()
     if departure == "outlier":
         d[0] += 0.15
     x = rng.normal(0.5, 0.1, (n1 + n2, 1)) + rng.normal(0.0, 0.08, k)
-    x = x + interactions(rng, n1, n2, k, departure, pairs)
+    x = x + interactions(rng, n1, n2, k, departure, pairs, family)
     x[:n1] += d
     return x[:n1], x[n1:], d
 
@@ -568,19 +572,16 @@ def trained_coverage(
     *,
     effect: float = 0.05,
     within_families: bool = True,
+    design: tuple[pd.DataFrame, pd.Series] | None = None,
 ) -> Tally:
-    """How often :func:`trained_task_effect`'s interval covers its target, trained cells + ``effect``.
-
-    The relative scores dilute the shift (a task's mean moves with its trained models), so
-    the target is the statistic's mean over the cell's data sets (its Monte-Carlo error is
-    a tenth of an interval's width or less at a few hundred data sets).
-    """
-    _, stat, low, high = trained_draws(
-        rng, reps, departure, effect=effect, within_families=within_families
+    """How often :func:`trained_task_effect`'s interval covers the shift ``effect`` of the trained
+    cells' scores (the interval is in scores: the relative scores' dilution is inverted)."""
+    _, _, low, high = trained_draws(
+        rng, reps, departure, effect=effect, within_families=within_families, design=design
     )
-    tally, target = Tally(), float(np.mean(stat))
+    tally = Tally()
     for lo, hi in zip(low, high, strict=True):
-        tally.add(lo <= target <= hi)
+        tally.add(lo <= effect <= hi)
     return tally
 
 
@@ -595,27 +596,39 @@ def trained_draws(
     effect: float = 0.0,
     n_patterns: int = 999,
     within_families: bool = False,
+    design: tuple[pd.DataFrame, pd.Series] | None = None,
 ) -> tuple[Tally, list[float], list[float], list[float]]:
     """:func:`trained_task_effect` on simulated data sets: rejections at 5%, statistics, intervals.
 
     As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
     the same task, the others on three tasks each; ``effect`` is the gain on a trained
     task. ``within_families``: the patterns are reassigned within the families of
-    ``families`` (model j in family j mod 10), passed as ``families=``.
+    ``families`` (model j in family j mod 10), passed as ``families=``. ``design``: the
+    data's own training flags (tasks x models, ``<NA>`` unknown) and organisations instead:
+    its tasks, models, patterns and families (``families`` shares within the organisations).
     """
     tally, stat, low, high = Tally(), [], [], []
     tasks = [f"t{i:02d}" for i in range(n_tasks)]
     models = [f"m{j:02d}" for j in range(k)]
+    family = np.arange(k) % 10
+    if design is not None:
+        tasks, models = list(design[0].index), list(design[0].columns)
+        n_tasks, k = len(tasks), len(models)
+        family = pd.factorize(design[1].loc[models])[0]
     for _ in range(reps):
-        x, _, _ = leaderboard(rng, n_tasks, 2, k, departure)
-        flags = np.zeros((n_tasks, k), bool)
-        flags[0, :20] = True
-        for j in range(20, n_trained_models):
-            flags[rng.choice(n_tasks, 3, replace=False), j] = True
+        x, _, _ = leaderboard(rng, n_tasks, 2, k, departure, family=family)
+        if design is None:
+            flags = np.zeros((n_tasks, k), bool)
+            flags[0, :20] = True
+            for j in range(20, n_trained_models):
+                flags[rng.choice(n_tasks, 3, replace=False), j] = True
+            trained = pd.DataFrame(flags, index=tasks, columns=models)
+        else:
+            trained = design[0]
+            flags = trained.fillna(False).to_numpy(dtype=bool)
         x = x + effect * flags
         scores = pd.DataFrame(x, index=tasks, columns=models)
-        trained = pd.DataFrame(flags, index=tasks, columns=models)
-        families = {m: j % 10 for j, m in enumerate(models)} if within_families else None
+        families = dict(zip(models, family, strict=True)) if within_families else None
         res = trained_task_effect(
             scores, trained, families=families, n_resamples=n_patterns, rng=rng
         )

@@ -683,20 +683,19 @@ def _relabelled(
     return np.concatenate(stats), np.concatenate(overlap)
 
 
-def _shift_pvalue(delta: float, observed: float, a: np.ndarray, g: np.ndarray) -> float:
-    """Permutation p-value of "the effect is ``delta``" ((b + 1) / (B + 1), two-sided)."""
-    count = int((np.abs(a - delta * g) >= abs(observed - delta) * (1 - 1e-12) - 1e-15).sum())
-    return (count + 1) / (len(a) + 1)
+def _shift_pvalue(delta: float, seen: tuple[float, float], a: np.ndarray, g: np.ndarray) -> float:
+    """Two-sided (b + 1) / (B + 1) p of a shift ``delta``; ``seen``: the observed (``a``, ``g``)."""
+    gap = abs(seen[0] - delta * seen[1]) * (1 - 1e-12) - 1e-15
+    return (int((np.abs(a - delta * g) >= gap).sum()) + 1) / (len(a) + 1)
 
 
-def _inverted(observed: float, a: np.ndarray, g: np.ndarray, alpha: float) -> ConfidenceInterval:
-    """The shifts the permutation test does not reject, found by bisection on each side."""
-    step = 4.0 * float(np.std(a)) + 1e-12
-    ends = []
+def _inverted(seen: tuple[float, float], a: Any, g: Any, alpha: float) -> ConfidenceInterval:
+    """The shifts the permutation test does not reject (bisection on each side of its p = 1)."""
+    step, ends = (4.0 * float(np.std(a)) + 1e-12) / seen[1], []
     for sign in (-1.0, 1.0):
-        inner, outer = observed, observed + sign * step
+        inner, outer = seen[0] / seen[1], seen[0] / seen[1] + sign * step
         for _ in range(60):  # widen until rejected (|G*| < 1 makes the test reject far out)
-            if _shift_pvalue(outer, observed, a, g) <= alpha:
+            if _shift_pvalue(outer, seen, a, g) <= alpha:
                 break
             inner, outer = outer, outer + sign * step
         else:
@@ -704,10 +703,8 @@ def _inverted(observed: float, a: np.ndarray, g: np.ndarray, alpha: float) -> Co
             continue
         for _ in range(50):
             middle = (inner + outer) / 2
-            if _shift_pvalue(middle, observed, a, g) > alpha:
-                inner = middle
-            else:
-                outer = middle
+            kept = _shift_pvalue(middle, seen, a, g) > alpha
+            inner, outer = (middle, outer) if kept else (inner, middle)
         ends.append(inner)
     return ConfidenceInterval(float(ends[0]), float(ends[1]))
 
@@ -733,12 +730,12 @@ class TrainedTaskResult(TableResult):
     """Result of :func:`trained_task_effect`.
 
     Attributes:
-        table: one row per model that trained on some of the tasks but not all:
-            ``model``, ``n_trained``, ``trained`` and ``untrained`` (its mean relative
-            score on each kind of task), ``difference``.
+        table: one row per model that trained on some of the tasks but not all: ``model``,
+            ``n_trained``, ``trained``/``untrained`` (mean relative scores), ``difference``.
         statistic: the mean ``difference`` over those models.
         pvalue: the permutation p-value (NaN under 2 models).
-        confidence_interval: the shifts of the trained cells the test does not reject.
+        shift: the shift of the trained cells' scores where that test's p is 1.
+        confidence_interval: the shifts of the trained cells' scores it does not reject.
         n_models: models in the comparison.
         n_tasks_varying: tasks that some of those models trained on.
         confidence_level: level of the interval.
@@ -749,6 +746,7 @@ class TrainedTaskResult(TableResult):
     table: pd.DataFrame
     statistic: float
     pvalue: float
+    shift: float
     confidence_interval: ConfidenceInterval
     n_models: int
     n_tasks_varying: int
@@ -780,7 +778,8 @@ def trained_task_effect(
       the tasks they trained on (20 of RTEB(beta)'s models trained on the same public
       task), and each one's relative score is taken against the others', so their
       differences are correlated (a sign-flip test was measured far below its level).
-      The interval: the shifts of the trained cells that the same test does not reject.
+      The interval: the shifts of the trained cells' scores (unknown training: untrained) the
+      same test does not reject, in scores, not relative ones (a shift moves its task's mean).
     * **Families**: models of one family (one organisation's models, sizes of one
       model) share their training and their errors, so they are not exchangeable with the others.
       With ``families`` the patterns move only within a family: the restricted permutation the null
@@ -847,12 +846,10 @@ def trained_task_effect(
     known = ~flags.isna().any(axis=0).to_numpy()
     y = _relative(scores.to_numpy(dtype=float))[:, known]
     own = flags.loc[:, known].to_numpy(dtype=bool)
-    diffs = _differences(y, own)
-    eligible = ~np.isnan(diffs)
-    names = np.asarray(scores.columns)[known][eligible]
+    eligible = ~np.isnan(diffs := _differences(y, own))
     table = pd.DataFrame(
         {
-            "model": names,
+            "model": np.asarray(scores.columns)[known][eligible],
             "n_trained": own[:, eligible].sum(axis=0),
             "trained": (own * y).sum(axis=0)[eligible] / own.sum(axis=0)[eligible],
             "untrained": (~own * y).sum(axis=0)[eligible] / (~own).sum(axis=0)[eligible],
@@ -862,24 +859,27 @@ def trained_task_effect(
     few = "trained on some of the tasks but not all: too few to tell a difference from chance."
     caveat = f"{len(table)} model(s) {few}" if len(table) <= 5 else ""
     observed = float(diffs[eligible].mean()) if len(table) else np.nan
-    pvalue, interval = np.nan, ConfidenceInterval(np.nan, np.nan)
+    pvalue, shift, interval = np.nan, np.nan, ConfidenceInterval(np.nan, np.nan)
     method = "too few models to compare"
     if len(table) >= 2:
         strata = _strata(families, list(np.asarray(scores.columns)[known]))
-        a, g = _relabelled(y, own.astype(float), own, n_resamples, gen, strata)
-        pvalue = _shift_pvalue(0.0, observed, a, g)
-        interval = _inverted(observed, a, g, 1 - confidence_level)
+        f = _relative(flags.fillna(False).to_numpy(dtype=float))[:, known]  # a shift's share
+        a, g = _relabelled(y, f, own, n_resamples, gen, strata)
+        seen = (observed, float(_differences(f, own)[eligible].mean()))
+        pvalue, shift = _shift_pvalue(0.0, seen, a, g), seen[0] / seen[1]
+        interval = _inverted(seen, a, g, 1 - confidence_level)
         method = (
             "mean over models of (trained - untrained) relative score; permutation test "
             f"over {n_resamples} reassignments of the training patterns among the "
             f"{int(known.sum())} models with known training data"
             + ("" if strata is None else f", within {int(strata.max()) + 1} families")
-            + "; interval by inverting it"
+            + "; interval: the trained cells' score shifts it does not reject"
         )
     return TrainedTaskResult(
         table=table.sort_values("difference", ascending=False, ignore_index=True),
         statistic=observed,
         pvalue=pvalue,
+        shift=shift,
         confidence_interval=interval,
         n_models=len(table),
         n_tasks_varying=int(own[:, eligible].any(axis=1).sum()),

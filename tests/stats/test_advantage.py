@@ -740,8 +740,8 @@ def test_trained_task_effect_against_every_relabelling():
         return np.mean(diffs)
 
     def exact_pvalue(delta):
-        """Every reassignment, the trained cells' relative scores shifted by ``delta``."""
-        shifted = y - delta * flags
+        """Every reassignment, the trained cells' scores shifted by ``delta`` (unknown: untrained)."""
+        shifted = _relative(scores - delta * flags)
         seen = statistic(shifted, patterns)
         null = np.array([statistic(shifted, p) for p in itertools.permutations(patterns)])
         return (np.abs(null) >= abs(seen) - 1e-12).mean()
@@ -751,7 +751,7 @@ def test_trained_task_effect_against_every_relabelling():
     assert res.pvalue == pytest.approx(exact_pvalue(0.0), abs=0.01)
     # the interval's ends are where the (exact) test starts to reject
     low, high = res.confidence_interval
-    assert low < res.statistic < high
+    assert exact_pvalue(res.shift) == 1.0 and low < res.shift < high
     eps = 1e-3 * (high - low)
     for inside, outside in ((low + eps, low - eps), (high - eps, high + eps)):
         assert exact_pvalue(inside) > 0.05 - 0.01 and exact_pvalue(outside) <= 0.05 + 0.01
