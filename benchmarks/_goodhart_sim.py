@@ -154,6 +154,15 @@ def audit_data(
     return board.wide(complete_only=False)[both].loc[public + private], public, private
 
 
+def trained_design(results: Path = RESULTS) -> tuple[pd.DataFrame, pd.Series]:
+    """The audit's training flags on the public tasks and its organisations (as of the post)."""
+    from analysis.results.groups import organisations
+    from analysis.results.training import trained_on
+
+    wide, public, _ = audit_data(results, "as-of-post")
+    return trained_on(list(wide.columns), public), organisations(wide.columns)
+
+
 def leaderboard(
     rng: np.random.Generator,
     n1: int,

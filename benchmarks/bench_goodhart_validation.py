@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -66,7 +65,6 @@ import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
 from analysis.results.groups import organisations  # noqa: E402
-from analysis.results.training import trained_on  # noqa: E402
 from analysis.stats.advantage import MIN_TASKS_PER_SIDE  # noqa: E402
 
 K = 70
@@ -517,12 +515,6 @@ def few_models_rows(reps: int) -> list[str]:
     return rows
 
 
-def trained_design(results: Path) -> tuple[pd.DataFrame, pd.Series]:
-    """The notebook's training flags on the public tasks and its organisations (as of the post)."""
-    wide, public, _ = sim.audit_data(results, "as-of-post")
-    return trained_on(list(wide.columns), public), organisations(wide.columns)
-
-
 def trained_rows(reps: int, results: Path) -> list[str]:
     rows = [
         "| departure | patterns reassigned | type-I error at 5% (target 0.04–0.06) "
@@ -547,7 +539,7 @@ def trained_rows(reps: int, results: Path) -> list[str]:
             covered = ledger("trained_task_effect", f"{where}, coverage", cover, kind, "coverage")
         shown = ledger("trained_task_effect", where, tally, kind)
         rows.append(f"| {departure} | {how} | {shown} | {covered} |")
-    design = trained_design(results)  # the notebook's call on the data's own design
+    design = sim.trained_design(results)  # the notebook's call on the data's own design
     n_orgs, how = design[1].nunique(), "within the data's organisations (its patterns)"
     for departure in ("normal", "heavy", "unequal", "families"):
         draw = functools.partial(sim.trained_draws, design=design, within_families=True)
