@@ -1051,12 +1051,12 @@ def test_small_simulation_of_one_family_with_a_shared_effect():
         sim.predictor_cell(np.random.default_rng(0), 1, 16, 13, 70, "normal", family_sizes=[3])
 
 
-def test_small_simulation_of_the_trained_shift_on_the_data_design():
+def test_small_simulation_of_the_trained_shift_on_the_data_design(shared_results):
     """The notebook's call on RTEB(beta)'s own training records and organisations (22 of its
     models trained on one public task, 5 organisations varying), every trained cell shifted
     by 0.05 and half the interactions shared within organisations: the interval covers the
     shift. The interval for the relative scores' shift covered 0.857 in the bench."""
-    design = sim.trained_design()
+    design = sim.trained_design(shared_results)
     assert int(design[0].fillna(False).sum(axis=1).max()) >= 20  # one task carries the test
     covered = sim.trained_coverage(np.random.default_rng(18), 150, "families", design=design)
     assert covered.rate >= 0.9  # 0.95 less three Monte-Carlo standard errors (0.018 each)
