@@ -1051,6 +1051,7 @@ def test_small_simulation_of_one_family_with_a_shared_effect():
         sim.predictor_cell(np.random.default_rng(0), 1, 16, 13, 70, "normal", family_sizes=[3])
 
 
+@pytest.mark.slow  # reads the snapshot's RTEB(beta)
 def test_small_simulation_of_the_trained_shift_on_the_data_design(shared_results):
     """The notebook's call on RTEB(beta)'s own training records and organisations (22 of its
     models trained on one public task, 5 organisations varying), every trained cell shifted
