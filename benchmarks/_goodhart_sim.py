@@ -580,18 +580,17 @@ def trained_coverage(
     departure: str,
     *,
     effect: float = 0.05,
-    within_families: bool = True,
-    design: tuple[pd.DataFrame, pd.Series] | None = None,
-) -> Tally:
-    """How often :func:`trained_task_effect`'s interval covers the shift ``effect`` of the trained
-    cells' scores (the interval is in scores: the relative scores' dilution is inverted)."""
-    _, _, low, high = trained_draws(
-        rng, reps, departure, effect=effect, within_families=within_families, design=design
-    )
+    **design: Any,
+) -> tuple[Tally, float]:
+    """How often :func:`trained_task_effect`'s interval covers the common gain ``effect`` of the
+    trained cells' scores, and the mean estimated ``shift`` (``design``: :func:`trained_draws`';
+    within families unless told; with ``gain_sd`` the models' gains differ around ``effect``)."""
+    design.setdefault("within_families", True)
+    _, shifts, low, high = trained_draws(rng, reps, departure, effect=effect, **design)
     tally = Tally()
     for lo, hi in zip(low, high, strict=True):
         tally.add(lo <= effect <= hi)
-    return tally
+    return tally, float(np.mean(shifts))
 
 
 def trained_draws(
@@ -606,8 +605,9 @@ def trained_draws(
     n_patterns: int = 999,
     within_families: bool = False,
     design: tuple[pd.DataFrame, pd.Series] | None = None,
+    gain_sd: float = 0.0,
 ) -> tuple[Tally, list[float], list[float], list[float]]:
-    """:func:`trained_task_effect` on simulated data sets: rejections at 5%, statistics, intervals.
+    """:func:`trained_task_effect` on simulated data sets: rejections at 5%, shifts, intervals.
 
     As on RTEB(beta): ``n_trained_models`` models trained on public tasks, 20 of them on
     the same task, the others on three tasks each; ``effect`` is the gain on a trained
@@ -615,8 +615,9 @@ def trained_draws(
     ``families`` (model j in family j mod 10), passed as ``families=``. ``design``: the
     data's own training flags (tasks x models, ``<NA>`` unknown) and organisations instead:
     its tasks, models, patterns and families (``families`` shares within the organisations).
+    ``gain_sd``: each model's gain is ``effect`` plus a normal draw of that SD (not common).
     """
-    tally, stat, low, high = Tally(), [], [], []
+    tally, shifts, low, high = Tally(), [], [], []
     tasks = [f"t{i:02d}" for i in range(n_tasks)]
     models = [f"m{j:02d}" for j in range(k)]
     family = np.arange(k) % 10
@@ -635,17 +636,18 @@ def trained_draws(
         else:
             trained = design[0]
             flags = trained.fillna(False).to_numpy(dtype=bool)
-        x = x + effect * flags
+        gain = effect + (rng.normal(0.0, gain_sd, k) if gain_sd else 0.0)  # same streams at 0
+        x = x + gain * flags
         scores = pd.DataFrame(x, index=tasks, columns=models)
         families = dict(zip(models, family, strict=True)) if within_families else None
         res = trained_task_effect(
             scores, trained, families=families, n_resamples=n_patterns, rng=rng
         )
         tally.add(res.pvalue < 0.05)
-        stat.append(res.statistic)
+        shifts.append(res.shift)
         low.append(res.confidence_interval.low)
         high.append(res.confidence_interval.high)
-    return tally, stat, low, high
+    return tally, shifts, low, high
 
 
 @dataclass

@@ -734,8 +734,8 @@ class TrainedTaskResult(TableResult):
             ``n_trained``, ``trained``/``untrained`` (mean relative scores), ``difference``.
         statistic: the mean ``difference`` over those models.
         pvalue: the permutation p-value (NaN under 2 models).
-        shift: the shift of the trained cells' scores where that test's p is 1.
-        confidence_interval: the shifts of the trained cells' scores it does not reject.
+        shift: the estimated common gain of the trained cells' scores (bringing ``statistic`` to
+            0; NaN if every model trained alike); ``confidence_interval`` is for it.
         n_models: models in the comparison.
         n_tasks_varying: tasks that some of those models trained on.
         confidence_level: level of the interval.
@@ -778,16 +778,15 @@ def trained_task_effect(
       the tasks they trained on (20 of RTEB(beta)'s models trained on the same public
       task), and each one's relative score is taken against the others', so their
       differences are correlated (a sign-flip test was measured far below its level).
-      The interval: the shifts of the trained cells' scores (unknown training: untrained) the
-      same test does not reject, in scores, not relative ones (a shift moves its task's mean).
-    * **Families**: models of one family (one organisation's models, sizes of one
-      model) share their training and their errors, so they are not exchangeable with the others.
-      With ``families`` the patterns move only within a family: the restricted permutation the null
-      leaves exchangeable. Reassigned among all the models instead, with ten families sharing half
-      their interactions, the test was measured far too conservative, and within them at its level
-      (``benchmarks/results/goodhart_validation.md``); a model alone in its family keeps its
-      pattern, so the price is power: only families with models trained differently contribute
-      variation.
+      The interval (of ``shift``): the common gains of the trained cells' scores the same test
+      does not reject, in scores (a gain lifts its task's mean); it assumes one gain for every
+      trained cell (gains differing by model: too narrow) and none for unknown training's models.
+    * **Families**: one organisation's models share their training and errors, so they are not
+      exchangeable with the others; with ``families`` the patterns move only within a family (the
+      restricted permutation the null leaves exchangeable). Among all models, with ten families
+      sharing half their interactions, the test was far too conservative; within them, at its
+      level (``benchmarks/results/goodhart_validation.md``). A model alone in its family keeps its
+      pattern: only families with models trained differently contribute.
     * **Null hypothesis**: which model trained on which task is unrelated to the models'
       scores (the labels are exchangeable among the models with known training data,
       within each family when ``families`` is given).
@@ -866,8 +865,9 @@ def trained_task_effect(
         f = _relative(flags.fillna(False).to_numpy(dtype=float))[:, known]  # a shift's share
         a, g = _relabelled(y, f, own, n_resamples, gen, strata)
         seen = (observed, float(_differences(f, own)[eligible].mean()))
-        pvalue, shift = _shift_pvalue(0.0, seen, a, g), seen[0] / seen[1]
-        interval = _inverted(seen, a, g, 1 - confidence_level)
+        pvalue, interval = _shift_pvalue(0.0, seen, a, g), ConfidenceInterval(-np.inf, np.inf)
+        if seen[1] > 1e-12:  # else every model trained alike: relative scores hide a gain
+            shift, interval = seen[0] / seen[1], _inverted(seen, a, g, 1 - confidence_level)
         method = (
             "mean over models of (trained - untrained) relative score; permutation test "
             f"over {n_resamples} reassignments of the training patterns among the "
