@@ -625,6 +625,7 @@ def trained_draws(
         tasks, models = list(design[0].index), list(design[0].columns)
         n_tasks, k = len(tasks), len(models)
         family = pd.factorize(design[1].loc[models])[0]
+        trained, flags = design[0], design[0].fillna(False).to_numpy(dtype=bool)  # fixed
     for _ in range(reps):
         x, _, _ = leaderboard(rng, n_tasks, 2, k, departure, family=family)
         if design is None:
@@ -633,9 +634,6 @@ def trained_draws(
             for j in range(20, n_trained_models):
                 flags[rng.choice(n_tasks, 3, replace=False), j] = True
             trained = pd.DataFrame(flags, index=tasks, columns=models)
-        else:
-            trained = design[0]
-            flags = trained.fillna(False).to_numpy(dtype=bool)
         gain = effect + (rng.normal(0.0, gain_sd, k) if gain_sd else 0.0)  # same streams at 0
         x = x + gain * flags
         scores = pd.DataFrame(x, index=tasks, columns=models)

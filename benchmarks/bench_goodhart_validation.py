@@ -543,8 +543,8 @@ def trained_rows(reps: int, results: Path) -> list[str]:
         rows.append(f"| {departure} | {how} | {shown} | {covered} |")
     design = sim.trained_design(results)  # the notebook's call on the data's own design
     n_orgs, how = design[1].nunique(), "within the data's organisations (its patterns)"
+    draw = functools.partial(sim.trained_draws, design=design, within_families=True)
     for departure in ("normal", "heavy", "unequal", "families"):
-        draw = functools.partial(sim.trained_draws, design=design, within_families=True)
         tally = draw(stream("trained data", departure), 4 * reps, departure)[0]
         cover, mean = sim.trained_coverage(
             stream("trained data cover", departure), 4 * reps, departure, design=design

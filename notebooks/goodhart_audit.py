@@ -318,7 +318,7 @@ nb.md(
     f"Read as one gain in score common to every cell where a model trained on a task: {100 * within.shift:+.1f} points "
     f"({confidence_level:.0%} CI {span(within.confidence_interval)}). It exceeds the relative difference because each relative score "
     "subtracts the other models' mean on the task, which rises too where many of them trained on it. The interval assumes the same gain "
-    f"for every model and task, and none for the {len(both) - len(patterns)} models without training records: if the gains differ between "
+    f"for every model and task, and none for the {int((~known).sum())} models without training records: if the gains differ between "
     "models it is too narrow, and if the unrecorded models trained on these tasks the gain is larger than shown (its coverage, on the data's "
     "own design and with gains differing by model, is in `benchmarks/results/goodhart_validation.md`). "
     f"{n_top} of these {within.n_models} models trained on **{top_task}**; without that task "
