@@ -683,30 +683,26 @@ def _relabelled(
     return np.concatenate(stats), np.concatenate(overlap)
 
 
-def _shift_pvalue(delta: float, seen: tuple[float, float], a: np.ndarray, g: np.ndarray) -> float:
-    """Two-sided (b + 1) / (B + 1) p of a shift ``delta``; ``seen``: the observed (``a``, ``g``)."""
-    gap = abs(seen[0] - delta * seen[1]) * (1 - 1e-12) - 1e-15
-    return (int((np.abs(a - delta * g) >= gap).sum()) + 1) / (len(a) + 1)
-
-
 def _inverted(seen: tuple[float, float], a: Any, g: Any, alpha: float) -> ConfidenceInterval:
-    """The shifts the permutation test does not reject (bisection on each side of its p = 1)."""
-    step, ends = (4.0 * float(np.std(a)) + 1e-12) / seen[1], []
-    for sign in (-1.0, 1.0):
-        inner, outer = seen[0] / seen[1], seen[0] / seen[1] + sign * step
-        for _ in range(60):  # widen until rejected (|G*| < 1 makes the test reject far out)
-            if _shift_pvalue(outer, seen, a, g) <= alpha:
-                break
-            inner, outer = outer, outer + sign * step
-        else:
-            ends.append(sign * np.inf)
-            continue
-        for _ in range(50):
-            middle = (inner + outer) / 2
-            kept = _shift_pvalue(middle, seen, a, g) > alpha
-            inner, outer = (middle, outer) if kept else (inner, middle)
-        ends.append(inner)
-    return ConfidenceInterval(float(ends[0]), float(ends[1]))
+    """The shifts the permutation test does not reject: the hull of {d : p(d) > alpha}, exact.
+
+    A draw counts where |a - d g| >= |A - d G|, i.e. where the lines a - A - d (g - G) and
+    a + A - d (g + G) have one sign; the count changes only at their roots, so it is swept
+    over them (a draw equal to the observed, or to its mirror, counts at every d).
+    """
+    (big_a, big_g), tol = seen, 1e-12 * (abs(seen[0]) + abs(seen[1])) + 1e-15
+    lines = [(a - big_a, g - big_g), (a + big_a, g + big_g)]  # c - d s
+    always = np.logical_or(*[(abs(c) <= tol) & (abs(s) <= tol) for c, s in lines])
+    roots = np.sort([np.where(s == 0, np.inf, c / np.where(s == 0, 1, s)) for c, s in lines], 0)
+    start = ~always & (np.prod([np.sign(np.where(s == 0, c, s)) for c, s in lines], 0) > 0)
+    step = np.where(always, 0, 1 - 2 * start)  # the count's change at a draw's first root
+    at, change = roots.ravel(), np.concatenate([step, -step])
+    at, where = np.unique(at[keep := np.isfinite(at) & (change != 0)], return_inverse=True)
+    count = start.sum() + always.sum() + np.cumsum(np.r_[0, np.bincount(where, change[keep])])
+    kept, edges = count + 1 > alpha * (len(a) + 1), np.r_[-np.inf, at, np.inf]
+    if not kept.any():  # unreached: near d = A / G every draw counts
+        return ConfidenceInterval(big_a / big_g, big_a / big_g)
+    return ConfidenceInterval(float(edges[:-1][kept][0]), float(edges[1:][kept][-1]))
 
 
 def _strata(families: Any, models: list[str]) -> np.ndarray | None:
@@ -865,7 +861,8 @@ def trained_task_effect(
         f = _relative(flags.fillna(False).to_numpy(dtype=float))[:, known]  # a shift's share
         a, g = _relabelled(y, f, own, n_resamples, gen, strata)
         seen = (observed, float(_differences(f, own)[eligible].mean()))
-        pvalue, interval = _shift_pvalue(0.0, seen, a, g), ConfidenceInterval(-np.inf, np.inf)
+        pvalue = permutation_pvalue(np.abs(a), observed)
+        interval = ConfidenceInterval(-np.inf, np.inf)
         if seen[1] > 1e-12:  # else every model trained alike: relative scores hide a gain
             shift, interval = seen[0] / seen[1], _inverted(seen, a, g, 1 - confidence_level)
         method = (

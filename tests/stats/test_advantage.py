@@ -768,6 +768,32 @@ def test_trained_task_effect_when_every_model_trained_alike():
     assert tuple(res.confidence_interval) == (-np.inf, np.inf)
 
 
+def test_trained_task_interval_is_the_hull_of_every_shift_kept():
+    """The interval's ends against the p-value of a shift d evaluated at every draw's roots and
+    between them: exact, also where the shifts kept are not one piece (draws whose overlap term
+    exceeds the observed one), where a search outward from the estimate stops short."""
+    from analysis.stats.advantage import _inverted
+
+    rng, pieces = np.random.default_rng(0), 0
+    for trial in range(300):
+        b, big_a, big_g = int(rng.integers(5, 60)), rng.normal(), abs(rng.normal()) + 0.05
+        a, g = rng.normal(size=b), big_g * rng.uniform(-2, 2, b)
+        a[:3], g[:3] = [big_a, big_a, -big_a], [big_g, big_g, -big_g]  # ties: itself, its mirror
+        alpha = (0.05, 0.2, 0.3)[trial % 3]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            roots = np.r_[(a - big_a) / (g - big_g), (a + big_a) / (g + big_g)]
+        roots = np.sort(roots[np.isfinite(roots)])
+        far = 10 * (np.abs(roots).max() + 1)  # beyond every root: the p-value at +-inf
+        points = np.r_[-far, roots, (roots[1:] + roots[:-1]) / 2, far]
+        gaps = [np.abs(a - d * g) >= abs(big_a - d * big_g) - 1e-12 for d in points]
+        kept = np.array([(1 + gap.sum()) / (b + 1) > alpha for gap in gaps])
+        low, high = points[kept].min(), points[kept].max()
+        expected = (-np.inf if low == -far else low, np.inf if high == far else high)
+        assert tuple(_inverted((big_a, big_g), a, g, alpha)) == pytest.approx(expected, rel=1e-9)
+        pieces += bool((~kept & (points > low) & (points < high)).any())
+    assert pieces >= 20  # the sets in several pieces were there to test
+
+
 def test_trained_task_effect_within_families_against_every_such_relabelling():
     """Two families of 3 models: the 3! * 3! reassignments within them, enumerated here."""
     import itertools
