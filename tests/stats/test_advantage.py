@@ -1007,11 +1007,15 @@ def test_the_validation_report_counts_each_cell_against_its_target(bench):
         ("b", 606, "notebook", "error"),  # shown 0.061: out
         ("c", 9496, "other", "coverage"),  # shown 0.950: in
         ("d", 399, "design", "error"),  # shown 0.040: in
-        ("e", 394, "design", "error"),  # shown 0.039: out
+        ("e", 394, "design", "error"),  # shown 0.039: out, within 2 standard errors
+        ("f", 300, "design", "error"),  # out by 0.010, 2 standard errors at 0.04: 0.004
+        ("g", 9400, "notebook", "coverage"),  # out by 0.010, 2 standard errors: 0.004
+        ("h", 9490, "other", "coverage"),  # shown 0.949: out, within 2 standard errors
     ]:
         bench.ledger("t", where, sim.Tally(reps=10_000, hits=hits), how, target)
     assert bench.ledger_section()[-2] == (
-        "| t | 3 of 5 | 1 of 2; b: 0.061 ± 0.002 | 0 of 1 | 1 of 2; e: 0.039 ± 0.002 |"
+        "| t | 3 of 8 | 2 of 3; b: 0.061 ± 0.002; g: 0.940 ± 0.002 | 1 of 2; h: 0.949 ± 0.002 "
+        "| 2 of 3; e: 0.039 ± 0.002; f: 0.030 ± 0.002 | 1 / 0 / 1 |"
     )
 
 
