@@ -683,7 +683,9 @@ def _relabelled(
     return np.concatenate(stats), np.concatenate(overlap)
 
 
-def _inverted(seen: tuple[float, float], a: Any, g: Any, alpha: float) -> ConfidenceInterval:
+def _inverted(
+    seen: tuple[float, float], a: np.ndarray, g: np.ndarray, alpha: float
+) -> ConfidenceInterval:
     """The shifts the permutation test does not reject: the hull of {d : p(d) > alpha}, exact.
 
     A draw counts where |a - d g| >= |A - d G|, i.e. where the lines a - A - d (g - G) and
