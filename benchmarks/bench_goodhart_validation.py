@@ -33,8 +33,8 @@ skew, correlated tasks, families of models, an outlying model). The simulations 
 the public functions' kernels (``tests/stats/test_advantage.py`` checks they agree).
 Seeds fixed; each cell its own stream.
 
-Usage (from the repository root; about 110 minutes on 2 cores at --scale 1: 6,662 s on
-2026-12-02, its first 27 minutes beside a CI run)::
+Usage (from the repository root; about 2 hours on 2 cores at --scale 1, the report's last
+line gives its run's total)::
 
     python benchmarks/bench_goodhart_validation.py
     python benchmarks/bench_goodhart_validation.py --scale 0.05 --out /tmp/goodhart.md
