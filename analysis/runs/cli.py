@@ -57,8 +57,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         parser.error("give either --plan or -m/-t, not both")
     if not args.plan and (not args.model or not args.tasks):
         parser.error("give -m/--model and -t/--tasks, or --plan PLAN.jsonl")
-    if not args.plan and len(args.name) > len(args.model):
-        parser.error(f"{len(args.name)} --name for {len(args.model)} --model; give one per model.")
+    _check_names(args)
     setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
     run = (lambda: _run_plan(args)) if args.plan else (lambda: _run_direct(args))
     return stoppable_command(run, resume=_resume_command(argv, args))
@@ -72,10 +71,9 @@ def _run_direct(args: argparse.Namespace) -> int:
     try:
         tasks = resolve_tasks(args.tasks, args.local_tasks)
         args.resolved = [task.metadata.name for task in tasks]  # for the resume command
-        names = [*args.name, *[None] * (len(args.model) - len(args.name))]
         models = [
             load_model(model_source(source), name=name, encoder=args.encoder)
-            for source, name in zip(args.model, names, strict=True)
+            for source, name in zip(args.model, _names(args), strict=True)
         ]
     except (ModelLoadError, UnknownTaskError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -94,53 +92,60 @@ def _run_direct(args: argparse.Namespace) -> int:
     return 1 if (summary["status"] == "failed").any() else 0
 
 
+def _names(args: Any) -> list[str | None]:
+    """The ``--name`` of each ``--model``, in order; None where fewer names were given."""
+    return [*args.name, *[None] * (len(args.model) - len(args.name))]
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """Refuse more ``--name`` than ``--model`` (a usage error, exit status 2)."""
+    if len(args.name) > len(args.model or []):
+        args.command_parser.error(
+            f"{len(args.name)} --name for {len(args.model or [])} --model; give one per model."
+        )
+
+
+def _split_run_argv(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
+    """``run``'s ``-m``, ``--name``, ``-t``, ``--overwrite`` and the other words, in order.
+
+    argparse reads them as ``run`` does, in every spelling (``-mX``, ``--model=X``, ``--nam``).
+    """
+    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("-m", "--model", action="append", default=[])
+    parser.add_argument("--name", action="append", default=[])
+    parser.add_argument("-t", "--tasks", nargs="+", action="extend", default=[])
+    parser.add_argument("--overwrite")
+    return parser.parse_known_args(list(argv))
+
+
 def _resume_command(argv: Sequence[str], args: Any = None) -> Callable[[RunInterrupted], str]:
     """The command that resumes a stopped ``run``: the same, or ``always`` over the rest only.
 
     With ``--overwrite always``, once an evaluation finished, the run's order (model by model,
     task by task) gives the rest: that model's other tasks (by name when ``-t`` named tasks;
     all of ``-t`` again when it named a benchmark, whose tasks may differ from those by name),
-    then the models after it. ``args.resolved`` names the tasks ``-t`` gave; without it, with
-    ``-m``/``-t``/``--name`` spelt otherwise than apart or with ``=`` (``-mX``, ``--mod``), or
+    then the models after it. ``args.resolved`` names the tasks ``-t`` gave; without it, or
     with nothing left, the command drops ``always`` (what was not reached keeps its results).
     """
-    long = ("--model", "--name", "--tasks")
-
-    def odd(word: str) -> bool:  # a spelling the rebuild below does not read
-        head = word.split("=", 1)[0]
-        return (word[:2] in {"-m", "-t"} and len(word) > 2 and not word.startswith("--")) or any(
-            full != head and full.startswith(head) and head.startswith("--") for full in long
-        )
 
     def resume(stop: RunInterrupted) -> str:
-        words = list(argv)
-        at = [i for i in range(len(words)) if words[i : i + 2] == ["--overwrite", "always"]]
-        tasks, models = getattr(args, "resolved", None), list(getattr(args, "model", None) or [])
-        if not at or not stop.finished:
-            return "static-rteb run " + shlex.join(words)
-        if not tasks or any(map(odd, words)) or stop.finished >= len(models) * len(tasks):
-            del words[at[0] : at[0] + 2]
-            return "static-rteb run " + shlex.join(words)
-        rest, skip, in_tasks = [], False, False  # argv without its models, names and tasks
-        for word in words:
-            in_tasks = in_tasks and not word.startswith("-")
-            if skip or in_tasks or word.startswith(tuple(f"{w}=" for w in long)):
-                skip = False
-            elif word in {"-m", "--model", "--name"} or word in {"-t", "--tasks"}:
-                skip, in_tasks = word not in {"-t", "--tasks"}, word in {"-t", "--tasks"}
-            else:
-                rest.append(word)
-        (i, j), names = divmod(stop.finished, len(tasks)), [*args.name, *[None] * len(models)]
-        named = all(word in tasks for word in args.tasks)  # tasks by name, no benchmark
+        known, rest = _split_run_argv(argv)
+        if known.overwrite != "always" or not stop.finished:
+            return "static-rteb run " + shlex.join(argv)
+        models, names, tasks = known.model, _names(known), getattr(args, "resolved", None)
 
-        def command(first: int, last: int, task_words: list[str]) -> str:
+        def command(first: int, last: int, task_words: list[str], always: bool = True) -> str:
             pick = [w for k in range(first, last) for w in ("-m", models[k])]
             pick += [w for name in names[first:last] if name for w in ("--name", name)]
-            return "static-rteb run " + shlex.join([*pick, "-t", *task_words, *rest])
+            words = [*pick, "-t", *task_words, *rest, *(["--overwrite", "always"] * always)]
+            return "static-rteb run " + shlex.join(words)
 
-        parts = [command(i, i + 1, tasks[j:] if named else list(args.tasks))] if j else []
+        if not tasks or stop.finished >= len(models) * len(tasks):
+            return command(0, len(models), known.tasks, always=False)
+        (i, j), named = divmod(stop.finished, len(tasks)), all(t in tasks for t in known.tasks)
+        parts = [command(i, i + 1, tasks[j:] if named else known.tasks)] if j else []
         if i + bool(j) < len(models):  # the models after it (or from it), every task
-            parts.append(command(i + bool(j), len(models), list(args.tasks)))
+            parts.append(command(i + bool(j), len(models), known.tasks))
         return " && ".join(parts)
 
     return resume
@@ -232,10 +237,7 @@ def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     Returns:
         0, 2 on a usage error, 128 + the signal number when stopped.
     """
-    if len(args.name) > len(args.model):
-        args.command_parser.error(
-            f"{len(args.name)} --name for {len(args.model)} --model; give one per model."
-        )
+    _check_names(args)
     setup_output(verbose=args.verbose, libraries=False)  # it loads no model, no data set
     return stoppable_command(lambda: _plan(args), resume="static-rteb plan " + shlex.join(argv))
 

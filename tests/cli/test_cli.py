@@ -79,6 +79,26 @@ def test_the_console_script_exits_2_on_a_mistyped_command() -> None:
     assert "unknown command 'esimate'; did you mean 'estimate'?" in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "-m", "a", "--name", "o/a", "--name", "o/b", "-t", "T"], "2 --name for 1 --model"),
+        (
+            ["plan", "-m", "a", "--name", "o/a", "--name", "o/b", "-t", "T", "-o", "p.jsonl"],
+            "2 --name for 1 --model",
+        ),
+        (["run", "--plan", "p.jsonl", "--name", "o/a"], "1 --name for 0 --model"),
+    ],
+)
+def test_more_names_than_models_is_a_usage_error(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    assert f"{message}; give one per model." in capsys.readouterr().err
+
+
 def test_shared_options_are_defined_once() -> None:
     """Each shared option comes from analysis.cli.options: same help wherever it appears."""
     parser = build_cli.build_cli()

@@ -563,16 +563,22 @@ def test_a_stopped_overwrite_always_run_resumes_always_over_exactly_the_rest():
             # a benchmark's tasks may differ from the same names alone: its model, all again
             redone = every[i * len(args.resolved) : finished] if words is argv and j else []
             assert got == redone + every[finished:]
-    # it cannot tell the rest without the resolved tasks, with -m/-t spelt otherwise, or with
-    # nothing left: it drops always (what was not reached keeps its results), as before
+    # every spelling run reads (-mX, --nam, -tA, --model=, --overwrite=) resumes exactly the rest
     stop = RunInterrupted(finished=1)
-    assert "always" not in _resume_command(argv, argparse.Namespace())(stop)
     for odd in (
-        ["-mM1", "-t", "A", "B"],
-        ["-m", "M1", "--nam", "o/n", "-t", "A", "B"],
-        ["-m", "M", "-tA"],
+        ["-mM1", "-m", "M2", "-t", "A", "B", "--overwrite=always"],
+        ["-m", "M1", "--nam", "o/n", "--model=M2", "-t", "A", "--tasks=B", "--over", "always"],
+        ["-m", "M1", "-mM2", "-tA", "-t", "B", "--overwrite", "always", "--batch-size=8"],
     ):
-        odd_args = parser.parse_args(["run", *odd, "--overwrite", "always"])
-        odd_args.resolved = ["A", "B"] if "-tA" not in odd else ["A"]
-        assert "always" not in _resume_command([*odd, "--overwrite", "always"], odd_args)(stop)
+        odd_args = parser.parse_args(["run", *odd])
+        odd_args.resolved = ["A", "B"]
+        got = _resume_command(odd, odd_args)(stop)
+        parts = [parser.parse_args(shlex.split(part)[1:]) for part in got.split(" && ")]
+        done = [(m, t) for p in parts for m in p.model for t in p.tasks]
+        want = [("M1", "B"), ("M2", "A"), ("M2", "B")]
+        assert done == want and all(p.overwrite == "always" for p in parts), got
+        assert parts[0].name == (["o/n"] if "o/n" in odd else [])
+    # it cannot tell the rest without the resolved tasks, or with nothing left: it drops always
+    # (what was not reached keeps its results), as before
+    assert "always" not in _resume_command(argv, argparse.Namespace())(stop)
     assert "always" not in resume(RunInterrupted(finished=len(every)))
