@@ -99,7 +99,7 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status."""
     from analysis.cli.build_cli import versions
     from analysis.core.errors import AnalysisError, AnalysisWarning
-    from analysis.core.io import atomic_write_text, markdown_table, provenance_line
+    from analysis.core.io import atomic_write_text, generated_line, markdown_table
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AnalysisWarning)
@@ -114,7 +114,7 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     if args.format == "csv":
         text = table.to_csv(index=False, float_format="%.4g")
     else:
-        head = provenance_line("", provenance, source="static-rteb leaderboard")
+        head = generated_line("static-rteb leaderboard", provenance)
         text = f"{head}\n{caption}\n\n{markdown_table(table, floatfmt='.2f')}\n"
     if args.output:  # a CSV's caption and provenance beside it (CSVW metadata), once it is
         wrote, sidecar = [args.output], Path(f"{args.output}-metadata.json")
