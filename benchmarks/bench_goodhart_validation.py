@@ -66,6 +66,7 @@ import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_text  # noqa: E402
 from analysis.results.groups import organisations  # noqa: E402
+from analysis.results.training import trained_differently  # noqa: E402
 from analysis.stats.advantage import MIN_TASKS_PER_SIDE  # noqa: E402
 
 K = 70
@@ -580,14 +581,13 @@ def trained_rows(reps: int, results: Path) -> list[str]:
     covered = ledger("trained_task_effect", f"{where}, coverage", cover, "design", "coverage")
     rows.append(f"| {where} | {how} | — | {covered} (mean shift {mean:.4f}) |")
     flags, orgs = design
-    known = flags.loc[:, flags.notna().all()].T.astype(bool)
-    varying = (known.groupby(orgs[known.index]).nunique().max(axis=1) > 1).sum()
+    known, varying = flags.notna().all().sum(), trained_differently(flags, orgs).sum()
     trained = flags.fillna(False).any()
     rows += [
         "",
         f"The last five rows: the notebook's call on the data's own design ({BENCHMARK}'s "
         f"{flags.shape[1]} models complete on both sides and its {flags.shape[0]} public tasks, as "
-        f"of the post; mteb's training records: {len(known)} models known, {trained.sum()} trained "
+        f"of the post; mteb's training records: {known} models known, {trained.sum()} trained "
         f"on some public task, {flags.fillna(False).sum(axis=1).max()} of them on the same one; "
         f"the patterns reassigned within the {n_orgs} organisations, of which {varying} have "
         "models trained differently), the simulated scores in place of the data's; "

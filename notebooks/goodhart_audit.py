@@ -74,7 +74,13 @@ from analysis.results.columns import leaderboard_columns
 from analysis.results.groups import model_groups, organisations, release_dates
 from analysis.results.leaderboard import load_leaderboards
 from analysis.results.specs import resolve_spec
-from analysis.results.training import overlap_table, task_sources, trained_on, zero_shot
+from analysis.results.training import (
+    overlap_table,
+    task_sources,
+    trained_differently,
+    trained_on,
+    zero_shot,
+)
 from analysis.stats import (
     advantage_predictors,
     predictive_comparison,
@@ -294,8 +300,7 @@ for row in subs.to_dict("records"):
 org_of = organisations(both)  # the name before /
 within = trained_task_effect(wide.loc[public], trained_public, families=org_of, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_within"))
-patterns = trained_public.T.dropna().astype(bool)  # models with known training data
-mixed = patterns.groupby(org_of).nunique().max(axis=1).gt(1)  # organisations whose models differ
+mixed = trained_differently(trained_public, org_of)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
 per_model = within.to_frame().assign(**{c: lambda f, c=c: 100 * f[c] for c in ("trained", "untrained", "difference")})

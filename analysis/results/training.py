@@ -98,6 +98,32 @@ def trained_on(
     return pd.DataFrame(columns, index=pd.Index(list(tasks), name="task"), dtype="boolean")
 
 
+def trained_differently(trained: pd.DataFrame, families: pd.Series) -> pd.Series:
+    """Per family, whether its models with known training data trained on different tasks.
+
+    Only those families carry a test that reassigns the training patterns within families
+    (:func:`analysis.stats.trained_task_effect` with ``families``); in the others each model
+    keeps its pattern.
+
+    Args:
+        trained: tasks x models, as :func:`trained_on` gives (``<NA>``: unknown, left out).
+        families: the family of every model (a Series indexed by model).
+
+    Returns:
+        A boolean Series indexed by the families with a model of known training data.
+
+    Examples:
+        >>> flags = pd.DataFrame({"o/a": [True, False], "o/b": [False, False],
+        ...                       "p/c": [True, False], "q/d": [pd.NA, pd.NA]}, dtype="boolean")
+        >>> trained_differently(flags, pd.Series(["o", "o", "p", "q"], index=flags.columns))
+        o     True
+        p    False
+        dtype: bool
+    """
+    known = trained.loc[:, trained.notna().all()].T.astype(bool)
+    return known.groupby(families.loc[known.index]).nunique().max(axis=1).gt(1).rename_axis(None)
+
+
 def overlap_table(models: Iterable[str], scopes: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """Per model: training-data overlap with each task list, by mteb's rules.
 
