@@ -121,10 +121,15 @@ table.insert(2, "Zero-shot (public)", zero_shot(both, public))
 table.insert(3, "Zero-shot (private)", zero_shot(both, private))
 for column in ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)"):
     table[column] = table[column] * 100
+task_types, digits = sorted({task.type for task in board.spec.tasks}), 3  # parameters' significant figures
 nb.table(
-    table.drop(columns="complete").reset_index(), "goodhart_leaderboard", floatfmt=".2f",
+    table.drop(columns="complete").transform(lambda c: c.map(lambda v: pd.NA if pd.isna(v) else f"{v:.{digits}g}") if c.name.endswith("Parameters (B)") else c)
+    .reset_index(), "goodhart_leaderboard", floatfmt=".2f",
     title=f"{benchmark}: mteb's columns for the {len(both)} audited models (scores ×100)",
-    note="Zero-shot: mteb's ModelMeta.zero_shot_percentage on the benchmark's tasks (and on each side's); — = mteb records no training data.",
+    note="Zero-shot: mteb's ModelMeta.zero_shot_percentage on the benchmark's tasks (and on each side's); — = mteb records no training data "
+         f"(parameters: none recorded; to {digits} significant figures). "
+         + (f"Every task of {benchmark} is of one type ({task_types[0]}), so Mean (TaskType) equals Mean (Task)." if len(task_types) == 1
+            else f"Mean (TaskType): the mean of the {len(task_types)} task types' means ({', '.join(task_types)})."),
     shown_columns=["model", "Rank (Borda)", "Zero-shot", "Zero-shot (public)", "Total Parameters (B)", "Mean (Task)", "Mean (Public)", "Mean (Private)"],
     show=False,
 )
@@ -132,6 +137,7 @@ nb.show(table.reset_index()[["model", "Rank (Borda)", "Zero-shot (public)", "Mea
         caption=f"The first {min(n_show, len(table))} of {len(table)} models (all: figures/goodhart_leaderboard.md)")
 
 sized = table.assign(params=groups["n_parameters"]).dropna(subset=["params"])
+n_zero = int(table["Total Parameters (B)"].eq(0).sum())  # mteb records 0 (the baselines), groups none
 sized = sized[sized["params"] > 0]
 fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
 for side, marker in (("Mean (Public)", "o"), ("Mean (Private)", "s")):
@@ -141,7 +147,8 @@ for m in post:
         ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Private)"], color=palette[m], s=50, zorder=3, label=short_name(m))
         ax.scatter(sized.loc[m, "params"], sized.loc[m, "Mean (Public)"], facecolors="none", edgecolors=palette[m], s=50, zorder=3)
 ax.set(xscale="log", xlabel="parameters (mteb's ModelMeta.n_parameters)", ylabel="mean score ×100",
-       title=f"{benchmark}: score against size\n{len(sized)} of {len(both)} models; the other {len(both) - len(sized)} (API models among them) record no parameter count")
+       title=f"{benchmark}: score against size\n{len(sized)} of {len(both)} models; {len(both) - len(sized) - n_zero} (API models among them) record no parameter count"
+             + (f", {n_zero} record zero" if n_zero else ""))
 ax.legend(title="the post's models: filled private, hollow public", title_fontsize=7, fontsize=7, frameon=False)
 nb.figure(fig, "goodhart_score_vs_size")
 
@@ -201,9 +208,9 @@ adv["public zero-shot %"] = overlap["public zero-shot %"]
 # found with `power` at the simultaneous critical value (single-step; the step-down finds at least as much)
 adv["detectable"] = (advantage.critical_value + t_dist.ppf(power, adv["df"])) * adv["se"]
 nb.table(
-    adv.reset_index(), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
+    adv.reset_index().replace({"beyond_chance": {"": "no"}}), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
-    note=f"{advantage.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g}; detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
+    note=f"{advantage.method}. mean_public/mean_private: the model's own means (the leaderboard's); advantage and its interval: of the relative scores (a task's score minus the other models' mean on it). ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g} (public or private; no: not beyond chance); detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
@@ -215,13 +222,13 @@ ax.scatter(order["advantage"] * 100, range(len(order)), c=colors, s=12, zorder=3
 ax.axvline(0, color="0.3", lw=0.8, ls="--")
 for kind, label in (("public", "beyond chance: gains on public"), ("private", "beyond chance: gains on private"), ("", "not beyond chance")):
     ax.plot([], [], color=kinds_of[kind], marker="o", ms=4, lw=1, label=label)
-ax.legend(title="bold coloured names: the post's models", title_fontsize=7, fontsize=7, frameon=False, loc="upper left")
+ax.legend(title="bold names: the post's models", title_fontsize=7, fontsize=7, frameon=False, loc="upper left")
 ax.set(yticks=range(len(order)), xlabel="public advantage ×100 (relative to the other models)",
        title=f"{benchmark}: public advantage, {confidence_level:.0%} simultaneous intervals")
 ax.set_yticklabels([short_name(m) for m in order["model"]], fontsize=7)
 for label, model in zip(ax.get_yticklabels(), order["model"], strict=True):
-    if model in post:  # the post's models, in their colors
-        label.set(color=palette[model], fontweight="bold")
+    if model in post:  # the post's models (in black: the colours say beyond chance)
+        label.set(fontweight="bold")
 nb.figure(fig, "goodhart_advantage")
 beyond = adv[adv["beyond_chance"] != ""]
 unadjusted = int((adv["pvalue"] < alpha).sum())
@@ -238,8 +245,9 @@ nb.md(
     f"{len(adv)} observed advantages reach their model's (the largest is {100 * adv['advantage'].abs().max():.1f})"
     + (": no model's advantage reaches the effect its own data could detect, so that none is beyond chance clears no model."
        if not (adv["advantage"].abs() >= adv["detectable"]).any() else ".")
-    + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): neither can have trained "
-              "on the public tasks, so their advantages show how far a model's moves without any such fit."
+    + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): built without "
+              "training on any labelled task, so their advantages show how far a model's moves without any such fit (a zero-shot % shown "
+              "unknown is mteb's record, which leaves some baselines' training data unset)."
               for baselines in [[m for m in adv.index if short_name(m).startswith("baseline-")]] if baselines)
 )
 
@@ -303,10 +311,16 @@ within = trained_task_effect(wide.loc[public], trained_public, families=org_of, 
 mixed = trained_differently(trained_public, org_of)  # organisations whose models differ
 via_source = trained_on(both, public, sources=True)
 varying_sources = int((via_source.any() & ~via_source.all()).fillna(False).sum())
+def span(ci) -> str:  # an interval in points; one without a finite end said so
+    ends = [f"{100 * v:+.1f}" if np.isfinite(v) else None for v in (ci.low, ci.high)]
+    if ends[0] is None and ends[1] is None:
+        return "without a finite bound"
+    return "[" + ", ".join(e or ("−∞" if i == 0 else "+∞") for i, e in enumerate(ends)) + "]"
 per_model = within.to_frame().assign(**{c: lambda f, c=c: 100 * f[c] for c in ("trained", "untrained", "difference")})
 nb.table(per_model, "goodhart_within", floatfmt=".1f",
          title="Relative score on the public tasks a model trained on, minus on those it did not (×100)",
-         note=within.method, show=False)
+         note=f"{within.method}. Mean difference {100 * within.statistic:+.1f} points, p {pvalue_phrase(within.pvalue)}; one common gain "
+              f"{100 * within.shift:+.1f} points, {confidence_level:.0%} CI {span(within.confidence_interval)}.", show=False)
 nb.show(per_model.head(n_show), floatfmt=".1f",
         caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: figures/goodhart_within.md)")
 top_task = per_task.index[0]  # the public task most models trained on, and the test without it
@@ -315,8 +329,6 @@ rest = [t for t in public if t != top_task]
 without = trained_task_effect(wide.loc[rest], trained_public.loc[rest], families=org_of, n_resamples=n_resamples,
                               confidence_level=confidence_level, rng=nb.rng("goodhart_within", "without"))
 
-def span(ci) -> str:  # an interval in points, unbounded ends said so
-    return "[" + ", ".join(f"{100 * v:+.1f}" if np.isfinite(v) else "unbounded" for v in (ci.low, ci.high)) + "]"
 nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points relative to the other models, p {pvalue_phrase(within.pvalue)}. "
@@ -365,7 +377,11 @@ points = ["effect", "se_tasks", "se_models", "se", "ci_low", "ci_high", "detecta
 nb.table(found.assign(**{c: found[c] * 100 for c in points}), "goodhart_predictors", floatfmt=".2f",
          pvalue_columns=("pvalue_t", "pvalue_permutation", "pvalue", "pvalue_adjusted"),
          title=f"What goes with the public advantage on {benchmark} ({len(found)} predictors; effects ×100)",
-         note=f"{drivers.method}. effect (×100, as its interval, standard errors and detectable): points of advantage per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False).",
+         note=f"{drivers.method}. effect (×100, as its interval, standard errors and detectable): points of advantage per SD of the predictor's ranks (rank on {reference}: higher = better ranked), or group difference (True − False). kind: rank (a number, by its ranks) or groups (True/False); n_a/n_b: models in the True/False group; "
+              "n_families: their organisations; se_tasks/se_models: the standard error's parts from the tasks and from the models; pvalue_t/pvalue_permutation: "
+              "the t test's and the shuffles' (pvalue: the larger); spearman: rank correlation of the predictor with the advantage (descriptive); "
+              "family_share: the share of the contrast between organisations; detectable: the effect found with "
+              f"{power:.0%} power after the adjustment.",
          shown_columns=["predictor", "n_models", "n_families", "family_share", "effect", "ci_low", "ci_high", "pvalue_adjusted", "detectable"])
 hits, untested = found[found["pvalue_adjusted"] < alpha], found[found["pvalue"].isna()]
 unit = lambda r: "points per SD of its ranks" if r.kind == "rank" else "points"  # noqa: E731
@@ -430,7 +446,10 @@ for ax, (name, x) in zip(axes.flat, shown_x.items(), strict=False):
         ax.tick_params(axis="x", labelrotation=30)
 for ax in axes.flat[len(shown_x):]:
     ax.set_visible(False)
-axes.flat[len(shown_x) - 1].legend(fontsize=7, frameon=False)
+handles = {}  # the post's models, once, from every panel
+for ax in axes.flat:
+    handles.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=len(handles), fontsize=7, frameon=False)
 nb.figure(fig, "goodhart_predictors")
 
 # %% [markdown]
@@ -455,12 +474,14 @@ top_private = set(summary["mean_private"].nlargest(top_k).index)
 shifts = public_private_gap(wide, public_tasks=public, private_tasks=private, n_resamples=n_resamples,
                             confidence_level=confidence_level, rng=nb.rng("goodhart_shifts")).to_frame()
 nb.table(agreement, "goodhart_agreement", floatfmt=".3f", pvalue_columns=("pvalue",),
-         title=f"Public vs private rankings on {benchmark}", parameters={"top_k": top_k})
+         title=f"Public vs private rankings on {benchmark}", parameters={"top_k": top_k},
+         note=f"ci_low/ci_high: {confidence_level:.0%} percentile bootstrap over resampled models ({res.n_resamples} resamples); pvalue: {res.pvalue_method}. Top {top_k}: {len(top_public & top_private)} of the {top_k} models with the highest public mean are among the {top_k} with the highest private mean.")
 shifts[f"top {top_k} public"] = shifts["model"].isin(top_public)
 shifts[f"top {top_k} private"] = shifts["model"].isin(top_private)
 nb.table(shifts[["model", "mean_public", "mean_private", "rank_public", "rank_private", "rank_shift", "rank_shift_ci_low",
                  "rank_shift_ci_high", f"top {top_k} public", f"top {top_k} private"]].assign(mean_public=lambda f: 100 * f["mean_public"],
-                                                                                          mean_private=lambda f: 100 * f["mean_private"]),
+                                                                                          mean_private=lambda f: 100 * f["mean_private"])
+         .transform(lambda c: c.astype("Int64") if c.name.startswith("rank") and c.dropna().mod(1).eq(0).all() else c),
          "goodhart_rank_shifts", floatfmt=".1f", show=False,
          title=f"Ranks by the public and the private mean on {benchmark} (means ×100; rank_shift = public − private rank, > 0: climbs on private)",
          note="rank_shift_ci_low/high: percentile interval over stratified bootstrap resamples of the tasks (approximate, not a test).")
@@ -478,7 +499,10 @@ compared = predictive_comparison(summary.loc[common, "mean_private"], summary.lo
 errors = compared.to_frame().rename(columns={"target": "private mean", "a": "public mean", "b": f"{reference} mean"})
 nb.table(errors, "goodhart_prediction", floatfmt=".4f",
          title=f"Predicting the private mean: public mean (a) vs {reference} mean (b), leave-one-out errors (0-1 scale)",
-         note=f"{compared.method}. error_a, error_b: the private mean minus its leave-one-out prediction (> 0: the model does better on private than predicted); difference: |error_b| − |error_a| (> 0: the public mean predicts it better).", show=False)
+         note=f"{compared.method}. error_a, error_b: the private mean minus its leave-one-out prediction (> 0: the model does better on private than predicted); difference: |error_b| − |error_a| (> 0: the public mean predicts it better). "
+              f"Mean absolute error {100 * compared.mae_a:.2f} (a) vs {100 * compared.mae_b:.2f} (b) points; difference (jackknife bias-corrected) "
+              f"{100 * compared.statistic:+.2f}, {confidence_level:.0%} CI [{100 * compared.confidence_interval.low:+.2f}, {100 * compared.confidence_interval.high:+.2f}], "
+              f"p {pvalue_phrase(compared.pvalue)}.", show=False)
 nb.md(
     f"On the {compared.n} models complete on both benchmarks, the public mean predicts the private mean with a mean absolute "
     f"leave-one-out error of {100 * compared.mae_a:.2f} points and {reference}'s mean with {100 * compared.mae_b:.2f}; the difference "
@@ -486,7 +510,7 @@ nb.md(
     f"{100 * compared.confidence_interval.high:+.2f}], p {pvalue_phrase(compared.pvalue)}; Pearson r {compared.r_a:.2f} vs {compared.r_b:.2f})."
 )
 
-# private tasks that are near-copies of public ones: the same comparisons without them
+# private tasks whose results track a public task's (one cluster of clusters.json): the same comparisons without them
 near = [(c, [t for t in c["tasks"] if t in set(private)]) for c in cluster_details(benchmark)
         if set(c["tasks"]) & set(public) and set(c["tasks"]) & set(private)]
 copies = [t for _, ts in near for t in ts]
@@ -498,15 +522,16 @@ if copies:
                                              confidence_level=confidence_level, n_resamples=n_resamples,
                                              rng=nb.rng("goodhart_prediction", "without copies"))
     nb.md(
-        f"{len(copies)} private task(s) are near-copies of public ones: "
+        f"{len(copies)} private task(s) share a cluster with public ones (their residual scores correlate closely over the models; "
+        "the clusters' rule, not a check of the data, so the same data or only the same kind of task): "
         + "; ".join(" ~ ".join(c["tasks"]) + f" (residuals correlated at {c['min_correlation']:.2f} over the models)" for c, _ in near)
         + " (`analysis/results/clusters.json`). Without them, on the other "
         f"{len(private) - len(copies)} private tasks: Kendall's tau {tau_without.statistic:.2f} (with them {agreement.loc[0, 'statistic']:.2f}); "
         f"leave-one-out error {100 * compared_without.mae_a:.2f} points for the public mean (with them {100 * compared.mae_a:.2f}) and "
         f"{100 * compared_without.mae_b:.2f} for {reference}'s ({100 * compared.mae_b:.2f}), difference {100 * compared_without.statistic:+.2f} "
         f"(CI [{100 * compared_without.confidence_interval.low:+.2f}, {100 * compared_without.confidence_interval.high:+.2f}]). "
-        + ("Part of the two rankings' agreement is the same data on both sides." if tau_without.statistic < agreement.loc[0, "statistic"]
-           else "The two rankings' agreement does not rest on them.")
+        + ("The rankings agree less without them (no interval is given for the drop)." if tau_without.statistic < agreement.loc[0, "statistic"]
+           else "The rankings agree as much without them.")
     )
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), layout="constrained")
@@ -562,7 +587,7 @@ nb.md(
     "This is an observational comparison of published results. It cannot establish that training on a task (or access to the private data) "
     "*causes* a gain: the models were not assigned their training data, their makers chose it with the benchmark in view, and "
     "organisation, size, date and data travel together. mteb's training-data records are self-declared and incomplete (unknown is not zero-shot), "
-    "the public and private tasks differ in domain and language as well as in access (and some private tasks are near-copies of public ones), "
+    "the public and private tasks differ in domain and language as well as in access (and some private tasks' results track public tasks' closely), "
     "and a model's results can be re-run or re-filed. "
     "Nor can a null result clear a model: an effect as large as `detectable` would have been found with "
     f"{power:.0%} power, and smaller ones may be there. "
