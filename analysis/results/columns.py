@@ -27,12 +27,14 @@ import pandas as pd
 
 from ..core.compat import leaderboard_model_columns, registered_meta
 from .leaderboard import Leaderboard
-from .summary import borda_rank
+from .summary import mteb_borda_rank
 from .training import zero_shot
 
 INTEGERS = ("Embedding Dimensions", "Max Tokens")
 #: mteb's metadata columns, in its order (``_STANDARD_META_COLS`` without ``Zero-shot``).
 META_COLUMNS = ("Active Parameters (B)", "Total Parameters (B)", *INTEGERS)
+#: Significant figures of the parameter counts as shown (potion-base-2M: 0.002, not 0.00).
+PARAMETER_DIGITS = 3
 
 
 def type_means(board: Leaderboard) -> pd.DataFrame:
@@ -98,9 +100,9 @@ def leaderboard_columns(
     if min_zero_shot is not None:
         keep = shot.ge(min_zero_shot).fillna(keep_unknown).astype(bool)
         summary, shot = summary[keep.to_numpy()], shot[keep]
-    scores = board.scores[board.scores["model"].isin(summary.index)]
     out = pd.DataFrame(index=summary.index)
-    out["Rank (Borda)"] = borda_rank(scores, list(summary.index)).reindex(summary.index)
+    rank = mteb_borda_rank(board.scores, board.missing, summary.index)
+    out["Rank (Borda)"] = pd.array([rank.get(m, pd.NA) for m in summary.index], dtype="Int64")
     out["Zero-shot"] = shot
     rows = [_meta_row(m) for m in summary.index]
     for column in (*META_COLUMNS, "Release Date"):
@@ -117,6 +119,17 @@ def leaderboard_columns(
     out["complete"] = summary["complete"]
     out["Release Date"] = out.pop("Release Date")
     return out.sort_values(["Rank (Borda)"], kind="stable")
+
+
+def shown_parameters(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its parameter counts as text, :data:`PARAMETER_DIGITS` figures (a display)."""
+    out = table.copy()
+    for column in META_COLUMNS[:2]:
+        if column in out:
+            out[column] = out[column].map(
+                lambda v: pd.NA if pd.isna(v) else f"{v:.{PARAMETER_DIGITS}g}"
+            )
+    return out
 
 
 def _meta_row(model: str) -> Mapping[str, Any]:

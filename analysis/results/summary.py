@@ -62,8 +62,17 @@ def borda_rank(
     return points.rank(method="min", ascending=False).astype("int64").loc[list(models)]
 
 
-def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """What mteb's Borda count sees, and the models its table ranks."""
+def mteb_borda_rank(
+    scores: pd.DataFrame, missing: pd.DataFrame, models: Sequence[str] | None = None
+) -> pd.Series:
+    """The leaderboard rank mteb gives ``models`` (None: all), by the Borda count of its table.
+
+    Its table counts a model's partial score on a task it lacks (``missing``'s
+    ``partial_score``) and ranks the models with a score, with their number as the points'
+    offset. Returns the rank of each model it ranks (a model without a score has none).
+    """
+    if models is not None:
+        scores, missing = (f[f["model"].isin(set(models))] for f in (scores, missing))
     partial = missing.loc[
         missing["reason"].str.startswith("missing "), ["model", "task", "partial_score"]
     ]
@@ -72,7 +81,8 @@ def _ranked_by_mteb(scores: pd.DataFrame, missing: pd.DataFrame) -> tuple[pd.Dat
          partial.rename(columns={"partial_score": "main_score"})],
         ignore_index=True,
     )  # fmt: skip
-    return seen, sorted(set(scores["model"].tolist()))  # tolist: Arrow strings one by one are slow
+    ranked = sorted(set(scores["model"].tolist()))  # tolist: Arrow strings one by one are slow
+    return borda_rank(seen, ranked, n_models=len(ranked))
 
 
 def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
@@ -159,8 +169,7 @@ def summarize(
     summary = pd.DataFrame(out)
     if summary.empty:
         return summary
-    seen, ranked = _ranked_by_mteb(scores, missing)
-    mteb_rank = borda_rank(seen, ranked, n_models=len(ranked))
+    mteb_rank = mteb_borda_rank(scores, missing)
     summary["borda_rank"] = pd.array([mteb_rank.get(m, pd.NA) for m in models], dtype="Int64")
     complete = [m for m, ok in zip(models, summary["complete"], strict=True) if ok]
     among = borda_rank(scores[scores["model"].isin(complete)], complete)

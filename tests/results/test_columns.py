@@ -170,7 +170,7 @@ def test_type_means_equal_mtebs_table_on_a_hand_made_board():
     ("benchmark", "pin"), [("RTEB(beta)", "as-of-post"), ("MTEB(eng, v2)", "now")]
 )
 def test_columns_equal_mtebs_table_for_every_model(shared_results, benchmark, pin):
-    """Every model of mteb's table: Mean (Task), Mean (TaskType) and Zero-shot are mteb's."""
+    """Every model of mteb's table: Rank (Borda), Mean (Task), Mean (TaskType) and Zero-shot are mteb's."""
     from analysis.results.leaderboard import load_leaderboard
 
     with warnings.catch_warnings():
@@ -183,5 +183,9 @@ def test_columns_equal_mtebs_table_for_every_model(shared_results, benchmark, pi
         a, b = ours.loc[shared, column].astype(float), ref.loc[shared, column].astype(float)
         assert (a.isna() == b.isna()).all(), column
         np.testing.assert_allclose(a.dropna(), b.dropna(), atol=1e-12, err_msg=column)
+    mteb_rank = board.summary.loc[
+        ours.index, "borda_rank"
+    ]  # mteb's (tests/results/test_mteb_table)
+    pd.testing.assert_series_equal(ours["Rank (Borda)"], mteb_rank, check_names=False)
     mteb_zero_shot = ref.loc[shared, "Zero-shot"].replace(-1, pd.NA).astype("Int64")
     pd.testing.assert_series_equal(ours.loc[shared, "Zero-shot"], mteb_zero_shot, check_names=False)

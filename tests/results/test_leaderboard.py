@@ -236,6 +236,8 @@ def test_borda_rank_and_means_equal_mtebs_table_on_partial_tasks_and_ties(tmp_pa
     """
     import mteb
 
+    from analysis.results.columns import leaderboard_columns
+
     tasks = ["STS17", "STSBenchmark", "SciFact"]
     subsets = resolve_spec(tasks=["STS17"]).tasks[0].hf_subsets
     root = tmp_path / "cache"
@@ -275,6 +277,8 @@ def test_borda_rank_and_means_equal_mtebs_table_on_partial_tasks_and_ties(tmp_pa
         == sorted(set(runs) - {"minishlab/potion-base-2M"})
     )
     assert ranked.to_dict() == table["Rank (Borda)"].to_dict()
+    columns = leaderboard_columns(lb)["Rank (Borda)"]  # the leaderboard command's column
+    assert columns.dropna().to_dict() == table["Rank (Borda)"].to_dict()
     assert sorted(ranked) == [1, 1, 4, 4]  # 2M ranks 3rd, unranked itself
     assert pd.isna(lb.summary.loc["minishlab/potion-base-2M", "borda_rank"])
     ours = lb.summary.loc[table.index, "mean_task"]
