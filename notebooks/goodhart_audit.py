@@ -70,7 +70,7 @@ from analysis.notebook import OTHER_COLOR, model_palette, setup, short_name
 from analysis.notebook.explorer import rank_explorer
 from analysis.results.blog import post_models
 from analysis.results.clusters import cluster_details, task_clusters
-from analysis.results.columns import leaderboard_columns
+from analysis.results.columns import PARAMETER_DIGITS, leaderboard_columns, shown_parameters
 from analysis.results.groups import model_groups, organisations, release_dates
 from analysis.results.leaderboard import load_leaderboards
 from analysis.results.specs import resolve_spec
@@ -121,13 +121,12 @@ table.insert(2, "Zero-shot (public)", zero_shot(both, public))
 table.insert(3, "Zero-shot (private)", zero_shot(both, private))
 for column in ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)"):
     table[column] = table[column] * 100
-task_types, digits = sorted({task.type for task in board.spec.tasks}), 3  # parameters' significant figures
+task_types = sorted({task.type for task in board.spec.tasks})
 nb.table(
-    table.drop(columns="complete").transform(lambda c: c.map(lambda v: pd.NA if pd.isna(v) else f"{v:.{digits}g}") if c.name.endswith("Parameters (B)") else c)
-    .reset_index(), "goodhart_leaderboard", floatfmt=".2f",
+    shown_parameters(table.drop(columns="complete")).reset_index(), "goodhart_leaderboard", floatfmt=".2f",
     title=f"{benchmark}: mteb's columns for the {len(both)} audited models (scores ×100)",
     note="Zero-shot: mteb's ModelMeta.zero_shot_percentage on the benchmark's tasks (and on each side's); — = mteb records no training data "
-         f"(parameters: none recorded; to {digits} significant figures). "
+         f"(parameters: none recorded; to {PARAMETER_DIGITS} significant figures). "
          + (f"Every task of {benchmark} is of one type ({task_types[0]}), so Mean (TaskType) equals Mean (Task)." if len(task_types) == 1
             else f"Mean (TaskType): the mean of the {len(task_types)} task types' means ({', '.join(task_types)})."),
     shown_columns=["model", "Rank (Borda)", "Zero-shot", "Zero-shot (public)", "Total Parameters (B)", "Mean (Task)", "Mean (Public)", "Mean (Private)"],

@@ -24,6 +24,7 @@ from .options import (
     add_quiet,
     add_results,
     add_verbose,
+    fraction,
     percentage,
     positive_int,
 )
@@ -277,7 +278,9 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="mean to predict (auto: all tasks; public and private for RTEB)",
     )
-    parser.add_argument("--confidence-level", type=float, default=0.95)
+    parser.add_argument(
+        "--confidence-level", type=fraction, default=0.95, help="of the interval (default 0.95)"
+    )
     parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
     add_on_conflict(parser)
     parser.add_argument("--cache-dir", help="parquet cache of parsed results")
@@ -301,8 +304,17 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         help="results folder(s) in mteb's ResultCache layout (default: $STATIC_RTEB_RESULTS, "
         "else mteb's cache), merged in order",
     )
-    parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
+    parser.add_argument(
+        "--pin",
+        default="now",
+        help="task lists: now (mteb's current, default) or as-of-post (as the post used them)",
+    )
     parser.add_argument("--exclude-tasks", nargs="+", metavar="TASK", help="leave these tasks out")
+    parser.add_argument(
+        "--public-only",
+        action="store_true",
+        help="leave the private tasks out: RTEB's table as mteb's website ranks it (public only)",
+    )
     parser.add_argument(
         "--min-zero-shot",
         type=percentage,
@@ -315,14 +327,25 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --min-zero-shot: keep models whose training data mteb does not record",
     )
-    parser.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=("markdown", "csv"),
+        default="markdown",
+        help="markdown (default) or CSV (with -o: caption and provenance in FILE-metadata.json)",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the table here")
     parser.add_argument("--top", type=positive_int, help="only the first N rows")
     parser.add_argument(
-        "--confidence-level", type=float, default=0.95, help="of the rank intervals"
+        "--confidence-level",
+        type=fraction,
+        default=0.95,
+        help="level of the rank intervals, a fraction (default 0.95)",
     )
     parser.add_argument(
-        "--n-resamples", type=positive_int, default=10_000, help="sign patterns of the rank test"
+        "--n-resamples",
+        type=positive_int,
+        default=10_000,
+        help="Monte-Carlo sign patterns of the rank intervals' max-T test (default 10000)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the sign patterns")
     add_on_conflict(parser)

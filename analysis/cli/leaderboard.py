@@ -28,7 +28,8 @@ SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 
 #: What a table's provenance records: the options, then of the results read.
-RECORDED = "benchmark pin exclude_tasks min_zero_shot keep_unknown top confidence_level".split()
+RECORDED = "benchmark pin exclude_tasks public_only min_zero_shot keep_unknown top".split()
+RECORDED += ["confidence_level"]
 RECORDED += ["n_resamples", "seed", "on_conflict"]
 READ = "task_list n_tasks results results_fingerprint result_files results_commit".split()
 
@@ -37,13 +38,17 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any
     """The table the command prints, a one-line caption (what was ranked, how), its provenance."""
     from analysis.results.columns import leaderboard_columns
     from analysis.results.leaderboard import load_leaderboard
+    from analysis.results.specs import resolve_spec
     from analysis.stats import rank_intervals
 
+    exclude = list(args.exclude_tasks or [])
+    if args.public_only:  # as mteb's website ranks RTEB
+        exclude += resolve_spec(args.benchmark, pin=args.pin).scope_tasks("private")
     board = load_leaderboard(
         args.benchmark,
         results=list(args.results) if args.results else None,
         pin=args.pin,
-        exclude_tasks=args.exclude_tasks,
+        exclude_tasks=exclude or None,
         cache_dir=args.cache_dir,
         on_conflict=args.on_conflict,
     )
@@ -100,7 +105,12 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     from analysis.cli.build_cli import versions
     from analysis.core.errors import AnalysisError, AnalysisWarning
     from analysis.core.io import atomic_write_text, generated_line, markdown_table
+    from analysis.results.columns import shown_parameters
 
+    if args.keep_unknown and args.min_zero_shot is None:
+        args.command_parser.error(
+            "--keep-unknown keeps models through --min-zero-shot PCT: give both"
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AnalysisWarning)
         try:
@@ -115,7 +125,8 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
         text = table.to_csv(index=False, float_format="%.4g")
     else:
         head = generated_line("static-rteb leaderboard", provenance)
-        text = f"{head}\n{caption}\n\n{markdown_table(table, floatfmt='.2f')}\n"
+        shown = markdown_table(shown_parameters(table), floatfmt=".2f")
+        text = f"{head}\n{caption}\n\n{shown}\n"
     if args.output:  # a CSV's caption and provenance beside it (CSVW metadata), once it is
         wrote, sidecar = [args.output], Path(f"{args.output}-metadata.json")
         sidecar.unlink(missing_ok=True)  # never left describing another file

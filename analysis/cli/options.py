@@ -23,10 +23,20 @@ def positive_int(text: str) -> int:
 
 
 def percentage(text: str) -> float:
-    """An argparse type: a number from 0 to 100."""
-    value = float(text)
+    """An argparse type: a number from 0 to 100, a trailing ``%`` allowed."""
+    value = float(text.removesuffix("%"))
     if not 0 <= value <= 100:
         raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 100, got {text}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (a level such as 0.95)."""
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a fraction between 0 and 1, e.g. 0.95, got {text}"
+        )
     return value
 
 

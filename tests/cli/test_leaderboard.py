@@ -147,3 +147,46 @@ def test_the_zero_shot_filter_is_checked_and_named_in_the_caption(folder, tmp_pa
     assert "with zero-shot >= 97.5% (unknown training data left out)" in out.splitlines()[1]
     out = _run(capsys, *args, "--min-zero-shot", "100", "--keep-unknown")[1]
     assert "with zero-shot >= 100% (unknown training data kept)" in out.splitlines()[1]
+
+
+def test_bad_options_are_usage_errors_naming_the_option(folder, tmp_path, capsys):
+    """A level given as a percentage, or --keep-unknown alone: exit 2, the option named; a
+    trailing % is read as the percentage it is."""
+    args = ("--results", folder, "--cache-dir", str(tmp_path))
+    for extra, message in (
+        (("--confidence-level", "95"), "argument --confidence-level: must be a fraction between"),
+        (("--keep-unknown",), "--keep-unknown keeps models through --min-zero-shot PCT"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            _run(capsys, *args, *extra)
+        assert stop.value.code == 2 and message in capsys.readouterr().err
+    out = _run(capsys, *args, "--min-zero-shot", "97.5%")[1]
+    assert "with zero-shot >= 97.5%" in out.splitlines()[1]
+
+
+def test_public_only_ranks_the_public_tasks_as_mtebs_website(folder, tmp_path, capsys):
+    """--public-only: the private tasks left out, so the ranks and zero-shot % are the public
+    tasks' (RTEB's table on mteb's website); parameters shown to 3 significant figures."""
+    status, out, _ = _run(
+        capsys, "--results", folder, "--cache-dir", str(tmp_path), "--public-only"
+    )
+    assert status == 0
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    table = pd.DataFrame(
+        [r.strip("|").split("|") for r in rows[1:]], columns=rows[0].strip("|").split("|")
+    )
+    table.columns = table.columns.str.strip()
+    table = table.apply(lambda c: c.str.strip()).set_index("model")
+    assert "Mean (Private)" not in table.columns
+    full = load_leaderboard(BENCHMARK, results=folder, cache_dir=tmp_path)
+    public = full.spec.scope_tasks("public")
+    board = load_leaderboard(BENCHMARK, results=folder, cache_dir=tmp_path,
+                             exclude_tasks=full.spec.scope_tasks("private"))  # fmt: skip
+    assert table["Rank (Borda)"].astype(int).to_dict() == board.summary["borda_rank"].to_dict()
+    shot = zero_shot(MODELS, public).astype("string").fillna("—")
+    assert table.loc[MODELS, "Zero-shot"].tolist() == shot.tolist()
+    from analysis.results.columns import leaderboard_columns
+
+    size = leaderboard_columns(full).loc["minishlab/potion-base-8M", "Total Parameters (B)"]
+    assert 0 < size < 0.01  # 2 decimals would show 0.00 or 0.01
+    assert table.loc["minishlab/potion-base-8M", "Total Parameters (B)"] == f"{size:.3g}"
