@@ -21,6 +21,8 @@ from .options import (
     add_executor_options,
     add_model_options,
     add_on_conflict,
+    add_pin,
+    add_public_only,
     add_quiet,
     add_results,
     add_verbose,
@@ -257,7 +259,7 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--model", "-m", required=True, help="model name as filed (org/name)")
     parser.add_argument("--benchmark", "-b", required=True, help='e.g. "MTEB(eng, v2)"')
-    parser.add_argument("--pin", default="now", help="task lists: now or as-of-post")
+    add_pin(parser)
     parser.add_argument(
         "--exclude-tasks",
         nargs="+",
@@ -304,16 +306,10 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         help="results folder(s) in mteb's ResultCache layout (default: $STATIC_RTEB_RESULTS, "
         "else mteb's cache), merged in order",
     )
-    parser.add_argument(
-        "--pin",
-        default="now",
-        help="task lists: now (mteb's current, default) or as-of-post (as the post used them)",
-    )
+    add_pin(parser)
     parser.add_argument("--exclude-tasks", nargs="+", metavar="TASK", help="leave these tasks out")
-    parser.add_argument(
-        "--public-only",
-        action="store_true",
-        help="leave the private tasks out: RTEB's table as mteb's website ranks it (public only)",
+    add_public_only(
+        parser, help="leave the private tasks out: RTEB's table as mteb's website ranks it"
     )
     parser.add_argument(
         "--min-zero-shot",

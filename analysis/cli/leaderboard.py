@@ -29,8 +29,7 @@ SCALED = ("Mean (Task)", "Mean (TaskType)", "Mean (Public)", "Mean (Private)")
 
 #: What a table's provenance records: the options, then of the results read.
 RECORDED = "benchmark pin exclude_tasks public_only min_zero_shot keep_unknown top".split()
-RECORDED += ["confidence_level"]
-RECORDED += ["n_resamples", "seed", "on_conflict"]
+RECORDED += ["confidence_level", "n_resamples", "seed", "on_conflict"]
 READ = "task_list n_tasks results results_fingerprint result_files results_commit".split()
 
 

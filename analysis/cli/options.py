@@ -96,6 +96,20 @@ def add_quiet(parser: argparse.ArgumentParser, *, help: str = "no progress bars"
     parser.add_argument("--quiet", action="store_true", help=help)
 
 
+def add_pin(parser: argparse.ArgumentParser) -> None:
+    """``--pin``: which task lists a benchmark name means."""
+    parser.add_argument(
+        "--pin",
+        default="now",
+        help="task lists: now (mteb's current, default) or as-of-post (as the post used them)",
+    )
+
+
+def add_public_only(parser: argparse.ArgumentParser, *, help: str = "skip private tasks") -> None:
+    """``--public-only``: leave the private tasks out (and what ``help`` says that gives)."""
+    parser.add_argument("--public-only", action="store_true", help=help)
+
+
 def add_local_tasks(parser: argparse.ArgumentParser) -> None:
     """``--local-tasks FOLDER``: local task folders (task.json + data), run offline."""
     parser.add_argument(
@@ -142,7 +156,7 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool) -> Non
         help="mteb task or benchmark names, e.g. STSBenchmark or 'MTEB(eng, v2)'",
     )
     add_local_tasks(parser)
-    parser.add_argument("--public-only", action="store_true", help="skip private tasks")
+    add_public_only(parser)
 
 
 def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = True) -> None:

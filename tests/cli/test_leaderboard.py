@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis import cli
+from analysis.results.columns import leaderboard_columns
 from analysis.results.leaderboard import load_leaderboard
 from analysis.results.training import zero_shot
 from tests.conftest import write_result
@@ -185,8 +186,6 @@ def test_public_only_ranks_the_public_tasks_as_mtebs_website(folder, tmp_path, c
     assert table["Rank (Borda)"].astype(int).to_dict() == board.summary["borda_rank"].to_dict()
     shot = zero_shot(MODELS, public).astype("string").fillna("—")
     assert table.loc[MODELS, "Zero-shot"].tolist() == shot.tolist()
-    from analysis.results.columns import leaderboard_columns
-
     size = leaderboard_columns(full).loc["minishlab/potion-base-8M", "Total Parameters (B)"]
     assert 0 < size < 0.01  # 2 decimals would show 0.00 or 0.01
     assert table.loc["minishlab/potion-base-8M", "Total Parameters (B)"] == f"{size:.3g}"

@@ -183,9 +183,8 @@ def test_columns_equal_mtebs_table_for_every_model(shared_results, benchmark, pi
         a, b = ours.loc[shared, column].astype(float), ref.loc[shared, column].astype(float)
         assert (a.isna() == b.isna()).all(), column
         np.testing.assert_allclose(a.dropna(), b.dropna(), atol=1e-12, err_msg=column)
-    mteb_rank = board.summary.loc[
-        ours.index, "borda_rank"
-    ]  # mteb's (tests/results/test_mteb_table)
+    # the summary's borda_rank is mteb's (tests/results/test_mteb_table.py)
+    mteb_rank = board.summary.loc[ours.index, "borda_rank"]
     pd.testing.assert_series_equal(ours["Rank (Borda)"], mteb_rank, check_names=False)
     mteb_zero_shot = ref.loc[shared, "Zero-shot"].replace(-1, pd.NA).astype("Int64")
     pd.testing.assert_series_equal(ours.loc[shared, "Zero-shot"], mteb_zero_shot, check_names=False)
