@@ -317,3 +317,18 @@ def test_the_local_bar_names_the_jobs_running_now_not_the_last_one_ended(tmp_pat
     run._collect(ended, bar)
     assert list(ended) == ["job00", "job01"] and bar.n == 1  # an interrupted job is not done
     assert not bar.postfix
+
+
+def test_the_local_wait_polls_at_its_pace_after_a_worker_ends(tmp_path: Path) -> None:
+    """A dead worker's sentinel is always ready: waiting on it spun thousands of times a second."""
+    from analysis.runs.executors.local import POLL, LocalRun
+
+    plan = _plan(tmp_path, 2)
+    workers = [FORK.Process(target=time.sleep, args=(s,)) for s in (0.0, 1.0)]
+    for process in workers:
+        process.start()
+    run = LocalRun(plan, plan.jobs, "tok", workers, submitted=time.time())
+    calls = []
+    run._collect = lambda ended, bar: calls.append(1)  # type: ignore[method-assign]
+    run.wait(show_progress=False)
+    assert len(calls) <= 1.0 / POLL + 4, len(calls)  # before: about 2,000 per second

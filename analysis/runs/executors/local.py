@@ -159,8 +159,13 @@ class LocalRun(Submitted):
         ended: dict[str, dict[str, Any]] = {}
         bar = tqdm(total=len(self.jobs), desc="jobs", unit="job", disable=not show_progress)
         try:
-            while any(p.is_alive() for p in self.processes):
-                multiprocessing.connection.wait([p.sentinel for p in self.processes], POLL)
+            while live := [p for p in self.processes if p.is_alive()]:
+                # a dead worker's sentinel is always ready: wait on the live ones only, and
+                # join an ending one (its sentinel is ready a moment before it can be reaped)
+                ready = multiprocessing.connection.wait([p.sentinel for p in live], POLL)
+                for process in live:
+                    if process.sentinel in ready:
+                        process.join(POLL)
                 self._collect(ended, bar)
             self._collect(ended, bar)
         except KeyboardInterrupt as err:
@@ -198,7 +203,9 @@ class LocalRun(Submitted):
                 continue
             ended[job.job_id] = record
             bar.update(record["state"] != "interrupted")
-        bar.set_postfix_str(f"now: {'; '.join(running)}"[:60] if running else "")
+        postfix = f"now: {'; '.join(running)}"[:60] if running else ""
+        if postfix != (getattr(bar, "postfix", None) or ""):  # redrawn only when it changes
+            bar.set_postfix_str(postfix)
 
     def _stop(self, signum: int) -> set[int]:
         """Send ``signum`` to every worker, wait up to GRACE seconds, kill the rest; their pids."""
