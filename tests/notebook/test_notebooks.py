@@ -20,7 +20,7 @@ from analysis.cli import main as static_rteb
 from analysis.core.errors import BatchError
 from analysis.notebook import batch
 from analysis.notebook import flags as papermill_flags
-from analysis.notebook.params import NOT_IN_HEADERS
+from analysis.notebook.params import NOT_IN_HEADERS, declared_parameters
 from tests._cli import start_cli, wait_for
 from tests.conftest import REPO
 
@@ -295,6 +295,20 @@ def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
         assert all(full.get(k) == v for k, v in part.items()), (
             f"{profile}.yaml disagrees with full.yaml"
         )
+
+
+def test_the_figures_read_no_folder_the_user_runs_into():
+    """`make figures` writes committed tables: its own runs sit apart from `data/runs`, where the
+    getting-started walk puts the same student as `local/my-static` (it was counted twice: 180
+    models, other medians, the header unchanged)."""
+    figures = batch.load_profile("figures", REPO).notebooks or ()
+    for profile in ("figures", "full"):  # full: the figures' notebooks as figures.yaml runs them
+        given = yaml.safe_load((REPO / "params" / f"{profile}.yaml").read_text())
+        for source in (p for p in NOTEBOOKS if p.stem in figures):
+            if "runs_dir" in declared_parameters(source):
+                chosen = {**given.get("_all", {}), **given.get(source.stem, {})}
+                folder = Path(chosen.get("runs_dir", "data/runs"))
+                assert folder.parts[0] == "build", f"{profile}.yaml: {source.stem}: {folder}"
 
 
 def _profile_of(name: str) -> str:
