@@ -33,9 +33,8 @@ from typing import Any
 
 from ..core.choices import PCA_DIMS
 from ..core.compat import float64_token_encoding, token_embeddings_through
-from ..core.errors import DistillError, RunInterrupted
+from ..core.errors import DistillError, ModelLoadError, RunInterrupted
 from ..core.interrupt import signal_of, stoppable_command
-from .models import MODULE_PREFIX, ModelLoadError, hub_offline, model_source
 from .token_cache import cached_encoding, token_cache_dir
 
 #: BLAS threads while distilling: one, so the PCA's sums come out the same everywhere.
@@ -66,6 +65,8 @@ def teacher_folder(teacher: str | Path) -> str:
         ModelLoadError: A path that does not exist, an unknown ``module:`` package, or a
             hub id while offline (no network: pass a local folder).
     """
+    from .models import hub_offline, model_source  # mteb's models: not for a usage error
+
     source = model_source(teacher)
     path = Path(source).expanduser()
     if path.is_dir():
@@ -175,14 +176,23 @@ def distill_model(
     return output
 
 
+def _occupied(output: Path) -> bool:
+    """Whether ``output`` is a folder with something in it (a model to replace or keep)."""
+    return output.is_dir() and any(output.iterdir())
+
+
+#: What to do with an occupied output folder, as the command line and Python spell it.
+_REPLACE = "choose another folder, or replace it (--overwrite; in Python, overwrite=True)"
+
+
 def _check_existing(output: Path, name: str, pca_dims: int, overwrite: bool, reuse: bool) -> bool:
     """Whether ``output`` holds a model to reuse; a :class:`DistillError` if it may not go."""
-    if not output.is_dir() or not any(output.iterdir()) or overwrite:
+    if not _occupied(output) or overwrite:
         return False
-    fix = "choose another folder, or pass --overwrite (overwrite=True) to replace it"
+    fix = _REPLACE
     if not reuse:
         raise DistillError(
-            f"{output} already exists and is not empty; {fix}, or --reuse to keep it."
+            f"{output} already exists and is not empty; {fix}, or keep it (--reuse; reuse=True)."
         )
     with contextlib.suppress(OSError, ValueError, AttributeError):
         config = json.loads((output / "config.json").read_text(encoding="utf-8"))
@@ -211,6 +221,8 @@ def _distill_float64(source: str, pca_dims: int, vocabulary: Sequence[str] | Non
 
 def _teacher_name(teacher: str | Path, source: str) -> str:
     """The student's ``tokenizer_name``: ``module:<pkg>`` for a package's folder, else as given."""
+    from .models import MODULE_PREFIX, model_source
+
     text = str(teacher)
     if text.startswith(MODULE_PREFIX):
         return text
@@ -247,6 +259,11 @@ def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
     if args.pca_dims <= 0:
         args.command_parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
+    if not (args.overwrite or args.reuse) and _occupied(Path(args.output).expanduser()):
+        args.command_parser.error(  # before the teacher is looked for (it imports mteb)
+            f"{args.output} already exists and is not empty; choose another folder, or pass "
+            "--overwrite to replace it or --reuse to keep it"
+        )
     setup_output(verbose=args.verbose)
     return stoppable_command(
         lambda: _distill(args), resume="static-rteb distill " + shlex.join(argv)
@@ -254,7 +271,7 @@ def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _distill(args: argparse.Namespace) -> int:
-    from .models import content_revision
+    from ..core.layout import content_revision
 
     try:
         folder = distill_model(

