@@ -176,9 +176,9 @@ def add_status_parser(subparsers: argparse._SubParsersAction) -> None:
         "status",
         _lazy("analysis.runs.cli", "status_command"),
         help="report a plan's jobs as done / running / failed / interrupted / pending",
-        description="Report each job of a plan as done, running, failed (with its error) or "
-        "pending, from the results folder, SLURM's queue and the job logs. Exits 1 while "
-        "anything has failed.",
+        description="Report each job of a plan as done, running, failed (with its error), "
+        "interrupted (run the plan again) or pending, from the results folder, SLURM's queue "
+        "and the job logs. Exits 1 while anything has failed.",
     )
     parser.add_argument("--plan", required=True, metavar="PLAN.jsonl", help="the plan file")
     parser.add_argument(
@@ -364,7 +364,9 @@ def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:
     add_results(
         parser, help="run folders (revision folders of data/runs/results, or folders holding them)"
     )
-    parser.add_argument("--model", metavar="ORG/NAME", help="the model's Hugging Face hub id")
+    parser.add_argument(
+        "--model", metavar="ORG/NAME", help="the model's Hugging Face hub id (with --results)"
+    )
     parser.add_argument(
         "--revision",
         metavar="SHA",

@@ -295,7 +295,10 @@ def test_without_tests_only_file_sizes_are_checked(tmp_path, models):
     (failure,) = report.failures
     assert failure.paths[0].endswith("STSBenchmark.json") and "10,485,760" in failure.message
     assert report.tests.startswith("not run") and "no tests/" in report.tests
-    assert "not run" in str(report)
+    assert "not run" in str(report) and not report.tests_ran
+    passing = preflight(root, base="HEAD")  # nothing changed: no failure, and no test ran
+    assert passing.ok and str(passing).endswith("the file sizes pass (the only check that ran)")
+    assert "all CI checks pass" not in str(passing)
 
 
 def test_preflight_messages_name_file_and_fix(tmp_path, models):
