@@ -31,9 +31,11 @@ calls it allows, and where an assumption is violated on purpose.
 The departures are :mod:`benchmarks._goodhart_sim`'s (unequal spreads, heavy tails,
 skew, correlated tasks, families of models, an outlying model). The simulations call
 the public functions' kernels (``tests/stats/test_advantage.py`` checks they agree).
-Seeds fixed; each cell its own stream.
+Seeds fixed; each cell its own stream, so the cells of a table run on every core
+(:func:`on_every_core`) and give the tables they give one by one (checked at --scale 0.02:
+the same report, in 161 s against 256 s one by one on 2 cores, 2026-12-02).
 
-Usage (from the repository root; about 2 hours on 2 cores at --scale 1, the report's last
+Usage (from the repository root; one to two hours on 2 cores at --scale 1, the report's last
 line gives its run's total)::
 
     python benchmarks/bench_goodhart_validation.py
@@ -44,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import functools
 import inspect
 import math
 import os
@@ -57,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -217,20 +219,33 @@ def timed(title: str, rows: list[str], build: Callable[[], list[str]]) -> None:
     print(f"{title}: {time.perf_counter() - start:.0f} s", flush=True)
 
 
-def advantage_cells(
-    key: tuple[object, ...], where: str, how: str, reps: int, coverage: bool, **cell: Any
-) -> tuple[str, sim.Tally, str]:
-    """One row's :func:`sim.advantage_cell` runs, recorded: the decisions' family-wise error
-    (``20 * reps`` data sets) and, with ``coverage``, the coverage (``4 * reps``, true
-    advantages SD 0.02), each on its stream of ``key``. Returns them as the table shows
-    them, with the intervals' error at the global null."""
-    run = functools.partial(sim.advantage_cell, k=K, **cell)
-    errors, _, excluded = run(stream("fwe", *key), 20 * reps)
+def advantage_jobs(
+    key: tuple[object, ...], reps: int, coverage: bool, **cell: Any
+) -> list[tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]]:
+    """One row's :func:`sim.advantage_cell` runs (:func:`_sim_job`'s): the decisions' family-wise
+    error (``20 * reps`` data sets) and, with ``coverage``, the coverage (``4 * reps``, true
+    advantages SD 0.02), each on its stream of ``key``."""
+    run = {"k": K, **cell}
+    jobs = [("advantage_cell", ("fwe", *key), (20 * reps,), run)]
+    if coverage:
+        jobs.append(("advantage_cell", ("cov", *key), (4 * reps,), {**run, "spread": 0.02}))
+    return jobs
+
+
+def advantage_shown(where: str, how: str, runs: list[Any]) -> tuple[str, sim.Tally, str]:
+    """A row's :func:`advantage_jobs` results, recorded and as the table shows them, with the
+    intervals' error at the global null."""
+    errors, _, excluded = runs[0]
     shown = ledger("public_advantage: decisions", where, errors, how)
-    if not coverage:
+    if len(runs) == 1:
         return shown, excluded, "—"
-    covered = run(stream("cov", *key), 4 * reps, spread=0.02)[1]
-    return shown, excluded, ledger("public_advantage: coverage", where, covered, how, "coverage")
+    return shown, excluded, ledger("public_advantage: coverage", where, runs[1][1], how, "coverage")
+
+
+def in_groups(jobs: list[list[Any]]) -> list[list[Any]]:
+    """:func:`_sim_job` over every group of ``jobs`` on every core; the results in their groups."""
+    done = iter(on_every_core(_sim_job, [job for group in jobs for job in group]))
+    return [[next(done) for _ in group] for group in jobs]
 
 
 def advantage_rows(reps: int) -> list[str]:
@@ -245,22 +260,25 @@ def advantage_rows(reps: int) -> list[str]:
     plan += [(size, d, True) for size in (FULL, ENG) for d in ("unequal", "heavy", "skewed")]
     plan += [((17, 13), d, False) for d in ("normal", "heavy", "unequal")]
     plan += [((6, 6), d, False) for d in ("normal", "heavy", "unequal")]
-    for (n1, n2), departure, clustered in plan:
-        extra = ("clusters",) if clustered else ()  # the unclustered rows keep their streams
+    runs = in_groups(
+        [
+            advantage_jobs(
+                (n1, n2, departure, *(("clusters",) if clustered else ())),  # the rows' streams
+                reps,
+                (n1, n2) in (FULL, ENG),
+                n1=n1,
+                n2=n2,
+                departure=departure,
+                clustered=clustered,
+            )
+            for (n1, n2), departure, clustered in plan
+        ]
+    )
+    for ((n1, n2), departure, clustered), run in zip(plan, runs, strict=True):
         where = f"{n1}/{n2} {departure}" + (", in pairs" if clustered else "")
         refused = clustered and min(pair_units((n1, n2))) < MIN_TASKS_PER_SIDE  # no test
         how = "design" if refused or (departure == "corr-tasks" and not clustered) else "other"
-        shown, excluded, coverage = advantage_cells(
-            (n1, n2, departure, *extra),
-            where,
-            how,
-            reps,
-            (n1, n2) in (FULL, ENG),
-            n1=n1,
-            n2=n2,
-            departure=departure,
-            clustered=clustered,
-        )
+        shown, excluded, coverage = advantage_shown(where, how, run)
         unit = "pairs of tasks (clusters)" if clustered else "tasks"
         rows.append(f"| {n1}/{n2} | {departure} | {unit} | {shown} | {excluded} | {coverage} |")
     return rows
@@ -299,13 +317,11 @@ def data_cluster_section(reps: int) -> list[str]:
         "|---|---|---|---|---|---|",
     ]
     plan = [(True, d) for d in DATA_PAIR_DEPARTURES] + [(False, "normal"), (False, "unequal")]
-    for name, (n1, n2, pairs) in found.items():
-        for clustered, departure in plan:
-            where = f"{name} {departure}" + ("" if clustered else ", pairs flipped alone")
-            shown, excluded, coverage = advantage_cells(
+    cells = [(name, sizes, clustered, d) for name, sizes in found.items() for clustered, d in plan]
+    runs = in_groups(
+        [
+            advantage_jobs(
                 ("data-pairs", name, departure, clustered),
-                where,
-                "notebook" if clustered else "design",
                 reps,
                 clustered,
                 n1=n1,
@@ -314,10 +330,17 @@ def data_cluster_section(reps: int) -> list[str]:
                 clustered=clustered,
                 pairs=pairs,
             )
-            unit = "each pair together" if clustered else "each task alone"
-            rows.append(
-                f"| {name} ({n1}/{n2}) | {departure} | {unit} | {shown} | {excluded} | {coverage} |"
-            )
+            for name, (n1, n2, pairs), clustered, departure in cells
+        ]
+    )
+    for (name, (n1, n2, _), clustered, departure), run in zip(cells, runs, strict=True):
+        where = f"{name} {departure}" + ("" if clustered else ", pairs flipped alone")
+        how = "notebook" if clustered else "design"
+        shown, excluded, coverage = advantage_shown(where, how, run)
+        unit = "each pair together" if clustered else "each task alone"
+        rows.append(
+            f"| {name} ({n1}/{n2}) | {departure} | {unit} | {shown} | {excluded} | {coverage} |"
+        )
     return rows
 
 
@@ -456,6 +479,22 @@ def notebook_tested() -> int:
     return sum(line.strip("|").split("|")[at].strip() not in {"—", ""} for line in rows)
 
 
+def _predictor_job(job: tuple[str, float, tuple[int, ...], bool, int, int]) -> Any:
+    """One row's :func:`sim.predictor_cell`, in a worker: its stream from its design."""
+    departure, family, grouping, tails, reps, m = job
+    return sim.predictor_cell(
+        stream("pred", departure, family, *grouping, *["t3"] * tails),
+        PREDICTOR_SETS * reps,
+        *FULL,
+        K,
+        departure,
+        family_spread=family,
+        family_sizes=grouping,
+        family_tails=tails,
+        m=m,
+    )
+
+
 def predictor_rows(reps: int, results: Path) -> list[str]:
     sizes = organisation_sizes(results)
     rows = [
@@ -475,18 +514,8 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
     names = {"rank": "ranked", "group": "a group of 8", "family": "one family"}
     names["near"] = "a family and 2 of another"
     test = "advantage_predictors"  # the notebook's organisation predictor: one family
-    for departure, family, grouping, tails in plan:
-        got, found = sim.predictor_cell(
-            stream("pred", departure, family, *grouping, *["t3"] * tails),
-            PREDICTOR_SETS * reps,
-            *FULL,
-            K,
-            departure,
-            family_spread=family,
-            family_sizes=grouping,
-            family_tails=tails,
-            m=notebook_tested(),
-        )
+    cells = on_every_core(_predictor_job, [(*row, reps, notebook_tested()) for row in plan])
+    for (departure, family, grouping, tails), (got, found) in zip(plan, cells, strict=True):
         if departure == "normal" and not grouping:
             detectable = found
         shape = f"{'heavy-tailed (t3), ' * tails}SD {family}"
@@ -535,6 +564,12 @@ def few_models_rows(reps: int) -> list[str]:
     return rows
 
 
+def _sim_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]) -> Any:
+    """One cell in a worker: ``sim.<name>(stream(*key), *args, **kwargs)``."""
+    name, key, args, kwargs = job
+    return getattr(sim, name)(stream(*key), *args, **kwargs)
+
+
 def trained_rows(reps: int, results: Path) -> list[str]:
     rows = [
         "| departure | patterns reassigned | type-I error at 5% (target 0.04–0.06) "
@@ -544,39 +579,47 @@ def trained_rows(reps: int, results: Path) -> list[str]:
     ]
     plan = [(d, False) for d in ("normal", "heavy", "unequal", "families")]
     plan += [("families", True), ("normal", True), ("heavy", True), ("unequal", True)]
+    design = sim.trained_design(results)  # the notebook's call on the data's own design
+    data_rows, sd = ("normal", "heavy", "unequal", "families"), 0.03  # sd: gains differing
+    jobs = []
     for departure, within in plan:
         extra = ["within"] if within else []  # the other rows keep their streams
         n = 8 * reps if within else reps  # the rows of the notebook's call: less noise
-        tally = sim.trained_cell(
-            stream("trained", departure, *extra), n, departure, within_families=within
-        )
+        key, families = ("trained", departure, *extra), {"within_families": within}
+        jobs.append(("trained_cell", key, (n, departure), families))
+        if within:  # the notebook's call: its interval too
+            jobs.append(("trained_coverage", ("trained cover", departure), (n, departure), {}))
+    on_design = {"design": design}
+    for departure in data_rows:
+        drawn = {**on_design, "within_families": True}
+        jobs.append(("trained_draws", ("trained data", departure), (8 * reps, departure), drawn))
+        key = ("trained data cover", departure)
+        jobs.append(("trained_coverage", key, (8 * reps, departure), on_design))
+    gains = {**on_design, "gain_sd": sd}  # the common gain the interval assumes, violated
+    jobs.append(("trained_coverage", ("trained data gains",), (8 * reps, "normal"), gains))
+    done = iter(on_every_core(_sim_job, jobs))
+    for departure, within in plan:
+        tally = next(done)
         how = "within the 10 families (`families=`)" if within else "among all models"
         kind = "notebook" if within else "design" if departure == "families" else "other"
         where = f"{departure}, " + ("within families" if within else "among all")
         covered = "—"
         if within:  # the notebook's call: its interval too
-            cover, mean = sim.trained_coverage(stream("trained cover", departure), n, departure)
+            cover, mean = next(done)
             covered = ledger("trained_task_effect", f"{where}, coverage", cover, kind, "coverage")
             covered += f" (mean shift {mean:.4f})"
         shown = ledger("trained_task_effect", where, tally, kind)
         rows.append(f"| {departure} | {how} | {shown} | {covered} |")
-    design = sim.trained_design(results)  # the notebook's call on the data's own design
     n_orgs, how = design[1].nunique(), "within the data's organisations (its patterns)"
-    draw = functools.partial(sim.trained_draws, design=design, within_families=True)
-    for departure in ("normal", "heavy", "unequal", "families"):
-        tally = draw(stream("trained data", departure), 8 * reps, departure)[0]
-        cover, mean = sim.trained_coverage(
-            stream("trained data cover", departure), 8 * reps, departure, design=design
-        )
+    for departure in data_rows:
+        tally = next(done)[0]
+        cover, mean = next(done)
         where = f"{departure}, the data's design"
         shown = ledger("trained_task_effect", where, tally, "notebook")
         covered = ledger("trained_task_effect", f"{where}, coverage", cover, "notebook", "coverage")
         shape = f"families: the {n_orgs} organisations" if departure == "families" else departure
         rows.append(f"| {shape} | {how} | {shown} | {covered} (mean shift {mean:.4f}) |")
-    sd = 0.03  # the gains differ by model: the common gain the interval assumes, violated
-    cover, mean = sim.trained_coverage(
-        stream("trained data gains"), 8 * reps, "normal", design=design, gain_sd=sd
-    )
+    cover, mean = next(done)
     where = f"normal, the data's design, gains differing by model (SD {sd})"
     covered = ledger("trained_task_effect", f"{where}, coverage", cover, "design", "coverage")
     rows.append(f"| {where} | {how} | — | {covered} (mean shift {mean:.4f}) |")
@@ -625,6 +668,19 @@ def shape_rows(results: Path) -> list[str]:
     return rows
 
 
+def _one_blas_thread() -> None:
+    """A worker's BLAS on one thread: the workers already take every core."""
+    threadpool_limits(1)
+
+
+def on_every_core(function: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
+    """``function`` over ``jobs`` on every core, in order (each job on its own streams: the
+    same results as one by one)."""
+    workers = os.cpu_count()
+    with concurrent.futures.ProcessPoolExecutor(workers, initializer=_one_blas_thread) as pool:
+        return list(pool.map(function, jobs))
+
+
 def _predictive_job(job: tuple[tuple[object, ...], int, int, str, tuple[float, float]]) -> Any:
     """One :func:`sim.predictive_cell`, in a worker: its stream from its key."""
     key, reps, n, departure, contamination = job
@@ -633,8 +689,7 @@ def _predictive_job(job: tuple[tuple[object, ...], int, int, str, tuple[float, f
 
 def predictive_tallies(jobs: list[tuple[Any, ...]]) -> list[sim.PredictiveTally]:
     """The cells on every core (each on its own stream: the same tallies as one by one)."""
-    with concurrent.futures.ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
-        return list(pool.map(_predictive_job, jobs))
+    return on_every_core(_predictive_job, jobs)
 
 
 def predictive_rows(reps: int) -> list[str]:

@@ -1023,6 +1023,7 @@ def test_the_validation_report_labels_the_cells_as_the_functions_take_them(bench
     """The notebook's calls, the others, and the refused or assumption-breaking ones."""
     tallies = (sim.Tally(10, 0), sim.Tally(10, 10), sim.Tally(10, 0))
     monkeypatch.setattr(bench.sim, "advantage_cell", lambda *args, **kwargs: tallies)
+    monkeypatch.setattr(bench, "on_every_core", lambda job, jobs: list(map(job, jobs)))  # here
     bench.advantage_rows(1)
     bench.data_cluster_section(1)
     label = {w: how for test, w, _, _, how in bench.LEDGER if test.endswith("decisions")}
