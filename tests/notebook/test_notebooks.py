@@ -292,6 +292,8 @@ def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
     for profile in ("figures", "runs"):
         part = yaml.safe_load((REPO / "params" / f"{profile}.yaml").read_text())
         part.pop("_notebooks")
+        if profile == "figures":  # its own runs folder; full's my_model reads yours (the guide's)
+            part["my_model"].pop("runs_dir")
         assert all(full.get(k) == v for k, v in part.items()), (
             f"{profile}.yaml disagrees with full.yaml"
         )
@@ -300,15 +302,17 @@ def test_every_notebook_is_in_exactly_one_of_the_figures_and_runs_profiles():
 def test_the_figures_read_no_folder_the_user_runs_into():
     """`make figures` writes committed tables: its own runs sit apart from `data/runs`, where the
     getting-started walk puts the same student as `local/my-static` (it was counted twice: 180
-    models, other medians, the header unchanged)."""
+    models, other medians, the header unchanged). The full profile, which the guide's own
+    `batch --only my_model` uses, reads `data/runs`: the user's runs, as `make runs` does."""
     figures = batch.load_profile("figures", REPO).notebooks or ()
-    for profile in ("figures", "full"):  # full: the figures' notebooks as figures.yaml runs them
-        given = yaml.safe_load((REPO / "params" / f"{profile}.yaml").read_text())
-        for source in (p for p in NOTEBOOKS if p.stem in figures):
-            if "runs_dir" in declared_parameters(source):
-                chosen = {**given.get("_all", {}), **given.get(source.stem, {})}
-                folder = Path(chosen.get("runs_dir", "data/runs"))
-                assert folder.parts[0] == "build", f"{profile}.yaml: {source.stem}: {folder}"
+    given = yaml.safe_load((REPO / "params" / "figures.yaml").read_text())
+    for source in (p for p in NOTEBOOKS if p.stem in figures):
+        if "runs_dir" in declared_parameters(source):
+            chosen = {**given.get("_all", {}), **given.get(source.stem, {})}
+            folder = Path(chosen.get("runs_dir", "data/runs"))
+            assert folder.parts[0] == "build", f"{source.stem}'s runs_dir: {folder}"
+    full = yaml.safe_load((REPO / "params" / "full.yaml").read_text())
+    assert "runs_dir" not in full["my_model"], "the guide's batch reads the user's data/runs"
 
 
 def _profile_of(name: str) -> str:
