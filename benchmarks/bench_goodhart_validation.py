@@ -479,22 +479,6 @@ def notebook_tested() -> int:
     return sum(line.strip("|").split("|")[at].strip() not in {"—", ""} for line in rows)
 
 
-def _predictor_job(job: tuple[str, float, tuple[int, ...], bool, int, int]) -> Any:
-    """One row's :func:`sim.predictor_cell`, in a worker: its stream from its design."""
-    departure, family, grouping, tails, reps, m = job
-    return sim.predictor_cell(
-        stream("pred", departure, family, *grouping, *["t3"] * tails),
-        PREDICTOR_SETS * reps,
-        *FULL,
-        K,
-        departure,
-        family_spread=family,
-        family_sizes=grouping,
-        family_tails=tails,
-        m=m,
-    )
-
-
 def predictor_rows(reps: int, results: Path) -> list[str]:
     sizes = organisation_sizes(results)
     rows = [
@@ -514,7 +498,17 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
     names = {"rank": "ranked", "group": "a group of 8", "family": "one family"}
     names["near"] = "a family and 2 of another"
     test = "advantage_predictors"  # the notebook's organisation predictor: one family
-    cells = on_every_core(_predictor_job, [(*row, reps, notebook_tested()) for row in plan])
+    m = notebook_tested()
+    jobs = [
+        (
+            "predictor_cell",
+            ("pred", departure, family, *grouping, *["t3"] * tails),
+            (PREDICTOR_SETS * reps, *FULL, K, departure),
+            {"family_spread": family, "family_sizes": grouping, "family_tails": tails, "m": m},
+        )
+        for departure, family, grouping, tails in plan
+    ]
+    cells = on_every_core(_sim_job, jobs)
     for (departure, family, grouping, tails), (got, found) in zip(plan, cells, strict=True):
         if departure == "normal" and not grouping:
             detectable = found
@@ -681,15 +675,12 @@ def on_every_core(function: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
         return list(pool.map(function, jobs))
 
 
-def _predictive_job(job: tuple[tuple[object, ...], int, int, str, tuple[float, float]]) -> Any:
-    """One :func:`sim.predictive_cell`, in a worker: its stream from its key."""
-    key, reps, n, departure, contamination = job
-    return sim.predictive_cell(stream(*key), reps, n, departure, contamination=contamination)
-
-
 def predictive_tallies(jobs: list[tuple[Any, ...]]) -> list[sim.PredictiveTally]:
     """The cells on every core (each on its own stream: the same tallies as one by one)."""
-    return on_every_core(_predictive_job, jobs)
+    cells = [
+        ("predictive_cell", key, (reps, n, d), {"contamination": c}) for key, reps, n, d, c in jobs
+    ]
+    return on_every_core(_sim_job, cells)
 
 
 def predictive_rows(reps: int) -> list[str]:

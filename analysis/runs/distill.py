@@ -181,15 +181,11 @@ def _occupied(output: Path) -> bool:
     return output.is_dir() and any(output.iterdir())
 
 
-#: What to do with an occupied output folder, as the command line and Python spell it.
-_REPLACE = "choose another folder, or replace it (--overwrite; in Python, overwrite=True)"
-
-
 def _check_existing(output: Path, name: str, pca_dims: int, overwrite: bool, reuse: bool) -> bool:
     """Whether ``output`` holds a model to reuse; a :class:`DistillError` if it may not go."""
     if not _occupied(output) or overwrite:
         return False
-    fix = _REPLACE
+    fix = "choose another folder, or replace it (--overwrite; in Python, overwrite=True)"
     if not reuse:
         raise DistillError(
             f"{output} already exists and is not empty; {fix}, or keep it (--reuse; reuse=True)."
