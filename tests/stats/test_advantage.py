@@ -318,6 +318,43 @@ def test_predictor_shuffles_against_a_loop_over_shuffled_predictors():
     assert table.loc["strong", "pvalue"] < 0.05 < table.loc["size", "pvalue"]
 
 
+@pytest.mark.parametrize("kind", ["rank", "groups"])
+def test_the_t_is_students_where_theory_gives_it(kind: str):
+    """With next to no task noise and no families the contrast's t is the least-squares
+    slope's t on the ranks (a group: the pooled two-sample t), Student's with n - 2 df:
+    ``pvalue_t`` matches scipy's ``linregress`` / ``ttest_ind`` (the Satterthwaite df come
+    out near n - 2), and so does the shuffles' p within its Monte-Carlo error (4,000), on
+    three data sets."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        z = rng.normal(size=30)
+        predictor = stats.rankdata(z) if kind == "rank" else z > 0.3
+        gain = rng.normal(0, 0.02, 30) + 0.006 * (predictor - predictor.mean()) / predictor.std()
+        x = rng.normal(0.5, 0.1, (29, 1)) + rng.normal(0, 1e-5, (29, 30))
+        x[:16] += gain
+        tasks, models = [f"t{i:02d}" for i in range(29)], [f"m{j:02d}" for j in range(30)]
+        row = (
+            advantage_predictors(
+                pd.DataFrame(x, index=tasks, columns=models),
+                pd.DataFrame({"p": predictor}, index=models),
+                public_tasks=tasks[:16],
+                private_tasks=tasks[16:],
+                n_resamples=4000,
+                rng=seed,
+            )
+            .to_frame()
+            .iloc[0]
+        )
+        if kind == "rank":
+            ref = stats.linregress(predictor, gain).pvalue
+        else:
+            ref = stats.ttest_ind(gain[predictor], gain[~predictor]).pvalue
+        assert 0.001 < ref < 0.9, ref  # neither p trivially 0 or 1
+        assert row["pvalue_t"] == pytest.approx(ref, rel=0.02), seed
+        bound = 4 * np.sqrt(ref * (1 - ref) / 4000) + 0.003
+        assert abs(row["pvalue_permutation"] - ref) < bound, seed
+
+
 def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
     """15 distinct shuffles, many equal to the observed one (ties at the critical value):
     the interval excludes 0 exactly when ``pvalue < 0.05``, also where the t rejects and
