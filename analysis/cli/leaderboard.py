@@ -101,15 +101,22 @@ def csv_metadata(table: Any, csv_name: str, caption: str, provenance: dict[str, 
 
 def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
     """``static-rteb leaderboard``, parsed by :mod:`analysis.cli`; returns the exit status."""
-    from analysis.cli.build_cli import versions
     from analysis.core.errors import AnalysisError, AnalysisWarning
-    from analysis.core.io import atomic_write_text, generated_line, markdown_table
-    from analysis.results.columns import shown_parameters
+    from analysis.results.specs import check_benchmark
 
     if args.keep_unknown and args.min_zero_shot is None:
         args.command_parser.error(
             "--keep-unknown keeps models through --min-zero-shot PCT: give both"
         )
+    try:  # a typo refused before pandas, scipy and mteb are imported
+        check_benchmark(args.benchmark, pin=args.pin)
+    except AnalysisError as exc:
+        print(f"static-rteb leaderboard: error: {exc}", file=sys.stderr)
+        return 2
+    from analysis.cli.build_cli import versions
+    from analysis.core.io import atomic_write_text, generated_line, markdown_table
+    from analysis.results.columns import shown_parameters
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AnalysisWarning)
         try:

@@ -9,14 +9,17 @@ texts read once; remove when mteb fixes it), and so does the package's one look-
 registry (:func:`registered_meta`), model2vec's token encoding in float64 while distilling
 (:func:`float64_token_encoding`), huggingface_hub's record of a download's revision
 (:func:`downloaded_revisions`), and the rules of mteb's that the fast result reader restates
-(:func:`stored_as_is`, :func:`join_passes_through`). ``tests/core/test_compat.py`` also holds the
-guard that fails on any private access outside this module.
+(:func:`stored_as_is`, :func:`join_passes_through`), and mteb's task and benchmark names, kept
+per mteb version so that a typo is refused before mteb's import (:func:`seen_names`).
+``tests/core/test_compat.py`` also holds the guard that fails on any private access outside this
+module.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -70,6 +73,73 @@ def task_registry() -> Mapping[str, Any]:
 
         return {t.metadata.name: type(t) for t in mteb.get_tasks(exclude_superseded=False)}
     return _TASKS_REGISTRY
+
+
+def _names_file() -> Path | None:
+    """The installed mteb's names as last seen: ``<cache>/mteb-names/<version>.json`` (no mteb).
+
+    None for an editable install (PEP 610's ``direct_url.json``): its tasks change under one
+    version, so its names are always mteb's own.
+    """
+    import importlib.metadata
+
+    from .paths import default_cache_dir
+
+    try:
+        dist = importlib.metadata.distribution("mteb")
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    except (importlib.metadata.PackageNotFoundError, ValueError):  # pragma: no cover
+        return None
+    if isinstance(direct, dict) and direct.get("dir_info", {}).get("editable"):
+        return None
+    return default_cache_dir() / "mteb-names" / f"{dist.version}.json"
+
+
+def seen_names(kind: str) -> frozenset[str] | None:
+    """The installed mteb's ``"tasks"`` or ``"benchmarks"`` names, read without importing mteb.
+
+    Kept by :func:`task_names` and :func:`benchmark_names` per mteb version, so a mistyped
+    name is refused in milliseconds instead of after mteb's import (seconds). None when not
+    seen yet with this version, or unreadable.
+    """
+    path = _names_file()
+    try:
+        return frozenset(json.loads(path.read_text(encoding="utf-8"))[kind])  # type: ignore[union-attr]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _remember(kind: str, names: frozenset[str]) -> None:
+    """Add ``names`` to the file :func:`seen_names` reads (atomic; a failed write is no loss)."""
+    from .io import atomic_write_text
+
+    if (path := _names_file()) is None or seen_names(kind) == names:
+        return
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
+    with contextlib.suppress(OSError):
+        atomic_write_text(path, json.dumps({**known, kind: sorted(names)}, indent=0) + "\n")
+
+
+@functools.cache
+def task_names() -> frozenset[str]:
+    """Every task name mteb registers (:func:`task_registry`), kept for :func:`seen_names`."""
+    names = frozenset(task_registry())
+    _remember("tasks", names)
+    return names
+
+
+@functools.cache
+def benchmark_names() -> frozenset[str]:
+    """Every benchmark name of ``mteb.get_benchmarks()``, kept for :func:`seen_names`."""
+    import mteb
+
+    names = frozenset(benchmark.name for benchmark in mteb.get_benchmarks())
+    _remember("benchmarks", names)
+    return names
 
 
 def model_name_and_revision_from_folder(folder: str | Path) -> tuple[str, str, str | None, Any]:

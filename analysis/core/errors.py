@@ -272,6 +272,12 @@ def close_names(name: str, candidates: Iterable[str], n: int = 5) -> str:
     return ", ".join(repr(lowered[h]) for h in hits) if hits else "no close match"
 
 
+def unknown_task_message(name: str, candidates: Iterable[str]) -> str:
+    """The message for a name that is no task or benchmark, with the closest ``candidates``."""
+    closest = close_names(name, sorted(candidates))
+    return f"Unknown task or benchmark {name!r}. Closest names: {closest}."
+
+
 def check_names(
     requested: Iterable[Any] | None,
     available: Iterable[Any],

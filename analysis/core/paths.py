@@ -20,9 +20,10 @@ CACHE_ENV = "STATIC_RTEB_CACHE"
 def default_cache_dir() -> Path:
     """``$STATIC_RTEB_CACHE`` or ``~/.cache/static-rteb``: the cache of derived data.
 
-    Parsed leaderboards (:mod:`analysis.results.parse_cache`) and distillation teachers'
-    token embeddings (:mod:`analysis.runs.distill`) are kept here, each in its own way;
-    any of it can be deleted and is rebuilt.
+    Parsed leaderboards (:mod:`analysis.results.parse_cache`), distillation teachers'
+    token embeddings (:mod:`analysis.runs.distill`) and the installed mteb's task and
+    benchmark names (:func:`analysis.core.compat.seen_names`) are kept here, each in its
+    own way; any of it can be deleted and is rebuilt.
     """
     env = os.environ.get(CACHE_ENV)
     return Path(env).expanduser() if env else Path.home() / ".cache" / "static-rteb"

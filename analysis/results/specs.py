@@ -155,26 +155,34 @@ def _read_pin(pin: str) -> dict[str, Any]:
 def _task_spec(
     task_name: str, eval_splits: Sequence[str] | None, hf_subsets: Sequence[str] | None
 ) -> TaskSpec:
-    registry = compat.task_registry()
-    if task_name not in registry:
-        raise UnknownTaskError(
-            f"Unknown task {task_name!r}. Closest mteb task names: "
-            f"{close_names(task_name, list(registry))}."
-        )
-    meta = registry[task_name].metadata
+    _refuse_unknown(task_name, "tasks")
+    meta = compat.task_registry()[task_name].metadata
     splits = tuple(eval_splits) if eval_splits else tuple(meta.eval_splits)
     subsets = tuple(hf_subsets) if hf_subsets else tuple(meta.hf_subsets or ["default"])
     return TaskSpec(task_name, meta.type, bool(meta.is_public), splits, subsets)
 
 
+def _refuse_unknown(name: str, kind: str) -> None:
+    """UnknownTaskError with the closest names if mteb has no such task or benchmark.
+
+    Checked against the names last seen with this mteb version (no import: a typo is refused
+    at once), else against mteb's own lists.
+    """
+    names = compat.seen_names(kind)
+    if names is None:
+        names = compat.task_names() if kind == "tasks" else compat.benchmark_names()
+    if name not in names:
+        what = kind.removesuffix("s")
+        raise UnknownTaskError(
+            f"Unknown {what} {name!r}. Closest mteb {what} names: "
+            f"{close_names(name, sorted(names))}."
+        )
+
+
 def _spec_from_mteb(name: str) -> BenchmarkSpec:
+    _refuse_unknown(name, "benchmarks")
     import mteb
 
-    names = [b.name for b in mteb.get_benchmarks()]
-    if name not in names:
-        raise UnknownTaskError(
-            f"Unknown benchmark {name!r}. Closest mteb benchmark names: {close_names(name, names)}."
-        )
     tasks = tuple(
         TaskSpec(
             t.metadata.name,
@@ -188,14 +196,31 @@ def _spec_from_mteb(name: str) -> BenchmarkSpec:
     return BenchmarkSpec(name, tasks, f"mteb {mteb.__version__}")
 
 
-def _spec_from_pin(name: str, pin: str) -> BenchmarkSpec:
-    data = _read_pin(pin)
-    benchmarks = data["benchmarks"]
+def check_benchmark(name: str, *, pin: str = NOW) -> None:
+    """Refuse a benchmark that ``pin`` does not know, with the closest names.
+
+    Imports no mteb where its names were seen with this version
+    (:func:`analysis.core.compat.seen_names`).
+
+    Raises:
+        UnknownTaskError: not an mteb benchmark (``pin="now"``).
+        UnknownNameError: not in the pin (or an unknown pin).
+    """
+    if pin == NOW:
+        _refuse_unknown(name, "benchmarks")
+        return
+    benchmarks = _read_pin(pin)["benchmarks"]
     if name not in benchmarks:
         raise UnknownNameError(
             f"Benchmark {name!r} is not in pin {pin!r}. Closest: "
             f"{close_names(name, list(benchmarks))}. Pinned benchmarks: {sorted(benchmarks)}."
         )
+
+
+def _spec_from_pin(name: str, pin: str) -> BenchmarkSpec:
+    check_benchmark(name, pin=pin)
+    data = _read_pin(pin)
+    benchmarks = data["benchmarks"]
     tasks = tuple(
         _task_spec(r["task"], r["eval_splits"], r["hf_subsets"]) for r in benchmarks[name]
     )

@@ -58,6 +58,9 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if not args.plan and (not args.model or not args.tasks):
         parser.error("give -m/--model and -t/--tasks, or --plan PLAN.jsonl")
     _check_names(args)
+    if (unknown := _unknown_task(args)) is not None:
+        print(f"error: {unknown}", file=sys.stderr)
+        return 2
     setup_output(verbose=args.verbose, libraries=not args.plan)  # plans: the workers load
     run = (lambda: _run_plan(args)) if args.plan else (lambda: _run_direct(args))
     return stoppable_command(run, resume=_resume_command(argv, args))
@@ -103,6 +106,23 @@ def _check_names(args: argparse.Namespace) -> None:
         args.command_parser.error(
             f"{len(args.name)} --name for {len(args.model or [])} --model; give one per model."
         )
+
+
+def _unknown_task(args: argparse.Namespace) -> str | None:
+    """The message for a ``-t`` name unknown to this mteb, known before torch and mteb load.
+
+    Against the names last seen with its version (:func:`analysis.core.compat.seen_names`);
+    None if every name is known, or nothing was seen yet, or local task folders may name
+    their own (then the run's own look-up decides, after mteb's import).
+    """
+    from analysis.core.compat import seen_names
+    from analysis.core.errors import unknown_task_message
+
+    tasks, benchmarks = seen_names("tasks"), seen_names("benchmarks")
+    if getattr(args, "local_tasks", None) or tasks is None or benchmarks is None:
+        return None
+    unknown = [name for name in args.tasks or [] if name not in tasks | benchmarks]
+    return unknown_task_message(unknown[0], tasks | benchmarks) if unknown else None
 
 
 def _split_run_argv(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -238,6 +258,9 @@ def plan_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
         0, 2 on a usage error, 128 + the signal number when stopped.
     """
     _check_names(args)
+    if (unknown := _unknown_task(args)) is not None:
+        print(f"error: {unknown}", file=sys.stderr)
+        return 2
     setup_output(verbose=args.verbose, libraries=False)  # it loads no model, no data set
     return stoppable_command(lambda: _plan(args), resume="static-rteb plan " + shlex.join(argv))
 

@@ -11,7 +11,6 @@ only dead processes' staging folders. Why and how: ``docs/running.md``.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import shutil
@@ -32,7 +31,7 @@ from tqdm.auto import tqdm
 
 from ..core import compat
 from ..core.choices import OVERWRITE_STRATEGIES, Overwrite
-from ..core.errors import RunInterrupted, UnknownTaskError, close_names
+from ..core.errors import RunInterrupted, UnknownTaskError, unknown_task_message
 from ..core.interrupt import signal_of
 from ..core.io import atomic_write_bytes
 from ..core.layout import PREDICTIONS, ModelFolder, corrupt_path
@@ -107,9 +106,9 @@ def _expand(item: str | AbsTask, local: dict[str, Path]) -> list[AbsTask]:
         return [item]
     if item in local:
         return [load_local_task(local[item])]
-    if item in _task_names():
+    if item in compat.task_names():
         return [mteb.get_task(item)]
-    if item in _benchmark_names():
+    if item in compat.benchmark_names():
         return [
             load_local_task(local[t.metadata.name]) if t.metadata.name in local else t
             for t in mteb.get_benchmark(item).tasks
@@ -117,20 +116,8 @@ def _expand(item: str | AbsTask, local: dict[str, Path]) -> list[AbsTask]:
     raise UnknownTaskError(_unknown_task_message(item, local))
 
 
-@functools.cache
-def _task_names() -> frozenset[str]:
-    """Every task name mteb registers (its registry; instantiating all tasks takes seconds)."""
-    return frozenset(compat.task_registry())
-
-
-@functools.cache
-def _benchmark_names() -> frozenset[str]:
-    return frozenset(benchmark.name for benchmark in mteb.get_benchmarks())
-
-
 def _unknown_task_message(name: str, local: dict[str, Path]) -> str:
-    candidates = sorted(_task_names() | _benchmark_names() | set(local))
-    return f"Unknown task or benchmark {name!r}. Closest names: {close_names(name, candidates)}."
+    return unknown_task_message(name, compat.task_names() | compat.benchmark_names() | set(local))
 
 
 # --------------------------------------------------------------------------- paths

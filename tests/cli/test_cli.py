@@ -207,3 +207,38 @@ def test_version_names_the_package_and_its_anchors(capsys) -> None:
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"static-rteb {version('static-rteb-analysis')} (mteb {version('mteb')},")
+
+
+@pytest.mark.slow
+def test_a_mistyped_benchmark_or_task_is_refused_before_the_heavy_imports(tmp_path: Path) -> None:
+    """Once this mteb's names were seen (the first look-up keeps them in the cache), a typo in
+    ``leaderboard -b`` (either pin) or ``run -t`` is refused with the closest names, exit 2,
+    importing none of mteb, pandas and torch; the first time, mteb's own lists refuse it, in
+    the same words."""
+    from tests._cli import cli_env
+
+    env = cli_env({"STATIC_RTEB_CACHE": str(tmp_path)})
+    code = (
+        "import sys\nfrom analysis.cli import main\n"
+        "try:\n    code = main(sys.argv[1:])\nexcept SystemExit as stop:\n    code = stop.code\n"
+        "print(code, *[m for m in ('mteb', 'pandas', 'torch') if m in sys.modules])\n"
+    )
+
+    def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+        run = [sys.executable, "-c", code, *argv]
+        return subprocess.run(
+            run, env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+
+    cold = cli("run", "-m", "x", "-t", "STSBenchmarkk")  # mteb's lists, kept in the cache
+    assert cold.stdout.split()[:2] == ["2", "mteb"] and "'STSBenchmark'" in cold.stderr
+    warm = cli("run", "-m", "x", "-t", "STSBenchmarkk")
+    assert warm.stdout.split() == ["2"] and warm.stderr == cold.stderr
+    for argv, hint in (
+        (["run", "-m", "x", "-t", "SciFact", "STSBenchmarkk"], "'STSBenchmark'"),
+        (["leaderboard", "-b", "RTEB(betaa)"], "'RTEB(beta)'"),
+        (["leaderboard", "-b", "RTEB(betaa)", "--pin", "as-of-post"], "'RTEB(beta)'"),
+    ):
+        done = cli(*argv)
+        assert done.stdout.split() == ["2"], (argv, done.stdout, done.stderr)
+        assert hint in done.stderr

@@ -29,6 +29,70 @@ def test_task_registry_is_mteb_private_registry():
     assert registry["SciFact"].metadata.type == "Retrieval"
 
 
+def test_mteb_names_are_kept_per_version_and_read_without_mteb(tmp_path, monkeypatch):
+    """``task_names``/``benchmark_names`` keep the installed mteb's lists in the cache, one file
+    per mteb version; ``seen_names`` reads them back, equal, in a process that imports no
+    mteb; a file of another version, or an unreadable one, is not seen."""
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    from tests._cli import cli_env
+
+    monkeypatch.setenv("STATIC_RTEB_CACHE", str(tmp_path))
+    assert compat.seen_names("tasks") is None
+    for cached in (compat.task_names, compat.benchmark_names):
+        cached.cache_clear()
+    try:
+        tasks, benchmarks = compat.task_names(), compat.benchmark_names()
+    finally:
+        for cached in (compat.task_names, compat.benchmark_names):
+            cached.cache_clear()
+    assert "SciFact" in tasks and "RTEB(beta)" in benchmarks
+    kept = tmp_path / "mteb-names" / f"{version('mteb')}.json"
+    assert [p.name for p in kept.parent.iterdir()] == [kept.name]
+    code = (
+        "import sys\nfrom analysis.core.compat import seen_names\n"
+        "print(len(seen_names('tasks')), len(seen_names('benchmarks')), 'mteb' in sys.modules)"
+    )
+    env = cli_env({"STATIC_RTEB_CACHE": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == [str(len(tasks)), str(len(benchmarks)), "False"]
+    assert compat.seen_names("tasks") == tasks and compat.seen_names("benchmarks") == benchmarks
+    kept.rename(kept.with_name("0.0.1.json"))  # another mteb's
+    assert compat.seen_names("tasks") is None
+    kept.write_text("{not json", encoding="utf-8")
+    assert compat.seen_names("tasks") is None and compat.seen_names("benchmarks") is None
+
+
+def test_an_editable_mteb_keeps_no_names(tmp_path, monkeypatch):
+    """An editable mteb (PEP 610: ``dir_info.editable``) changes its tasks under one version:
+    its names are never kept, so a task just added to it is never refused as a typo."""
+    import importlib.metadata
+
+    real = importlib.metadata.distribution("mteb")
+
+    class Editable:
+        version = real.version
+
+        def read_text(self, name: str) -> str | None:
+            editable = '{"url": "file:///src/mteb", "dir_info": {"editable": true}}'
+            return editable if name == "direct_url.json" else real.read_text(name)
+
+    monkeypatch.setenv("STATIC_RTEB_CACHE", str(tmp_path))
+    assert compat._names_file() == tmp_path / "mteb-names" / f"{real.version}.json"
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Editable())
+    compat.benchmark_names.cache_clear()
+    try:
+        assert "RTEB(beta)" in compat.benchmark_names()
+    finally:
+        compat.benchmark_names.cache_clear()
+    assert compat._names_file() is None and compat.seen_names("benchmarks") is None
+    assert not (tmp_path / "mteb-names").exists()
+
+
 def test_model_name_and_revision_from_folder(tmp_path):
     from mteb import ResultCache
 
