@@ -78,8 +78,9 @@ def task_registry() -> Mapping[str, Any]:
 def _names_file() -> Path | None:
     """The installed mteb's names as last seen: ``<cache>/mteb-names/<version>.json`` (no mteb).
 
-    None for an editable install (PEP 610's ``direct_url.json``): its tasks change under one
-    version, so its names are always mteb's own.
+    None for an mteb not installed from a package index (PEP 610's ``direct_url.json``: an
+    editable install, a git checkout, a local folder or wheel), whose tasks can change under
+    one version: its names are always mteb's own.
     """
     import importlib.metadata
 
@@ -87,10 +88,9 @@ def _names_file() -> Path | None:
 
     try:
         dist = importlib.metadata.distribution("mteb")
-        direct = json.loads(dist.read_text("direct_url.json") or "{}")
-    except (importlib.metadata.PackageNotFoundError, ValueError):  # pragma: no cover
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a dependency
         return None
-    if isinstance(direct, dict) and direct.get("dir_info", {}).get("editable"):
+    if dist.read_text("direct_url.json") is not None:
         return None
     return default_cache_dir() / "mteb-names" / f"{dist.version}.json"
 

@@ -67,23 +67,30 @@ def test_mteb_names_are_kept_per_version_and_read_without_mteb(tmp_path, monkeyp
     assert compat.seen_names("tasks") is None and compat.seen_names("benchmarks") is None
 
 
-def test_an_editable_mteb_keeps_no_names(tmp_path, monkeypatch):
-    """An editable mteb (PEP 610: ``dir_info.editable``) changes its tasks under one version:
-    its names are never kept, so a task just added to it is never refused as a typo."""
+@pytest.mark.parametrize(
+    "direct_url",
+    [
+        '{"url": "file:///src/mteb", "dir_info": {"editable": true}}',
+        '{"url": "https://github.com/embeddings-benchmark/mteb", "vcs_info": {"vcs": "git"}}',
+    ],
+)
+def test_an_mteb_from_outside_an_index_keeps_no_names(tmp_path, monkeypatch, direct_url):
+    """An mteb installed editable or from a checkout (PEP 610's ``direct_url.json``) can change
+    its tasks under one version: its names are never kept, so a task just added to it is never
+    refused as a typo."""
     import importlib.metadata
 
     real = importlib.metadata.distribution("mteb")
 
-    class Editable:
+    class Direct:
         version = real.version
 
         def read_text(self, name: str) -> str | None:
-            editable = '{"url": "file:///src/mteb", "dir_info": {"editable": true}}'
-            return editable if name == "direct_url.json" else real.read_text(name)
+            return direct_url if name == "direct_url.json" else real.read_text(name)
 
     monkeypatch.setenv("STATIC_RTEB_CACHE", str(tmp_path))
     assert compat._names_file() == tmp_path / "mteb-names" / f"{real.version}.json"
-    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Editable())
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Direct())
     compat.benchmark_names.cache_clear()
     try:
         assert "RTEB(beta)" in compat.benchmark_names()
