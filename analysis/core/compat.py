@@ -113,13 +113,15 @@ def _remember(kind: str, names: frozenset[str]) -> None:
     """Add ``names`` to the file :func:`seen_names` reads (atomic; a failed write is no loss)."""
     from .io import atomic_write_text
 
-    if (path := _names_file()) is None or seen_names(kind) == names:
+    if (path := _names_file()) is None:
         return
     try:
         known = json.loads(path.read_text(encoding="utf-8"))
         known = known if isinstance(known, dict) else {}
     except (OSError, ValueError):
         known = {}
+    if known.get(kind) == sorted(names):  # kept already: no write
+        return
     with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps({**known, kind: sorted(names)}, indent=0) + "\n")
 

@@ -155,32 +155,20 @@ def _read_pin(pin: str) -> dict[str, Any]:
 def _task_spec(
     task_name: str, eval_splits: Sequence[str] | None, hf_subsets: Sequence[str] | None
 ) -> TaskSpec:
-    _refuse_unknown(task_name, "tasks")
-    meta = compat.task_registry()[task_name].metadata
+    registry = compat.task_registry()  # imported here anyway: a seen-names check buys nothing
+    if task_name not in registry:
+        raise UnknownTaskError(
+            f"Unknown task {task_name!r}. Closest mteb task names: "
+            f"{close_names(task_name, list(registry))}."
+        )
+    meta = registry[task_name].metadata
     splits = tuple(eval_splits) if eval_splits else tuple(meta.eval_splits)
     subsets = tuple(hf_subsets) if hf_subsets else tuple(meta.hf_subsets or ["default"])
     return TaskSpec(task_name, meta.type, bool(meta.is_public), splits, subsets)
 
 
-def _refuse_unknown(name: str, kind: str) -> None:
-    """UnknownTaskError with the closest names if mteb has no such task or benchmark.
-
-    Checked against the names last seen with this mteb version (no import: a typo is refused
-    at once), else against mteb's own lists.
-    """
-    names = compat.seen_names(kind)
-    if names is None:
-        names = compat.task_names() if kind == "tasks" else compat.benchmark_names()
-    if name not in names:
-        what = kind.removesuffix("s")
-        raise UnknownTaskError(
-            f"Unknown {what} {name!r}. Closest mteb {what} names: "
-            f"{close_names(name, sorted(names))}."
-        )
-
-
 def _spec_from_mteb(name: str) -> BenchmarkSpec:
-    _refuse_unknown(name, "benchmarks")
+    check_benchmark(name)
     import mteb
 
     tasks = tuple(
@@ -207,7 +195,13 @@ def check_benchmark(name: str, *, pin: str = NOW) -> None:
         UnknownNameError: not in the pin (or an unknown pin).
     """
     if pin == NOW:
-        _refuse_unknown(name, "benchmarks")
+        if (names := compat.seen_names("benchmarks")) is None:
+            names = compat.benchmark_names()
+        if name not in names:
+            raise UnknownTaskError(
+                f"Unknown benchmark {name!r}. Closest mteb benchmark names: "
+                f"{close_names(name, sorted(names))}."
+            )
         return
     benchmarks = _read_pin(pin)["benchmarks"]
     if name not in benchmarks:

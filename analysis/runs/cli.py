@@ -119,10 +119,11 @@ def _unknown_task(args: argparse.Namespace) -> str | None:
     from analysis.core.errors import unknown_task_message
 
     tasks, benchmarks = seen_names("tasks"), seen_names("benchmarks")
-    if getattr(args, "local_tasks", None) or tasks is None or benchmarks is None:
+    if args.local_tasks or tasks is None or benchmarks is None:
         return None
-    unknown = [name for name in args.tasks or [] if name not in tasks | benchmarks]
-    return unknown_task_message(unknown[0], tasks | benchmarks) if unknown else None
+    known = tasks | benchmarks
+    unknown = [name for name in args.tasks or [] if name not in known]
+    return unknown_task_message(unknown[0], known) if unknown else None
 
 
 def _split_run_argv(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
