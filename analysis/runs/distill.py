@@ -181,22 +181,33 @@ def _occupied(output: Path) -> bool:
     return output.is_dir() and any(output.iterdir())
 
 
+#: What to do with an occupied output folder, from Python or the command line.
+_FIX = "choose another folder, or replace it (--overwrite; in Python, overwrite=True)"
+
+
+def _occupied_message(output: Path | str, *, cli: bool = False) -> str:
+    """The refusal of an occupied ``output``: the command line's options, or also Python's."""
+    if cli:
+        return (
+            f"{output} already exists and is not empty; choose another folder, or pass "
+            "--overwrite to replace it or --reuse to keep it"
+        )
+    return f"{output} already exists and is not empty; {_FIX}, or keep it (--reuse; reuse=True)."
+
+
 def _check_existing(output: Path, name: str, pca_dims: int, overwrite: bool, reuse: bool) -> bool:
     """Whether ``output`` holds a model to reuse; a :class:`DistillError` if it may not go."""
     if not _occupied(output) or overwrite:
         return False
-    fix = "choose another folder, or replace it (--overwrite; in Python, overwrite=True)"
     if not reuse:
-        raise DistillError(
-            f"{output} already exists and is not empty; {fix}, or keep it (--reuse; reuse=True)."
-        )
+        raise DistillError(_occupied_message(output))
     with contextlib.suppress(OSError, ValueError, AttributeError):
         config = json.loads((output / "config.json").read_text(encoding="utf-8"))
         if (config.get("tokenizer_name"), config.get("apply_pca")) == (name, pca_dims):
             return True
     raise DistillError(
         f"{output} holds no student of {name!r} with pca_dims={pca_dims} (its "
-        f"config.json names another teacher or pca_dims, or is unreadable); {fix}."
+        f"config.json names another teacher or pca_dims, or is unreadable); {_FIX}."
     )
 
 
@@ -256,10 +267,8 @@ def distill_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.pca_dims <= 0:
         args.command_parser.error(f"--pca-dims must be positive, got {args.pca_dims}")
     if not (args.overwrite or args.reuse) and _occupied(Path(args.output).expanduser()):
-        args.command_parser.error(  # before the teacher is looked for (it imports mteb)
-            f"{args.output} already exists and is not empty; choose another folder, or pass "
-            "--overwrite to replace it or --reuse to keep it"
-        )
+        # before the teacher is looked for (it imports mteb)
+        args.command_parser.error(_occupied_message(args.output, cli=True))
     setup_output(verbose=args.verbose)
     return stoppable_command(
         lambda: _distill(args), resume="static-rteb distill " + shlex.join(argv)
