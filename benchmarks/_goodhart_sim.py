@@ -463,7 +463,9 @@ def predictor_cell(
     effect shared by each family: model j in family j mod 10, or families of
     ``family_sizes`` models); ``effect`` adds ``effect * z`` (z the standardized ranks of
     the predictor) and ``effect`` to the group of ``n_true`` random models. ``family``:
-    the group is family 0 (7 of 70 models; the first of ``family_sizes``); ``near``: family
+    the group is family 0 (7 of 70 models; the first of ``family_sizes``), whose own shared
+    effect is what that group tests: its null, the same data set (the same draws) with
+    family 0's shared effect 0, the other families' as drawn; ``near``: family
     0 and 2 models of family 1 (tested per model, its contrast mostly between families,
     as the data's static models: one maker's 8 of 8, another's 2 of 9). Rejection at
     ``alpha``, one predictor at a time, ``n_shuffles`` shuffles of it, the families given
@@ -491,7 +493,11 @@ def predictor_cell(
             shared = rng.normal(size=n_families)
         d += family_spread * shared[family]
         d += effect * zs + effect * group
+        own = d - family_spread * shared[0] * (family == 0)  # family 0's null: no effect of its own
+        twin = np.random.Generator(type(rng.bit_generator)())
+        twin.bit_generator.state = rng.bit_generator.state  # the same draws: the same task noise
         y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
+        boards = {"family": relative_board(twin, n1, n2, k, departure, own, level)[:3]}
         columns = [
             pd.Series(z, name="rank"),
             pd.Series(group, name="group"),
@@ -502,9 +508,7 @@ def predictor_cell(
         ]
         for column in columns:
             row = predictor_row(
-                y_pub,
-                y_priv,
-                each,
+                *boards.get(str(column.name), (y_pub, y_priv, each)),
                 column,
                 confidence_level=level,
                 power=0.8,

@@ -483,7 +483,7 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
     sizes = organisation_sizes(results)
     rows = [
         "| departure | true effects | type-I error at 5% (target 0.04–0.06): ranked predictor "
-        "| group of 8 models | one family (7 models; the data's organisations: "
+        "| group of 8 models | one family, its own effect tested (7 models; the data's organisations: "
         f"{ORGANISATION}'s {sizes[0]}) | that family and 2 models of another (per model) |",
         "|---|---|---|---|---|---|",
     ]
@@ -821,7 +821,10 @@ def main() -> None:
         f"{_default(sim.predictor_cell, 'n_shuffles')} shuffles of the predictor), the "
         "families given as the notebook gives its organisations (`families=`). Every "
         "predictor is tested per model: the ranked and the random group, which vary within "
-        "families; the group that is one family (the notebook's organisation predictor); and "
+        "families; the group that is one family (the notebook's organisation predictor), "
+        "which tests that family's own shared effect: its null is the same data set (the "
+        "same draws) with family 0 sharing nothing of its own, the others' shared effects "
+        "as the row draws them; and "
         "the last column's, one family and 2 models of another (the data's static models: "
         "one maker's 8 of 8, another's 2 of 9), whose contrast lies mostly between families "
         "(`family_share` near 1). With `families=`, the models' variance is the families' "
@@ -832,7 +835,11 @@ def main() -> None:
         "spread alone, the last group rejected 0.237 and 0.266 with family-shared effects "
         "(this report as of 2026-11-30 12:08 UTC); the one-family group, tested on the "
         "families' means with its shuffles moving whole families, had p >= 1/F and rejected "
-        "0.000–0.031 (this report as of 2026-11-30 19:06 UTC). SD 0.04 is twice the other "
+        "0.000–0.031 (this report as of 2026-11-30 19:06 UTC); judged per model against the "
+        "spread of every family's shared effect, its own included (drawn at random in its "
+        "null), it rejected 0.029 on the data's organisations sharing nothing (this report as "
+        "of 2026-12-02 00:54 UTC): a variance estimated at its floor of zero is biased up, "
+        "by about 40% there. SD 0.04 is twice the other "
         "rows' shared spread; *heavy-tailed*: the families' shared effects are t with 3 df "
         "(the same SD), against the t's assumption of normal ones. "
         f"Every row runs {PREDICTOR_SETS * reps} data sets (the cells are cheap; at 2,000 "

@@ -342,8 +342,10 @@ class AdvantagePredictorsResult(TableResult):
     Attributes:
         table: ``predictor``, ``kind`` (``"rank"`` or ``"groups"``), ``n_models`` (with a known
             value), ``n_a`` / ``n_b`` (groups: the models True / False), ``n_families`` (of those
-            models; NaN without ``families``), ``effect`` (the slope of A per standard deviation of
-            the models' ranks, or the difference of the groups' mean A, True - False), ``se_tasks``
+            models; NaN without ``families``), ``one_family`` (a group one side of which is
+            exactly one family: that family's own shared effect is what it tests), ``effect``
+            (the slope of A per standard deviation of the models' ranks, or the difference of
+            the groups' mean A, True - False), ``se_tasks``
             and ``se_models`` (its two parts), ``se``, ``df``, ``ci_low`` / ``ci_high``,
             ``pvalue_t``, ``pvalue_permutation``, ``pvalue`` (the larger), ``spearman``
             (descriptive), ``family_share`` (with ``families``: the share of the contrast's sum of
@@ -400,7 +402,7 @@ def _tested(column: pd.Series, strata: Any) -> bool:
     return not (shared and constant and codes.nunique() < MIN_FAMILIES)
 
 
-def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
+def _model_part(a: Any, c: Any, noise: Any, strata: Any, groups: bool = False) -> tuple[Any, Any]:
     """The models' variance in each contrast (a column of ``c``) and its df.
 
     Moments of the residuals r = M A of A on the contrast, each sum of squares less its own
@@ -409,6 +411,8 @@ def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
     tau_f and the models' own tau_m solve the between (M P M, P onto the families) and
     within sums' moment equations, unbiased, and the variance is ``tau_m sum c**2 + tau_f
     sum_f (sum_{j in f} c_j)**2`` (Satterthwaite df); if not > 0, tau_f = 0: the pooled one.
+    With ``groups``, a family that is one side of a contrast exactly (``_own``) is what that
+    contrast tests: its own term leaves the sum over f.
     """
     n, cc, ec = len(c), (c**2).sum(axis=0), noise @ c
     centred = a - a.mean()  # least-squares fit of A on the contrast: its residuals
@@ -425,10 +429,22 @@ def _model_part(a: Any, c: Any, noise: Any, strata: Any) -> tuple[Any, Any]:
     e_b = e_b - (2 * ((h.T @ (hc / size)) * ec).sum(axis=0) - s * (c * ec).sum(axis=0)) / cc
     d_b, k_b = f - 1 - s, n - (size**2).sum() / n - (2 - s) * k  # tr(B), tr(B K); W = M - B
     d_w, k_w, e_w, ss_b = n - 2 - d_b, k * (1 - s), e_m - e_b, (between**2 / size).sum(axis=0)
-    g_b, g_w = np.array([k * d_w - k_w, k_b - k * d_b]) * cc / (k_b * d_w - d_b * k_w)
-    v = g_b * (ss_b - e_b) + g_w * (ss - ss_b - e_w)  # tau_m cc + tau_f k cc, both unbiased
+    k_v = k - (hc**2 * _own(h, c)).sum(axis=0) / cc if groups else k  # tau_f's weight in v
+    g_b, g_w = np.array([k_v * d_w - k_w, k_b - k_v * d_b]) * cc / (k_b * d_w - d_b * k_w)
+    v = g_b * (ss_b - e_b) + g_w * (ss - ss_b - e_w)  # tau_m cc + tau_f k_v cc, both unbiased
     df = np.fmax(v**2 / ((g_b * ss_b) ** 2 / d_b + (g_w * (ss - ss_b)) ** 2 / d_w), 1.0)
     return np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1])  # else tau_f = 0
+
+
+def _own(h: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Families x contrasts: the family whose models are exactly one side of the contrast.
+
+    Such a group (one organisation's models against the rest) asks whether that family's
+    models differ from the others: its shared effect is the effect tested, not chance.
+    """
+    size = h.sum(axis=1)[:, None]
+    sides = [(h @ side, side.sum(axis=0)) for side in (c > 0, c < 0)]
+    return np.logical_or.reduce([(on == size) & (on == every) for on, every in sides])
 
 
 def predictor_row(
@@ -456,11 +472,14 @@ def predictor_row(
     by = None if strata is None else strata[known]
     row = {"predictor": str(column.name), "kind": kind, "n_models": n_models, **sizes}
     row["n_families"] = np.nan if by is None else len(set(by))
+    row["one_family"] = False
     if not _tested(column, strata):  # too few models, or told from a family apart
         return {**row, **dict.fromkeys(_UNTESTED, np.nan)}
     share = np.nan  # the share of c0's sum of squares between families
     if by is not None:
         share = (pd.Series(c0).groupby(by).transform("mean") ** 2).sum() / (c0**2).sum()
+        hot = pd.get_dummies(by).to_numpy(float).T
+        row["one_family"] = kind == "groups" and bool(_own(hot, c0[:, None]).any())
     ties = np.unique(c0, return_counts=True)[1].tolist()  # swapping equal weights: no change
     mirrored = np.allclose(np.sort(c0), np.sort(-c0))  # -c0 a shuffle of c0: the same |t|
     arrangements = math.factorial(len(c0)) // math.prod(map(math.factorial, ties))
@@ -478,7 +497,7 @@ def predictor_row(
     )
     a, sides = each["estimate"][known], (y_pub[:, known], y_priv[:, known])
     noise = sum(np.cov(v, rowvar=False) / len(v) for v in sides)  # A's, over the tasks
-    (v_model, d_model), v_task = _model_part(a, c, noise, by), v1 + v2
+    (v_model, d_model), v_task = _model_part(a, c, noise, by, kind == "groups"), v1 + v2
     var = v_task + v_model
     df = var**2 / (v1**2 / d1 + v2**2 / d2 + v_model**2 / d_model)
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
@@ -547,12 +566,16 @@ def advantage_predictors(
       each once if no more than ``n_resamples``). ``pvalue`` is the larger: the decision is valid
       when either test is; the interval ``effect +- se`` times the larger critical value.
     * **Null hypothesis**: the predictor is unrelated to the models' expected advantage
-      (over the population of tasks and of models). **Assumptions**: tasks independent (see
-      :func:`public_advantage`); models independent given the tasks, or, with ``families``, given
-      their families' shared effects, normal (a group that is one family, e.g. one organisation's
-      models, is judged against the spread of the other families' effects; that family's own cannot
-      be checked). Its variance has that family part: conservative if families share nothing and its
-      ``family_share`` is near 1 (if the part is not positive, the pooled). One of two families only
+      (over the population of tasks and of models). A group that is exactly one family (one
+      organisation's models against the rest) asks whether that family's models differ from the
+      others: its own shared effect is the effect tested, the other families' count as chance
+      (their part of the variance; a difference found says that family differs, not why).
+      **Assumptions**: tasks independent (see :func:`public_advantage`); models independent given
+      the tasks, or, with ``families``, given their families' shared effects, normal. Its variance
+      has that family part: conservative if families share nothing and its ``family_share`` is
+      near 1 (one family and part of another, as the static models; if the part is not
+      positive, the pooled: a variance estimated at its floor of zero is biased up). One of two
+      families only
       (a kind made by one organisation against another's) is not tested (NaN, left out of the
       adjustment). The true advantages spread alike in the two groups; the effect linear in the
       ranks. Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; the

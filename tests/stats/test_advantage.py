@@ -8,6 +8,7 @@ runs the simulations of :mod:`benchmarks._goodhart_sim` with many replicates
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -426,6 +427,7 @@ def test_a_predictor_constant_within_families_is_tested_per_model_with_their_par
     found = pd.DataFrame(
         {
             "org": family.isin(["f0", "f1"]),
+            "f0": family.eq("f0"),  # one family: its own effect is what it tests
             "tier": family.map(lambda f: float(f[1:]) ** 1.5),
             "size": rng.normal(size=30),
             "kind": family.map({"f0": True, "f1": False}).astype("boolean"),
@@ -438,11 +440,11 @@ def test_a_predictor_constant_within_families_is_tested_per_model_with_their_par
     table = table.set_index("predictor")
     y = _relative(scores)
 
-    def check(name: str, c: np.ndarray, keep: list[str]) -> None:
+    def check(name: str, c: np.ndarray, keep: list[str], groups: bool = True) -> None:
         row, adv = table.loc[name], y.loc[pub, keep].mean() - y.loc[priv, keep].mean()
         welch = stats.ttest_ind((y[keep] @ c)[pub], (y[keep] @ c)[priv], equal_var=False)
         noise = _task_noise(y, pub, priv, keep).to_numpy()
-        dense = _dense_model_part(adv.to_numpy(), c, noise, family[keep].to_numpy())
+        dense = _dense_model_part(adv.to_numpy(), c, noise, family[keep].to_numpy(), groups)
         assert row["effect"] == pytest.approx(adv @ c, rel=1e-9)
         assert row["se_tasks"] == pytest.approx(abs(adv @ c / welch.statistic), rel=1e-9)
         assert row["se_models"] ** 2 == pytest.approx(dense[0], rel=1e-9)
@@ -454,7 +456,23 @@ def test_a_predictor_constant_within_families_is_tested_per_model_with_their_par
     assert (table.loc["org", "n_a"], table.loc["org", "n_b"]) == (8, 22)
     z = stats.rankdata(found["tier"].dropna())
     z = (z - z.mean()) / z.std()
-    check("tier", z / (z**2).sum(), models[1:])  # m00's tier unknown
+    check("tier", z / (z**2).sum(), models[1:], groups=False)  # m00's tier unknown
+    one = family.eq("f0").to_numpy()
+    check("f0", np.where(one, 1 / 4, -1 / 26), models)
+    whole = _dense_model_part(  # with f0's own shared effect counted as chance: larger
+        (y.loc[pub].mean() - y.loc[priv].mean()).to_numpy(),
+        np.where(one, 1 / 4, -1 / 26),
+        _task_noise(y, pub, priv, models).to_numpy(),
+        family.to_numpy(),
+    )[0]
+    assert table.loc["f0", "se_models"] ** 2 < whole
+    assert table["one_family"].to_dict() == {
+        "org": False,
+        "f0": True,
+        "tier": False,
+        "size": False,
+        "kind": False,
+    }
     alone = advantage_predictors(scores, found[["size"]], **kw).to_frame().iloc[0]
     fixed = ["effect", "se_tasks"]  # no draws; se_models: the next tests
     assert table.loc["size", fixed].tolist() == alone[fixed].tolist()
@@ -484,9 +502,10 @@ def test_the_models_variance_parts_match_its_moments_on_the_datas_families(tau_f
     (variance 1, as the function is told) on the data's organisation sizes; the parts' mean
     over 2,000 draws against the true variance tau_m sum c**2 + tau_f sum_f (sum c in f)**2
     of each contrast: the static shape (one family and 2 of another), one within families
-    (summing to 0 in each) and 40 at random, within 5% (the moments are unbiased). With
-    nothing shared, the static shape's falls under 0 often and the pooled spread is used
-    instead: 20-70% over (conservative)."""
+    (summing to 0 in each) and 40 at random, within 5% (the moments are unbiased); so one
+    family against the rest as a group, its own term left out of the truth. With nothing
+    shared, the static shape's falls under 0 often and the pooled spread is used instead:
+    20-70% over (conservative)."""
     from analysis.stats.advantage import _model_part
 
     rng = np.random.default_rng(8)
@@ -502,13 +521,17 @@ def test_the_models_variance_parts_match_its_moments_on_the_datas_families(tau_f
     )
     sums = np.array([[c[fam == f, k].sum() for f in range(len(sizes))] for k in range(c.shape[1])])
     truth = (c**2).sum(axis=0) + tau_f * (sums**2).sum(axis=1)
-    total = np.zeros(c.shape[1])
+    one = np.where(fam == 0, 1 / 8, -1 / 62)[:, None]  # one family: its own effect tested
+    truth_one = (one**2).sum() + tau_f * sum(one[fam == f].sum() ** 2 for f in range(1, 23))
+    total, total_one = np.zeros(c.shape[1]), 0.0
     for _ in range(2000):
         a = rng.normal(0, np.sqrt(tau_f), len(sizes))[fam] + rng.normal(0, np.sqrt(2.0), 70)
         total += _model_part(a, c, np.eye(70), fam)[0]
+        total_one += _model_part(a, one, np.eye(70), fam, True)[0][0]
     ratio = total / 2000 / truth
     assert np.all(np.abs(ratio[1:] - 1) < 0.05), ratio
     assert abs(ratio[0] - 1) < 0.05 if tau_f else 1.2 < ratio[0] < 1.7, ratio[0]
+    assert abs(total_one / 2000 / truth_one - 1) < 0.05, total_one / 2000 / truth_one
 
 
 def test_detectable_and_the_shuffles_floor_count_the_tested_predictors_only():
@@ -600,9 +623,13 @@ def test_a_predictor_varying_within_families_counts_their_shared_spread():
     assert row["df"] < alone["df"]
 
 
-def _dense_model_part(a: np.ndarray, c: np.ndarray, noise: np.ndarray, fam: np.ndarray) -> tuple:
+def _dense_model_part(
+    a: np.ndarray, c: np.ndarray, noise: np.ndarray, fam: np.ndarray, groups: bool = False
+) -> tuple:
     """The models' variance of contrast ``c`` and its df, by dense matrices (M, P, K) and
-    numpy's solve: (variance, df, tau_f, tau_m, whether the pooled spread was used)."""
+    numpy's solve: (variance, df, tau_f, tau_m, whether the pooled spread was used). With
+    ``groups``, a family that is one side of ``c`` exactly has no term of its own in tau_f's
+    weight (written with sets)."""
     n, hot = len(fam), pd.get_dummies(fam).to_numpy(float)
     m_ = _residual_maker(np.column_stack([np.ones(n), c]))
     b_ = m_ @ (np.eye(n) - _residual_maker(hot)) @ m_
@@ -611,7 +638,9 @@ def _dense_model_part(a: np.ndarray, c: np.ndarray, noise: np.ndarray, fam: np.n
     sums = [r @ q @ r for q in (b_, w_)]
     rhs = [s_ - np.trace(q @ noise) for s_, q in zip(sums, (b_, w_), strict=True)]
     tau_f, tau_m = np.linalg.solve(lhs, rhs)
-    weights = [((hot.T @ c) ** 2).sum(), (c**2).sum()]
+    sides = [set(np.flatnonzero(c > 0)), set(np.flatnonzero(c < 0))]
+    own = [f for f in set(fam) if groups and set(np.flatnonzero(fam == f)) in sides]
+    weights = [sum(c[fam == f].sum() ** 2 for f in set(fam) - set(own)), (c**2).sum()]
     v = float(np.dot(weights, [tau_f, tau_m]))
     gs = np.linalg.solve(np.transpose(lhs), weights)
     spread = sum((g_ * s_) ** 2 / q[1] for g_, s_, q in zip(gs, sums, lhs, strict=True))
@@ -642,14 +671,16 @@ def test_the_models_parts_against_dense_moments(sizes: list[int]):
     apart = np.linspace(-3, 3, len(sizes))[fam] + rng.normal(0, 1.5, n)  # families apart
     alike = rng.normal(0, 1.5, n)  # the families share nothing: v < 0 about half the time
     fell = []
-    for a in (apart, alike):
-        v, df = _model_part(a, c, noise, fam)
-        dense = [_dense_model_part(a, c[:, j], noise, fam) for j in range(c.shape[1])]
+    for a, groups in itertools.product((apart, alike), (False, True)):
+        v, df = _model_part(a, c, noise, fam, groups)
+        dense = [_dense_model_part(a, c[:, j], noise, fam, groups) for j in range(c.shape[1])]
         np.testing.assert_allclose(v, [d[0] for d in dense], rtol=1e-9)
         np.testing.assert_allclose(df, [d[1] for d in dense], rtol=1e-9)
         fell.append(sum(d[4] for d in dense))
         assert v[1] == pytest.approx(dense[1][3] * (within**2).sum())  # within: tau_m alone
-    assert fell[0] == 0 and 0 < fell[1] < c.shape[1], fell  # both branches checked
+    assert fell[0] == fell[1] == 0 and 0 < fell[2] < c.shape[1], fell  # both branches checked
+    apart_own = _model_part(apart, c[:, :1], noise, fam, True)[0]
+    assert apart_own < _model_part(apart, c[:, :1], noise, fam)[0]  # family 0's term left out
 
 
 def test_detectable_needs_the_level_reached_with_the_power_and_counts_mirrors_once():
