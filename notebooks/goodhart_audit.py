@@ -133,7 +133,7 @@ nb.table(
     show=False,
 )
 nb.show(table.reset_index()[["model", "Rank (Borda)", "Zero-shot (public)", "Mean (Public)", "Mean (Private)"]].head(n_show), floatfmt=".2f",
-        caption=f"The first {min(n_show, len(table))} of {len(table)} models (all: figures/goodhart_leaderboard.md)")
+        caption=f"The first {min(n_show, len(table))} of {len(table)} models (all: {nb.output('goodhart_leaderboard.md')})")
 
 sized = table.assign(params=groups["n_parameters"]).dropna(subset=["params"])
 n_zero = int(table["Total Parameters (B)"].eq(0).sum())  # mteb records 0 (the baselines), groups none
@@ -172,7 +172,7 @@ nb.table(
 touched = overlap[overlap["public trained"].fillna(0) > 0]
 nb.show(touched.reset_index()[["model", "public trained", "public zero-shot %", "public via source", "private zero-shot %",
                                  f"{reference} zero-shot %"]].head(n_show), floatfmt=".0f",
-        caption=f"The first {min(n_show, len(touched))} of the {len(touched)} models trained on a public task (all models: figures/goodhart_overlap.md)")
+        caption=f"The first {min(n_show, len(touched))} of the {len(touched)} models trained on a public task (all models: {nb.output('goodhart_overlap.md')})")
 trained_public = trained_on(both, public)  # tasks x models; <NA>: unknown
 per_task = trained_public.sum(axis=1)
 per_task = per_task[per_task > 0].sort_values(ascending=False)
@@ -242,10 +242,10 @@ nb.md(
     f"With these tasks, one model's advantage is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points "
     f"(median {100 * adv['detectable'].median():.1f}; `detectable` in the table), and {int((adv['advantage'].abs() >= adv['detectable']).sum())} of the "
     f"{len(adv)} observed advantages reach their model's (the largest is {100 * adv['advantage'].abs().max():.1f})"
-    + (": no model's advantage reaches the effect its own data could detect, so that none is beyond chance clears no model."
+    + (": no model's advantage reaches the effect its own data could detect, so a model not found beyond chance is not thereby cleared."
        if not (adv["advantage"].abs() >= adv["detectable"]).any() else ".")
     + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): built without "
-              "training on any labelled task, so their advantages show how far a model's moves without any such fit (a zero-shot % shown "
+              "training on any labelled task, so their advantages show how far a model's advantage moves without any such fit (a zero-shot % shown "
               "unknown is mteb's record, which leaves some baselines' training data unset)."
               for baselines in [[m for m in adv.index if short_name(m).startswith("baseline-")]] if baselines)
 )
@@ -292,7 +292,7 @@ for row in subs.to_dict("records"):
     if row["tested"]:
         nb.md(f"- **{row['benchmark']}** ({row['public tasks']} public / {row['private tasks']} private): "
               f"{row['gain on public']} model(s) gain on public and {row['gain on private']} on private beyond chance "
-              f"(every model: `figures/goodhart_advantage_{slug(row['benchmark'])}.md`).")
+              f"(every model: `{nb.output('goodhart_advantage_' + slug(row['benchmark']) + '.md')}`).")
     else:
         nb.md(f"- **{row['benchmark']}**: {row['what it cannot say']}")
 
@@ -321,7 +321,7 @@ nb.table(per_model, "goodhart_within", floatfmt=".1f",
          note=f"{within.method}. Mean difference {100 * within.statistic:+.1f} points, p {pvalue_phrase(within.pvalue)}; one common gain "
               f"{100 * within.shift:+.1f} points, {confidence_level:.0%} CI {span(within.confidence_interval)}.", show=False)
 nb.show(per_model.head(n_show), floatfmt=".1f",
-        caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: figures/goodhart_within.md)")
+        caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: {nb.output('goodhart_within.md')})")
 top_task = per_task.index[0]  # the public task most models trained on, and the test without it
 n_top = int(trained_public.loc[top_task, per_model["model"]].sum())
 rest = [t for t in public if t != top_task]
@@ -489,7 +489,7 @@ moved = shifts.reindex(shifts["rank_shift"].abs().sort_values(ascending=False).i
 nb.md(
     f"Kendall's tau {agreement.loc[0, 'statistic']:.2f} and Spearman's rho {agreement.loc[1, 'statistic']:.2f} over {len(both)} models; "
     f"{len(top_public & top_private)} of the top {top_k} by the public mean are in the top {top_k} by the private mean. Largest rank shifts (public → private): "
-    + "; ".join(f"{short_name(r.model)} {r.rank_public:g} → {r.rank_private:g}" for r in moved.itertuples()) + " (every model: `figures/goodhart_rank_shifts.md`)."
+    + "; ".join(f"{short_name(r.model)} {r.rank_public:g} → {r.rank_private:g}" for r in moved.itertuples()) + f" (every model: `{nb.output('goodhart_rank_shifts.md')}`)."
 )
 
 common = [m for m in both if pd.notna(ref.summary["mean_task"].get(m, np.nan))]

@@ -62,7 +62,7 @@ def add_batch_parser(subparsers: argparse._SubParsersAction) -> None:
         "batch",
         _lazy("analysis.notebook.batch", "batch_command"),
         help="run the notebooks with papermill",
-        description="Run the notebooks in ``notebooks/`` with papermill, from a parameter profile.",
+        description="Run the notebooks in notebooks/ with papermill, from a parameter profile.",
     )
     parser.add_argument(
         "--profile",

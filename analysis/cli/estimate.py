@@ -51,7 +51,7 @@ def report(
             f"{board.name} {label}: {100 * p.mean:.2f} ({level} interval {100 * low:.2f} "
             f"to {100 * high:.2f}); rank {p.rank} ({p.rank_low} to {p.rank_high}) among "
             f"{p.n_reference} leaderboard models complete on these tasks",
-            f"  from {len(p.tasks)} task(s); "
+            f"  from the model's {len(p.tasks)} task(s); "
             + (
                 "every task of the mean measured"
                 if p.known_share == 1

@@ -35,14 +35,17 @@ READ = "task_list n_tasks results results_fingerprint result_files results_commi
 
 def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
     """The table the command prints, a one-line caption (what was ranked, how), its provenance."""
+    import pandas as pd
+
     from analysis.results.columns import leaderboard_columns
     from analysis.results.leaderboard import load_leaderboard
     from analysis.results.specs import resolve_spec
     from analysis.stats import rank_intervals
 
     exclude = list(args.exclude_tasks or [])
+    full = resolve_spec(args.benchmark, pin=args.pin, exclude_tasks=exclude or None)
     if args.public_only:  # as mteb's website ranks RTEB
-        exclude += resolve_spec(args.benchmark, pin=args.pin).scope_tasks("private")
+        exclude += full.scope_tasks("private")
     board = load_leaderboard(
         args.benchmark,
         results=list(args.results) if args.results else None,
@@ -59,7 +62,10 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any
         if column in table:
             table[column] = table[column] * 100
     complete = [m for m in table.index if table.loc[m, "complete"]]
-    caption = f"{board.name} ({board.spec.source}): {len(table)} models, {len(complete)} complete"
+    source = full.source  # what was asked: the private tasks left out are no hand exclusion
+    if args.public_only:
+        source += f"; public tasks only ({len(board.spec.task_names)})"
+    caption = f"{board.name} ({source}): {len(table)} models, {len(complete)} complete"
     if args.min_zero_shot is not None:  # the filter the table is of
         unknown = "kept" if args.keep_unknown else "left out"
         caption += f" with zero-shot >= {args.min_zero_shot:g}% (unknown training data {unknown})"
@@ -79,6 +85,10 @@ def leaderboard_frame(args: argparse.Namespace) -> tuple[Any, str, dict[str, Any
             f"{'simultaneous ' if ranks.simultaneous else ''}rank intervals "
             f"({ranks.n_tasks} tasks, {ranks.method.split(';')[0]})"
         )
+    elif complete:  # one model: its rank is 1 of 1, said rather than left out
+        for column in ("Rank (Mean)", "Rank low", "Rank high"):
+            table[column] = pd.array([1 if m in complete else pd.NA for m in table.index], "Int64")
+        caption += "; rank by Mean (Task): the one complete model is 1 of 1"
     if args.top:
         table = table.head(args.top)
     recorded = {k: getattr(args, k) for k in RECORDED}
@@ -125,6 +135,10 @@ def leaderboard_command(args: argparse.Namespace, argv: list[str]) -> int:
             print(f"static-rteb leaderboard: error: {exc}", file=sys.stderr)
             return 2
     notes = [str(w.message) for w in caught if issubclass(w.category, AnalysisWarning)]
+    if (
+        args.min_zero_shot is not None
+    ):  # the notes count the benchmark's models, the caption the kept
+        notes = [f"(every model, before the zero-shot filter) {note}" for note in notes]
     command = shlex.join(["static-rteb", "leaderboard", *argv])
     provenance = {"command": command, **recorded, "version": versions()}
     if args.format == "csv":

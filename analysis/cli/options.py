@@ -167,7 +167,9 @@ def add_executor_options(parser: argparse.ArgumentParser, *, defaults: bool = Tr
         defaults: ``--executor`` defaults to ``local`` (``run``); else to None (``status
             --retry-failed`` then takes the last submission's executor).
     """
-    group = parser.add_argument_group("executor (with --plan)")
+    group = parser.add_argument_group(
+        "executor (with --plan)" if defaults else "executor (with --retry-failed)"
+    )
     group.add_argument(
         "--executor",
         default="local" if defaults else None,

@@ -98,6 +98,14 @@ class NotebookContext:
         """
         return {**header_parameters(self.parameters), **(extra or {}), **self._results_provenance()}
 
+    def output(self, name: str) -> str:
+        """Where a file of this notebook's is written, as prose names it: ``figures/x.md``.
+
+        Under ``output_dir``, relative to the repository root (:func:`display_path`), so a
+        link follows the folder the run writes to, not the committed ``figures/``.
+        """
+        return Path(display_path(self.out / name)).as_posix()
+
     def rng(self, *key: str) -> np.random.Generator:
         """A generator of its own for one table or figure: ``nb.rng("significance_claims")``.
 

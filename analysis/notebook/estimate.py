@@ -128,9 +128,10 @@ def estimate(
     """
     import pandas as pd
 
-    from analysis.core.errors import LeakageWarning
+    from analysis.core.errors import LeakageWarning, spell
     from analysis.results.groups import release_dates
     from analysis.stats import next_tasks, predict_benchmark
+    from analysis.stats.estimate._checks import MIN_REFERENCE_MODELS
 
     usable = observed_scores(board, model)
     # A model newer than the leaderboard (an own model) gets an interval calibrated forward
@@ -141,6 +142,14 @@ def estimate(
     for scope, target_tasks in scopes(board, target):
         rows = list(dict.fromkeys([*usable.index, *target_tasks]))
         ref = _reference(board, rows, model)
+        if ref.shape[1] < MIN_REFERENCE_MODELS:  # the stats' check, in the caller's words
+            raise ValueError(
+                f"{board.name}: {ref.shape[1]} other model(s) have every task used ({scope} "
+                f"scope); at least {MIN_REFERENCE_MODELS} are needed to calibrate the "
+                f"interval: choose a pin under which more are complete (e.g. "
+                f"{spell('pin', 'as-of-post')}) or leave tasks out "
+                f"(`{spell('exclude_tasks').rstrip('=')}`)"
+            )
         sel, note = (None, None)
         if scope in ("all", "public") and set(usable.index) <= set(target_tasks):
             sel, note = lite_selection(board, scope, ref.loc[target_tasks], list(usable.index))

@@ -323,9 +323,20 @@ def _prepare(
     _download(folder, remote=url, revision=revision, update=needs_update)
 
 
-def _check(folder: Path) -> None:
-    """Raise :class:`ResultsNotFoundError` unless ``folder`` holds MTEB results."""
+def _check(folder: Path, after: Sequence[Path] = ()) -> None:
+    """Raise :class:`ResultsNotFoundError` unless ``folder`` holds MTEB results.
+
+    A folder named ``after`` others (own runs merged over the leaderboard's) that does not
+    exist is most likely runs not made yet: the message says so, not where to get results.
+    """
     shown = display_path(folder)
+    if not folder.is_dir() and after:
+        runs = f"`static-rteb run ... {spell('results', shown, how='cli')}`"
+        raise ResultsNotFoundError(
+            f"Results folder {shown} (merged over {display_path(after[0])}) does not exist. "
+            f"If it is for your own runs, none are there yet: leave it out, or write runs "
+            f"into it first ({runs})."
+        )
     if not folder.is_dir():
         raise ResultsNotFoundError(f"Results folder {shown} does not exist. {_hint()}")
     if (
@@ -426,8 +437,8 @@ class ResultsFolders:
             folders = kept or folders  # nothing else named: the error says what is missing
         _prepare(folders[0], download=download, revision=revision, remote=remote, implicit=implicit)
         seen: dict[str, Path] = {}
-        for folder in folders:
-            _check(folder)
+        for at, folder in enumerate(folders):
+            _check(folder, after=folders[:at])
             # the same folder named twice (``RESULTS=../shared/mteb-cache:data/runs`` and a
             # notebook adding its own ``data/runs``) is read once, where it was first named
             seen.setdefault(os.path.realpath(folder), folder)

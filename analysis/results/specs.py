@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import compat
-from ..core.errors import UnknownNameError, UnknownTaskError, close_names
+from ..core.errors import UnknownNameError, UnknownTaskError, close_names, spell
 
 PINS_DIR = Path(__file__).parent / "pins"
 NOW = "now"
@@ -271,8 +271,8 @@ def resolve_spec(
     for name in excluded:
         if name not in spec.task_names:
             raise UnknownTaskError(
-                f"`exclude_tasks` names {name!r}, which is not in {spec.name}. "
-                f"Closest: {close_names(name, spec.task_names)}."
+                f"`{spell('exclude_tasks').rstrip('=')}` names {name!r}, which is not in "
+                f"{spec.name}. Closest: {close_names(name, spec.task_names)}."
             )
     task_list = [t for t in (*spec.tasks, *added) if t.task not in excluded]
     source = spec.source

@@ -85,8 +85,12 @@ def mteb_borda_rank(
     return borda_rank(seen, ranked, n_models=len(ranked))
 
 
-def _mean(have: dict[str, float], tasks: set[str], allow_partial: bool) -> float:
-    """Mean of ``have`` over ``tasks``; NaN if one is missing, unless partial means are allowed."""
+def _mean(have: dict[str, float], tasks: list[str], allow_partial: bool) -> float:
+    """Mean of ``have`` over ``tasks``; NaN if one is missing, unless partial means are allowed.
+
+    Summed in the order of ``tasks`` (the benchmark's), never a set's: a set's order changes
+    with Python's hash seed, and with it the last bit of the sum and a rounded digit.
+    """
     vals = [have[t] for t in tasks if t in have]
     if not tasks or not vals or (len(vals) < len(tasks) and not allow_partial):
         return float("nan")
@@ -124,8 +128,8 @@ def summarize(
         ``partial_means``, ``borda_rank`` (mteb's, over every model with a complete task score; <NA>
         for the others) and ``rank_complete`` (Borda among complete models; <NA> otherwise).
     """
-    public = {t.task for t in spec.tasks if t.is_public}
-    private = {t.task for t in spec.tasks if not t.is_public}
+    ordered = {scope: spec.scope_tasks(scope) for scope in ("all", "public", "private")}
+    public, private = set(ordered["public"]), set(ordered["private"])
     expected = public | private
     # plain Python over the columns: per-model pandas indexing costs seconds at 400 models
     have_by_model: dict[str, dict[str, float]] = defaultdict(dict)
@@ -160,9 +164,14 @@ def summarize(
                 "complete_public": n_pub == len(public),
                 "complete_private": n_priv == len(private),
                 "missing_tasks": ";".join(t for t in spec.task_names if t not in have),
-                "mean_task": _mean(have, expected, allow_partial_means),
-                "mean_public": _mean(have, public, allow_partial_means),
-                "mean_private": _mean(have, private, allow_partial_means),
+                **{
+                    f"mean_{name}": _mean(have, ordered[scope], allow_partial_means)
+                    for name, scope in (
+                        ("task", "all"),
+                        ("public", "public"),
+                        ("private", "private"),
+                    )
+                },
                 "partial_means": bool(allow_partial_means),
             }
         )

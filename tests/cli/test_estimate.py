@@ -191,3 +191,20 @@ def test_estimate_takes_a_release_date_and_left_out_tasks(shared_results, tmp_pa
     assert "exclude ['ArXivHierarchicalClusteringP2P']" in out and "of 40 tasks" in out
     assert cli.main([*args, "--released", "someday"]) == 2
     assert "`released` is not a date" in capsys.readouterr().err
+
+
+def test_too_few_complete_models_is_said_in_the_commands_words(shared_results, tmp_path, capsys):
+    """A benchmark with under 10 other complete models: the error names the benchmark and the
+    flags that help (a pin, --exclude-tasks), not the Python argument `reference`."""
+    board = load_leaderboard(BENCH, results=shared_results, pin="as-of-post")
+    root = tmp_path / "results"
+    (root / "remote" / "results").mkdir(parents=True)
+    for m in board.wide().columns[:5]:
+        name = model_folder_name(m)
+        (root / "remote" / "results" / name).symlink_to(shared_results / "remote/results" / name)
+    write_result(root, NEW, "r1", "STSBenchmark", 0.78)
+    argv = ["estimate", "--results", str(root), "-m", NEW, "-b", BENCH, "--pin", "as-of-post"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"error: {BENCH}: 5 other model(s) have every task used" in err, err
+    assert "--pin as-of-post" in err and "--exclude-tasks" in err and "`reference`" not in err

@@ -189,3 +189,33 @@ def test_public_only_ranks_the_public_tasks_as_mtebs_website(folder, tmp_path, c
     size = leaderboard_columns(full).loc["minishlab/potion-base-8M", "Total Parameters (B)"]
     assert 0 < size < 0.01  # 2 decimals would show 0.00 or 0.01
     assert table.loc["minishlab/potion-base-8M", "Total Parameters (B)"] == f"{size:.3g}"
+
+
+def test_public_only_caption_says_so_not_a_hand_exclusion(folder, tmp_path, capsys):
+    args = ("--results", folder, "--cache-dir", str(tmp_path), "--public-only")
+    caption = _run(capsys, *args)[1].splitlines()[1]
+    assert "; public tasks only (4))" in caption and "exclude" not in caption, caption
+    caption = _run(capsys, *args, "--exclude-tasks", "AILACasedocs")[1].splitlines()[1]
+    assert "exclude ['AILACasedocs']; public tasks only (3))" in caption, caption
+
+
+def test_one_complete_model_ranks_1_of_1_and_the_notes_say_what_they_count(tmp_path, capsys):
+    """The filter keeps one complete model: its rank is 1 [1, 1], said in the caption; the
+    completeness note counts every model of the benchmark, before the filter, and says so."""
+    root = tmp_path / "board"
+    for k, model in enumerate([*MODELS, "org/a", "org/b"]):  # 1 of 6 complete: a note
+        for task in TASKS[: len(TASKS) - (k != 2)]:  # only potion-base-8M has every task
+            write_result(root, model, "r1", task, 0.8 - 0.1 * k)
+    args = ("--results", str(root), "--cache-dir", str(tmp_path), "--format", "csv")
+    status, out, err = _run(capsys, *args, "--min-zero-shot", "0")
+    table = _csv(out).set_index("model")
+    assert status == 0
+    assert table.loc[
+        "minishlab/potion-base-8M", ["Rank (Mean)", "Rank low", "Rank high"]
+    ].tolist() == [1, 1, 1]
+    assert table.drop(index="minishlab/potion-base-8M")["Rank (Mean)"].isna().all()
+    assert "the one complete model is 1 of 1" in err
+    notes = [line for line in err.splitlines()[1:] if line.startswith("note:")]
+    assert notes and all(
+        n.startswith("note: (every model, before the zero-shot filter)") for n in notes
+    )

@@ -435,6 +435,17 @@ def test_context_rng_is_the_tables_stream_and_needs_a_seed(tmp_path):
         bare.rng("tab")
 
 
+def test_context_output_names_the_folder_the_run_writes_to(tmp_path):
+    """Prose links to a notebook's files follow ``output_dir``, not the committed figures/."""
+    from analysis.core.paths import display_path
+
+    default = nbmod.setup("t.py", parameters={"output_dir": "figures"}, resolve=False)
+    assert default.output("goodhart_within.md") == "figures/goodhart_within.md"
+    elsewhere = nbmod.setup("t.py", parameters={"output_dir": str(tmp_path)}, resolve=False)
+    assert elsewhere.output("goodhart_within.md") == display_path(tmp_path / "goodhart_within.md")
+    assert not elsewhere.output("goodhart_within.md").startswith("figures/")
+
+
 # --------------------------------------------------------------------------- style, palette
 
 

@@ -368,8 +368,10 @@ def test_a_notebooks_own_runs_folder_may_not_exist_yet(tmp_path):
     cache = _results(tmp_path / "cache", "org/x")
     runs = tmp_path / "runs"
     joined = f"{cache}{os.pathsep}{runs}"
-    with pytest.raises(ResultsNotFoundError, match="does not exist"):
+    with pytest.raises(ResultsNotFoundError, match="does not exist") as err:
         ResultsFolders.resolve(joined)  # any other folder must exist
+    said = str(err.value)  # runs not made yet, not where to get the leaderboard's results
+    assert "merged over" in said and "static-rteb run" in said and "Offline" not in said, said
     assert ResultsFolders.resolve(joined, own_runs=runs).folders == (cache,)
     assert resolve_results(joined, runs).folders == (cache,)
     _results(runs, "local/m")

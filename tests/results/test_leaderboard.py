@@ -87,6 +87,25 @@ def test_long_table_and_hand_computed_means(tiny, tmp_path):
     assert not lb.scores.query("task == 'EnglishFinance1Retrieval'")["is_public"].any()
 
 
+def test_means_sum_in_the_benchmarks_task_order_not_a_sets():
+    """A set's order moves with Python's hash seed, and with it the sum's last bit (a rounded
+    digit of the table): the means add the scores in the benchmark's task order."""
+    from analysis.results.parsing import MISSING_COLUMNS
+    from analysis.results.specs import BenchmarkSpec, TaskSpec
+    from analysis.results.summary import summarize
+
+    values = {"A": 1e16, "B": 1.0, "C": -1e16}  # (A + B) + C = 0, (A + C) + B = 1
+    scores = pd.DataFrame(
+        {"model": "m", "revision": "r", "task": list(values), "main_score": list(values.values())}
+    )
+    missing = pd.DataFrame(columns=MISSING_COLUMNS)
+    for order in (["A", "B", "C"], ["A", "C", "B"]):
+        tasks = tuple(TaskSpec(t, "Retrieval", True, ("test",), ("default",)) for t in order)
+        row = summarize(scores, missing, BenchmarkSpec("toy", tasks, "by hand")).iloc[0]
+        in_order = sum(values[t] for t in order) / 3  # left to right, as np.mean adds 3 values
+        assert row["mean_task"] == row["mean_public"] == in_order, order
+
+
 def test_incomplete_model_is_flagged_and_never_averaged(tiny, tmp_path):
     lb, _ = load(tiny, tmp_path)
     b = lb.summary.loc["org/B"]
