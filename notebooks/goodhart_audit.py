@@ -194,7 +194,7 @@ nb.md(
 # over sign flips of the tasks; with `cluster_tasks`, the tasks of one near-duplicate
 # cluster of `analysis/results/clusters.json` flip together, so that a pair of related
 # tasks counts once). A model is beyond chance when the step-down max-T over the
-# residuals with no advantage imposed rejects it (`pvalue_adjusted` under α): `public` (it
+# residuals with zero advantage (the null) imposed rejects it (`pvalue_adjusted` under α): `public` (it
 # gains on the public tasks) or `private`. Every interval that excludes 0 is among them;
 # the test may add a model whose interval still contains zero, coloured in the figure too.
 
@@ -209,7 +209,7 @@ adv["detectable"] = (advantage.critical_value + t_dist.ppf(power, adv["df"])) * 
 nb.table(
     adv.reset_index().replace({"beyond_chance": {"": "no"}}), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
-    note=f"{advantage.method}. mean_public/mean_private: the model's own means (the leaderboard's); advantage and its interval: of the relative scores (a task's score minus the other models' mean on it). ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g} (public or private; no: not beyond chance); detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
+    note=f"{advantage.method}. mean_public/mean_private: the model's own means (the leaderboard's); advantage and its interval: of the relative scores (a task's score minus the other models' mean on it). ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted; its tasks taken as independent, so conservative where a cluster pairs a public task with a private one); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g} (public or private; no: not beyond chance); detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
@@ -245,7 +245,8 @@ nb.md(
     + (": no model's advantage reaches the effect its own data could detect, so a model not found beyond chance is not thereby cleared."
        if not (adv["advantage"].abs() >= adv["detectable"]).any() else ".")
     + "".join(f" The leaderboard's baselines stay in as models ({', '.join(short_name(m) for m in baselines)}): built without "
-              "training on any labelled task, so their advantages show how far a model's advantage moves without any such fit (a zero-shot % shown "
+              "training on any labelled task, so no fit to the public tasks is in their advantages. Near the floor they show the relative score's own "
+              "lean instead: the field scores higher on the private tasks, so a model near zero on both sides has a public advantage by construction (a zero-shot % shown "
               "unknown is mteb's record, which leaves some baselines' training data unset)."
               for baselines in [[m for m in adv.index if short_name(m).startswith("baseline-")]] if baselines)
 )
@@ -278,20 +279,20 @@ for name in sub_benchmarks:
                     "gain on private": int((found["beyond_chance"] == "private").sum()) if res.testable else pd.NA,
                     "largest advantage (×100)": 100 * top["advantage"], "of": top["model"], "what it cannot say": res.caveat})
         if res.testable:  # every model's advantage and simultaneous interval, as for the benchmark
-            nb.table(found, f"goodhart_advantage_{slug(name)}", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"), show=False,
+            nb.table(found.replace({"beyond_chance": {"": "no"}}), f"goodhart_advantage_{slug(name)}", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"), show=False,
                      title=f"Public advantage on {name} ({len(sub_public)} public / {len(sub_private)} private tasks; 0-1 scale)",
-                     note=f"{res.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(found)} models.")
+                     note=f"{res.method}. ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(found)} models; beyond_chance: public or private (no: not beyond chance).")
     else:
         row.update({"tested": False, "what it cannot say": f"{len(sub_public)} public / {len(sub_private)} private tasks: a side under 2 tasks has no spread; nothing can be said beyond the descriptive means."})
     rows.append(row)
 subs = pd.DataFrame(rows)
 nb.table(subs, "goodhart_sub_benchmarks", floatfmt=".1f",
-         title=f"Sub-benchmarks: tested when both sides have at least {MIN_TASKS_PER_SIDE} tasks",
+         title=f"Sub-benchmarks: tested when both sides have at least {MIN_TASKS_PER_SIDE} tasks (task clusters, where tasks are clustered)",
          shown_columns=["benchmark", "public tasks", "private tasks", "tested", "gain on public", "gain on private"])
 for row in subs.to_dict("records"):
     if row["tested"]:
         nb.md(f"- **{row['benchmark']}** ({row['public tasks']} public / {row['private tasks']} private): "
-              f"{row['gain on public']} model(s) gain on public and {row['gain on private']} on private beyond chance "
+              f"{int(row['gain on public'])} model(s) gain on public and {int(row['gain on private'])} on private beyond chance "
               f"(every model: `{nb.output('goodhart_advantage_' + slug(row['benchmark']) + '.md')}`).")
     else:
         nb.md(f"- **{row['benchmark']}**: {row['what it cannot say']}")
@@ -318,10 +319,12 @@ def span(ci) -> str:  # an interval in points; one without a finite end said so
 per_model = within.to_frame().assign(**{c: lambda f, c=c: 100 * f[c] for c in ("trained", "untrained", "difference")})
 nb.table(per_model, "goodhart_within", floatfmt=".1f",
          title="Relative score on the public tasks a model trained on, minus on those it did not (×100)",
-         note=f"{within.method}. Mean difference {100 * within.statistic:+.1f} points, p {pvalue_phrase(within.pvalue)}; one common gain "
+         note=f"{within.method}. Mean difference {100 * within.statistic:+.1f} points, p {pvalue_phrase(within.pvalue)}; one common shift of the trained cells "
               f"{100 * within.shift:+.1f} points, {confidence_level:.0%} CI {span(within.confidence_interval)}.", show=False)
 nb.show(per_model.head(n_show), floatfmt=".1f",
         caption=f"The first {min(n_show, len(per_model))} of {len(per_model)} models (all: {nb.output('goodhart_within.md')})")
+carriers = per_model[per_model["model"].map(org_of).isin(mixed[mixed].index)]  # their patterns move
+fixed = per_model.drop(index=carriers.index)  # an organisation trained alike: the same in every draw
 top_task = per_task.index[0]  # the public task most models trained on, and the test without it
 n_top = int(trained_public.loc[top_task, per_model["model"]].sum())
 rest = [t for t in public if t != top_task]
@@ -331,17 +334,20 @@ without = trained_task_effect(wide.loc[rest], trained_public.loc[rest], families
 nb.md(
     f"{within.n_models} models trained on some but not all public tasks; the trained tasks vary over {within.n_tasks_varying} task(s). "
     f"Mean difference {100 * within.statistic:+.1f} points relative to the other models, p {pvalue_phrase(within.pvalue)}. "
-    f"Read as one gain in score common to every cell where a model trained on a task: {100 * within.shift:+.1f} points "
+    f"Read as one shift in score common to every cell where a model trained on a task (an association, as below): {100 * within.shift:+.1f} points "
     f"({confidence_level:.0%} CI {span(within.confidence_interval)}). It exceeds the relative difference because each relative score "
     "subtracts the other models' mean on the task, which rises too where many of them trained on it. The interval assumes the same gain "
     f"for every model and task, and none for the {int((~known).sum())} models without training records: if the gains differ between "
     "models it is too narrow, and if the unrecorded models trained on these tasks the gain is larger than shown (its coverage, on the data's "
     "own design and with gains differing by model, is in `benchmarks/results/goodhart_validation.md`). "
     f"{n_top} of these {within.n_models} models trained on **{top_task}**; without that task "
-    f"{without.n_models} model(s) remain, {100 * without.statistic:+.1f} points (a gain of {100 * without.shift:+.1f}, CI {span(without.confidence_interval)}), "
+    f"{without.n_models} model(s) remain, {100 * without.statistic:+.1f} points (a shift of {100 * without.shift:+.1f}, CI {span(without.confidence_interval)}), "
     f"p {pvalue_phrase(without.pvalue)}. "
     + f"The patterns move only within an organisation: {int(mixed.sum())} of the {len(mixed)} organisations with known training data "
-    f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test. "
+    f"({', '.join(mixed[mixed].index)}) have models trained on different public tasks, and only they carry the test: "
+    f"the {len(fixed)} models of the other organisations keep their differences under every reassignment, so they move the mean "
+    f"({fixed['difference'].sum() / within.n_models:+.1f} of its {100 * within.statistic:+.1f} points) but not the p-value; "
+    f"the {len(carriers)} models that carry it differ by {carriers['difference'].mean():+.1f} points on average. "
     + (f"{within.caveat} " if within.caveat else "")
     + f"Through a source only: {varying_sources} model(s) trained on a public task's source, and mteb's rules already count them as trained on the task, "
     "so no separate test is made. The tasks trained on are chosen by the model's makers (a multilingual model trains on a multilingual task): "
@@ -404,8 +410,8 @@ nb.md(
               else "with too few models with a value. ") for r in untested.itertuples())
     + (f"At least {aligned_share:.0%} of the contrast lies between organisations for "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
-       + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing, so their test is conservative if they share nothing "
-       "(the statistics guide measures both cases). " if len(aligned) else "")
+       + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing. Where they truly share nothing, such a test can be conservative "
+       "(the statistics guide measures it for a group lying between organisations, as the static models do, not for a ranked predictor). " if len(aligned) else "")
     + f"On the mteb#3902 claim: the {n_org} {organisation} model{'s' if n_org != 1 else ''} audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f"), against the other {n_orgs - 1} organisations: "
     f"{100 * org['effect']:+.2f} points of public advantage ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
@@ -570,12 +576,13 @@ verdict = "better" if compared.statistic < 0 else "worse"
 harder = summary["mean_private"] - summary["mean_public"]
 nb.md(
     f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted "
-    f"(one model's gain is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} points up); "
+    f"(one model's gain is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points, "
+    f"median {100 * adv['detectable'].median():.1f}); "
     f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
-    f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}; an estimated common gain of {100 * within.shift:+.1f} points in scores, "
+    f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}; an estimated common shift of the trained cells' scores of {100 * within.shift:+.1f} points, "
     f"{confidence_level:.0%} CI {span(within.confidence_interval)}), "
     f"{n_top} of those {within.n_models} models trained on {top_task}, and without that task {without.n_models} remain: "
-    f"{100 * without.statistic:+.1f} points (a gain of {100 * without.shift:+.1f}, CI {span(without.confidence_interval)}, p {pvalue_phrase(without.pvalue)}); "
+    f"{100 * without.statistic:+.1f} points (a shift of {100 * without.shift:+.1f}, CI {span(without.confidence_interval)}, p {pvalue_phrase(without.pvalue)}); "
     f"{len(hits)} of the {len(found) - len(untested)} model properties tested go with the public advantage after Holm, and {reference}'s mean predicts the private mean "
     f"{verdict} than the public mean does (p {pvalue_phrase(compared.pvalue)}"
     f"{'' if compared.pvalue < alpha else ': not beyond chance'}). "

@@ -224,7 +224,8 @@ def public_advantage(
     * **Decisions**: ``pvalue_adjusted``, the Westfall-Young step-down max-T over the
       pooled residuals alone; ``beyond_chance`` when under ``1 - confidence_level``. It
       holds every model whose interval excludes 0 and may add some whose interval contains
-      0 (the intervals' larger ``c`` is conservative with heavy tails or an outlying model).
+      0 (the intervals' larger ``c`` is conservative with heavy tails or an outlying model at
+      the smaller splits, 14/6).
     * **Null hypothesis** of model j: its expected relative score is the same over the
       population of public tasks and of private tasks. **Assumptions**: tasks independent (within
       and across the sides), each side's residuals roughly symmetric. Correlated tasks within a side
@@ -796,7 +797,7 @@ def trained_task_effect(
       reassigned at random among the models with known training data, ``n_resamples``
       times, and the statistic recomputed: a permutation test with the model as the unit.
       It keeps what a sign-flip test over the differences would miss: the models share
-      the tasks they trained on (20 of RTEB(beta)'s models trained on the same public
+      the tasks they trained on (22 of RTEB(beta)'s models trained on the same public
       task), and each one's relative score is taken against the others', so their
       differences are correlated (a sign-flip test was measured far below its level).
       The interval (of ``shift``): the common gains of the trained cells' scores the same test
