@@ -49,7 +49,7 @@ benchmark: str = "RTEB(beta)"  # the RTEB benchmark with public and private task
 reference: str = "MTEB(eng, v2)"  # the public benchmark a model may have climbed
 sub_benchmarks: list = ["RTEB(eng, beta)", "RTEB(Code, beta)", "RTEB(fin, beta)", "RTEB(Law, beta)", "RTEB(Health, beta)", "RTEB(deu, beta)", "RTEB(fra, beta)"]  # RTEB's sub-benchmarks (mteb's current task lists, within the benchmark's tasks)
 organisation: str = "voyageai"  # the organisation whose private-data access mteb#3902 discusses
-cluster_tasks: bool = True  # flip each near-duplicate task cluster (analysis/results/clusters.json) as one unit
+cluster_tasks: bool = True  # flip each cluster of strongly related tasks (analysis/results/clusters.json) as one unit
 n_resamples: int = 10_000  # sign patterns (max-T, paired tests), bootstrap draws, shuffles of a predictor
 confidence_level: float = 0.95  # simultaneous intervals; decisions at 1 - confidence_level
 power: float = 0.8  # power of the smallest detectable effect
@@ -191,7 +191,7 @@ nb.md(
 # ## Who gains on the public tasks beyond chance
 # Each model's public advantage with **simultaneous** intervals: all of them cover their
 # model's true advantage at once with probability `confidence_level` (studentized max-T
-# over sign flips of the tasks; with `cluster_tasks`, the tasks of one near-duplicate
+# over sign flips of the tasks; with `cluster_tasks`, the tasks of one related-task
 # cluster of `analysis/results/clusters.json` flip together, so that a pair of related
 # tasks counts once). A model is beyond chance when the step-down max-T over the
 # residuals with zero advantage (the null) imposed rejects it (`pvalue_adjusted` under α): `public` (it

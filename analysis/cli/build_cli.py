@@ -283,9 +283,15 @@ def add_estimate_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--confidence-level", type=fraction, default=0.95, help="of the interval (default 0.95)"
     )
-    parser.add_argument("--next", type=int, default=5, help="how many next tasks to list")
+    parser.add_argument(
+        "--next", type=int, default=5, help="how many next tasks to list (default 5)"
+    )
     add_on_conflict(parser)
-    parser.add_argument("--cache-dir", help="parquet cache of parsed results")
+    parser.add_argument(
+        "--cache-dir",
+        help="parquet cache of parsed results (default: $STATIC_RTEB_CACHE, else "
+        "~/.cache/static-rteb)",
+    )
 
 
 def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -330,7 +336,9 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         help="markdown (default) or CSV (with -o: caption and provenance in FILE-metadata.json)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the table here")
-    parser.add_argument("--top", type=positive_int, help="only the first N rows")
+    parser.add_argument(
+        "--top", type=positive_int, help="only the first N rows (default: every row)"
+    )
     parser.add_argument(
         "--confidence-level",
         type=fraction,
@@ -343,9 +351,13 @@ def add_leaderboard_parser(subparsers: argparse._SubParsersAction) -> None:
         default=10_000,
         help="Monte-Carlo sign patterns of the rank intervals' max-T test (default 10000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the sign patterns")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sign patterns (default 0)")
     add_on_conflict(parser)
-    parser.add_argument("--cache-dir", help="parquet cache of parsed results")
+    parser.add_argument(
+        "--cache-dir",
+        help="parquet cache of parsed results (default: $STATIC_RTEB_CACHE, else "
+        "~/.cache/static-rteb)",
+    )
 
 
 def add_submit_parser(subparsers: argparse._SubParsersAction) -> None:

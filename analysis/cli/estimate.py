@@ -46,10 +46,15 @@ def report(
         label = {"all": "mean", "public": "public mean", "private": "private mean"}[est.scope]
         level = f"{p.confidence_level:.0%}"
         low, high = p.confidence_interval
+        interval = (  # every task of the mean measured: the mean itself, no interval
+            "measured, no interval"
+            if p.known_share == 1 and low == high
+            else f"{level} interval {100 * low:.2f} to {100 * high:.2f}"
+        )
         lines += [
             "",
-            f"{board.name} {label}: {100 * p.mean:.2f} ({level} interval {100 * low:.2f} "
-            f"to {100 * high:.2f}); rank {p.rank} ({p.rank_low} to {p.rank_high}) among "
+            f"{board.name} {label}: {100 * p.mean:.2f} ({interval}); "
+            f"rank {p.rank} ({p.rank_low} to {p.rank_high}) among "
             f"{p.n_reference} leaderboard models complete on these tasks",
             f"  from the model's {len(p.tasks)} task(s); "
             + (

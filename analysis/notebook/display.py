@@ -116,7 +116,9 @@ def show_package_warnings_as_notes() -> None:
 
     Warnings derived from :class:`~analysis.core.errors.AnalysisWarning` (an incomplete benchmark,
     dropped models, a skipped file) are expected, explained findings: the notebook shows them as a
-    markdown line ("**IncompleteBenchmarkWarning**: ..."), so a clean run has no red stderr output.
+    markdown line ("**IncompleteBenchmarkWarning**: ..."), so a clean run has no red stderr output;
+    a path in it may break after each ``/``, a long hash every 16 characters (a narrow page or a
+    phone does not scroll sideways).
     Every other warning is shown as Python shows it. Idempotent; outside a notebook nothing changes.
     """
     import warnings
@@ -131,7 +133,9 @@ def show_package_warnings_as_notes() -> None:
         if issubclass(category, AnalysisWarning):
             from IPython.display import Markdown, display
 
-            display(Markdown(f"**{category.__name__}**: {html.escape(str(message))}"))
+            note = html.escape(str(message)).replace("/", "/<wbr>")  # long paths break at /
+            note = re.sub(r"([^\s/<>&;]{16})(?=[^\s/<>&;]{8})", r"\1<wbr>", note)  # and hashes
+            display(Markdown(f"**{category.__name__}**: {note}"))
         else:
             current(message, category, *rest, **named)
 

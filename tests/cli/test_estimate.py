@@ -208,3 +208,11 @@ def test_too_few_complete_models_is_said_in_the_commands_words(shared_results, t
     err = capsys.readouterr().err
     assert f"error: {BENCH}: 5 other model(s) have every task used" in err, err
     assert "--pin as-of-post" in err and "--exclude-tasks" in err and "`reference`" not in err
+
+
+def test_a_mean_of_measured_tasks_only_is_said_measured_not_an_interval(shared_results, capsys):
+    """Every task of each mean run: the means are the model's own, with no interval to show."""
+    argv = ["estimate", "--results", str(shared_results), "-m", "minishlab/potion-base-8M"]
+    assert cli.main([*argv, "-b", "RTEB(beta)", "--pin", "as-of-post"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if " mean: " in line]
+    assert len(lines) == 2 and all("(measured, no interval)" in line for line in lines), lines

@@ -521,7 +521,7 @@ def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
 
     import IPython.display
 
-    from analysis.core.errors import IncompleteBenchmarkWarning
+    from analysis.core.errors import IncompleteBenchmarkWarning, ResultsConflictWarning
     from analysis.notebook.display import show_package_warnings_as_notes
 
     shown = []
@@ -533,7 +533,13 @@ def test_package_warnings_show_as_short_notes_not_stderr(monkeypatch, capsys):
         warnings.simplefilter("always")
         warnings.warn("only 7 of 283 models are complete", IncompleteBenchmarkWarning, stacklevel=1)
         warnings.warn("something else", UserWarning, stacklevel=1)
-    assert shown == ["**IncompleteBenchmarkWarning**: only 7 of 283 models are complete"]
+        warnings.warn("kept a/b.json, not c/d.json", ResultsConflictWarning, stacklevel=1)
+        warnings.warn(f"in {'8b3219a9' * 5}/x", ResultsConflictWarning, stacklevel=1)
+    assert shown == [
+        "**IncompleteBenchmarkWarning**: only 7 of 283 models are complete",
+        "**ResultsConflictWarning**: kept a/<wbr>b.json, not c/<wbr>d.json",  # paths break
+        f"**ResultsConflictWarning**: in {'8b3219a9' * 2}<wbr>{'8b3219a9' * 2}<wbr>8b3219a9/<wbr>x",
+    ]
     assert "IncompleteBenchmarkWarning" not in capsys.readouterr().err  # others go the usual way
 
 
