@@ -403,8 +403,14 @@ def _tested(column: pd.Series, strata: Any) -> bool:
     return not (shared and constant and codes.nunique() < MIN_FAMILIES)
 
 
-def _model_part(a: Any, c: Any, noise: Any, strata: Any, groups: bool = False) -> tuple[Any, Any]:
+def _model_part(
+    a: Any, c: Any, noise: Any, strata: Any, groups: bool = False, spreads: bool = False
+) -> tuple[Any, ...]:
     """The models' variance in each contrast (a column of ``c``) and its df.
+
+    ``a``: the advantages, or one column of them per draw (``c`` then one contrast).
+    With ``spreads``, also the fitted ``(tau_m, tau_f)`` of the first column (``tau_f`` not
+    positive: the pooled spread and 0), from which :func:`_null_t` draws.
 
     Moments of the residuals r = M A of A on the contrast, each sum of squares less its own
     task noise ``tr(. noise)`` (``noise``: A's covariance over the tasks): the pooled spread
@@ -416,13 +422,16 @@ def _model_part(a: Any, c: Any, noise: Any, strata: Any, groups: bool = False) -
     contrast tests: its own term leaves the sum over f.
     """
     n, cc, ec = len(c), (c**2).sum(axis=0), noise @ c
-    centred = a - a.mean()  # least-squares fit of A on the contrast: its residuals
-    r = centred[:, None] - c * ((centred @ c) / cc)
+    centred = a - a.mean(axis=0)  # least-squares fit of A on the contrast: its residuals
+    if centred.ndim == 1:
+        r = centred[:, None] - c * ((centred @ c) / cc)
+    else:  # one contrast, a column of A per draw
+        r = centred - c * ((c[:, 0] @ centred) / cc)
     ss, e_m = (r**2).sum(axis=0), np.trace(noise) - noise.sum() / n - (c * ec).sum(axis=0) / cc
     tau2 = np.maximum(0.0, (ss - e_m) / (n - 2))
     pooled = (tau2 * cc, np.fmax((n - 2) * (tau2 / (tau2 + e_m / (n - 2))) ** 2, 1.0))
     if strata is None or not MIN_FAMILIES <= (f := len(set(strata))) < n:
-        return pooled
+        return (*pooled, (float(tau2.flat[0]), 0.0)) if spreads else pooled
     h = pd.get_dummies(strata).to_numpy(float).T  # families x models
     size, hc, between = h.sum(axis=1)[:, None], h @ c, h @ r
     k, s = (hc**2).sum(axis=0) / cc, (hc**2 / size).sum(axis=0) / cc  # |H u|^2, u'P u
@@ -434,7 +443,48 @@ def _model_part(a: Any, c: Any, noise: Any, strata: Any, groups: bool = False) -
     g_b, g_w = np.array([k_v * d_w - k_w, k_b - k_v * d_b]) * cc / (k_b * d_w - d_b * k_w)
     v = g_b * (ss_b - e_b) + g_w * (ss - ss_b - e_w)  # tau_m cc + tau_f k_v cc, both unbiased
     df = np.fmax(v**2 / ((g_b * ss_b) ** 2 / d_b + (g_w * (ss - ss_b)) ** 2 / d_w), 1.0)
-    return np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1])  # else tau_f = 0
+    out = np.where(v > 0, v, pooled[0]), np.where(v > 0, df, pooled[1])  # else tau_f = 0
+    if not spreads:
+        return out
+    first = [float(np.ravel(x)[0]) for x in (d_b, k_b, d_w, k_w, ss_b - e_b, ss - ss_b - e_w)]
+    tau_m, tau_f = np.linalg.solve(np.reshape(first[:4], (2, 2)), first[4:])
+    fitted = (max(tau_m, 0.0), tau_f) if tau_f > 0 else (float(tau2.flat[0]), 0.0)
+    return (*out, fitted)
+
+
+def _null_t(
+    a: np.ndarray,
+    c0: np.ndarray,
+    noise: np.ndarray,
+    strata: np.ndarray | None,
+    groups: bool,
+    tasks: tuple[tuple[float, float], tuple[float, float]],
+    n: int,
+    gen: np.random.Generator,
+) -> np.ndarray:
+    """The t of contrast ``c0`` on ``n`` draws of the advantages under the null.
+
+    A parametric bootstrap: the advantages drawn from N(0, noise + tau_m I + tau_f H'H)
+    with the spreads as :func:`_model_part` fits them (a family that is one side of the
+    contrast exactly, with ``groups``, left out of H: its effect is the one tested), each
+    draw's model part fitted again, the task part drawn as ``v chi2(d) / d`` (``tasks``:
+    each side's Welch part and df). At the families' floor (tau_f = 0) it draws what a
+    floor-biased variance does, where Satterthwaite's t was conservative
+    (``benchmarks/results/goodhart_boundary.md``).
+    """
+    tau_m, tau_f = _model_part(a, c0[:, None], noise, strata, groups, spreads=True)[2]
+    shared = np.zeros_like(noise)
+    if tau_f > 0:  # families given and sharing: their blocks, the tested one's left out
+        h = pd.get_dummies(strata).to_numpy(float).T
+        kept = h[~_own(h, c0[:, None])[:, 0]] if groups else h
+        shared = kept.T @ kept
+    value, vector = np.linalg.eigh(noise + tau_m * np.eye(len(a)) + tau_f * shared)
+    draws = (vector * np.sqrt(np.clip(value, 0.0, None))) @ gen.standard_normal((len(a), n))
+    v_model = _model_part(draws, c0[:, None], noise, strata, groups)[0]
+    (v1, d1), (v2, d2) = tasks
+    d_task = (v1 + v2) ** 2 / (v1**2 / d1 + v2**2 / d2)
+    v_task = (v1 + v2) * gen.chisquare(d_task, n) / d_task
+    return (c0 @ draws) / np.sqrt(v_task + v_model)
 
 
 def _own(h: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -490,6 +540,7 @@ def predictor_row(
         others = np.where(every, c0.max(), c0.min())[:, (every != (c0 > 0)[:, None]).any(0)]
     else:
         others = gen.permuted(np.tile(c0, (n_resamples, 1)), axis=1).T
+    n_draws = n_resamples  # the t's bootstrap draws, however few the shuffles
     n_resamples, distinct = others.shape[1], arrangements // (1 + int(mirrored))  # |t| values
     c = np.column_stack([c0, others])
     (m1, v1, d1), (m2, v2, d2) = (  # Welch over the tasks, without its p-values: fast
@@ -497,19 +548,22 @@ def predictor_row(
         for v in (y_pub[:, known] @ c, y_priv[:, known] @ c)
     )
     a, sides = each["estimate"][known], (y_pub[:, known], y_priv[:, known])
-    noise = sum(np.cov(v, rowvar=False) / len(v) for v in sides)  # A's, over the tasks
+    noise = np.add(*(np.cov(v, rowvar=False) / len(v) for v in sides))  # A's, over the tasks
     (v_model, d_model), v_task = _model_part(a, c, noise, by, kind == "groups"), v1 + v2
     var = v_task + v_model
     df = var**2 / (v1**2 / d1 + v2**2 / d2 + v_model**2 / d_model)
     t, effect, se = (m1 - m2) / np.sqrt(var), float(m1[0] - m2[0]), np.sqrt(var[0])
     null = np.sort(np.abs(t[1:]))
+    tasks = ((float(v1[0]), d1), (float(v2[0]), d2))
+    drawn = _null_t(a, c0, noise, by, kind == "groups", tasks, n_draws, gen)
+    boot = np.sort(np.abs(drawn))  # the t's reference: its parametric bootstrap
 
     def critical(alpha: float) -> tuple[float, int]:  # both tests reject beyond it; and r
         tail, r = permutation_critical(null, alpha)  # the r-th largest shuffled |t|
-        return max(float(t_dist.ppf(1 - alpha / 2, df[0])), tail), r
+        return max(permutation_critical(boot, alpha)[0], tail), r
 
     half, p_perm = critical(1 - confidence_level)[0] * se, permutation_pvalue(null, t[0])
-    p_t = float(2 * t_dist.sf(abs(t[0]), df[0]))
+    p_t = permutation_pvalue(boot, t[0])
     c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
     reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / distinct) >= power
     reach = (c_m + t_dist.ppf(power, df[0])) * se
@@ -560,7 +614,11 @@ def advantage_predictors(
       spread of the models' true advantages around the fit, i.e. the residual variance
       of the A_j minus their task noise, pooled over the models, times ``sum c_j**2``; per
       model with ``families``, the families' shared spread and the models' own, each
-      weighted by the contrast, ``_model_part``). ``pvalue_t``: t with Satterthwaite df.
+      weighted by the contrast, ``_model_part``). ``pvalue_t``: the t against its
+      parametric bootstrap under the null (``n_resamples`` draws of the advantages from the
+      task noise and the two spreads as fitted, ``_null_t``; Satterthwaite's t was
+      conservative where the families' spread sits at its floor); ``df``: Satterthwaite's,
+      for ``detectable``.
     * **And shuffles**: ``pvalue_permutation`` refers the same t to its values with the
       predictor shuffled over the models (exact for exchangeable models, not for families sharing
       effects, where the t decides; t alone was liberal on the real scores; a group's arrangements
@@ -663,7 +721,8 @@ def advantage_predictors(
         method=(
             "contrast of the public advantages (ranks: least-squares slope per SD of the "
             "ranks; groups: difference of means); variance = Welch over the tasks + the "
-            "models' residual spread; the larger p of t with Satterthwaite df and of "
+            "models' residual spread; the larger p of the t against its parametric bootstrap "
+            f"({n_resamples} draws from the fitted spreads) and of "
             f"{n_resamples} shuffles of the predictor (a group's every arrangement if fewer)"
             f"{by_family * (families is not None)}; "
             f"{adjustment} across {int(tested.sum())} tested predictor(s)"

@@ -323,9 +323,9 @@ def test_predictor_shuffles_against_a_loop_over_shuffled_predictors():
 def test_the_t_is_students_where_theory_gives_it(kind: str):
     """With next to no task noise and no families the contrast's t is the least-squares
     slope's t on the ranks (a group: the pooled two-sample t), Student's with n - 2 df:
-    ``pvalue_t`` matches scipy's ``linregress`` / ``ttest_ind`` (the Satterthwaite df come
-    out near n - 2), and so does the shuffles' p within its Monte-Carlo error (4,000), on
-    three data sets."""
+    the t with its df matches scipy's ``linregress`` / ``ttest_ind`` (the Satterthwaite df
+    come out near n - 2), and so do ``pvalue_t`` (its parametric bootstrap) and the
+    shuffles' p within their Monte-Carlo error (4,000), on three data sets."""
     for seed in range(3):
         rng = np.random.default_rng(seed)
         z = rng.normal(size=30)
@@ -351,8 +351,10 @@ def test_the_t_is_students_where_theory_gives_it(kind: str):
         else:
             ref = stats.ttest_ind(gain[predictor], gain[~predictor]).pvalue
         assert 0.001 < ref < 0.9, ref  # neither p trivially 0 or 1
-        assert row["pvalue_t"] == pytest.approx(ref, rel=0.02), seed
+        student = 2 * stats.t.sf(abs(row["effect"] / row["se"]), row["df"])
+        assert student == pytest.approx(ref, rel=0.02), seed  # the t and its df
         bound = 4 * np.sqrt(ref * (1 - ref) / 4000) + 0.003
+        assert abs(row["pvalue_t"] - ref) < bound, seed  # its parametric bootstrap
         assert abs(row["pvalue_permutation"] - ref) < bound, seed
 
 
@@ -372,6 +374,8 @@ def test_a_group_of_two_in_six_models_keeps_the_interval_with_the_decision():
         assert (row["ci_low"] > 0 or row["ci_high"] < 0) == (row["pvalue"] < 0.05), seed
         assert np.isnan(row["detectable"])
         disagree += row["pvalue_t"] < 0.05 <= row["pvalue_permutation"]
+        drawn = row["pvalue_t"] * 1000  # (b + 1) / 1000: 999 bootstrap draws, not 15
+        assert abs(drawn - round(drawn)) < 1e-9 and row["pvalue_t"] not in {1 / 15, 2 / 15}
     assert disagree >= 3  # the decision rests on the shuffles there
     ranked = group.astype(float)  # ranks with two values: 15 distinct shuffles too
     tied = advantage_predictors(scores, ranked, public_tasks=pub, private_tasks=priv, rng=0)
@@ -681,6 +685,46 @@ def test_the_models_parts_against_dense_moments(sizes: list[int]):
     assert fell[0] == fell[1] == 0 and 0 < fell[2] < c.shape[1], fell  # both branches checked
     apart_own = _model_part(apart, c[:, :1], noise, fam, True)[0]
     assert apart_own < _model_part(apart, c[:, :1], noise, fam)[0]  # family 0's term left out
+
+
+@pytest.mark.parametrize("sizes", [[12, 9, 2], [8, 10, 9, 8, 5, 3, 3, 3, 2, 2, 1, 1, 1]])
+def test_the_bootstraps_spreads_and_draws_against_dense_moments(sizes: list[int]):
+    """What :func:`_null_t` draws from: the fitted (tau_m, tau_f) are the dense moment
+    equations' solution (tau_f not positive: the pooled spread and 0); the model part of
+    many draws at once equals it draw by draw; the draws' contrast has the variance the fit
+    gives it (noise + tau_m I + tau_f H'H, the tested family's block left out)."""
+    from analysis.stats.advantage import _model_part, _null_t
+
+    rng = np.random.default_rng(len(sizes))
+    fam = np.repeat(np.arange(len(sizes)), sizes)
+    n = len(fam)
+    c0 = np.where(fam == 0, 1.0 / sizes[0], -1.0 / (n - sizes[0]))  # family 0 against the rest
+    g = rng.normal(size=(n, 12)) + rng.normal(size=(len(sizes), 12))[fam]
+    noise = g @ g.T / 4000
+    apart = np.linspace(-0.3, 0.3, len(sizes))[fam] + rng.normal(0, 0.1, n)
+    alike = rng.normal(0, 0.1, n)
+    for a, groups in itertools.product((apart, alike), (False, True)):
+        _, _, tau_f, tau_m, _ = _dense_model_part(a, c0, noise, fam, groups)
+        tau2 = _model_part(a, c0[:, None], noise, None)[0][0] / (c0**2).sum()
+        want = (max(tau_m, 0.0), tau_f) if tau_f > 0 else (tau2, 0.0)
+        got = _model_part(a, c0[:, None], noise, fam, groups, spreads=True)[2]
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-15)
+    draws = rng.normal(0, 0.1, (n, 7))
+    many = _model_part(draws, c0[:, None], noise, fam, True)
+    one = [_model_part(draws[:, j], c0[:, None], noise, fam, True) for j in range(7)]
+    np.testing.assert_allclose(many[0], [o[0][0] for o in one], rtol=1e-12)
+    np.testing.assert_allclose(many[1], [o[1][0] for o in one], rtol=1e-12)
+    tau_m, tau_f = _model_part(apart, c0[:, None], noise, fam, True, spreads=True)[2]
+    assert tau_f > 0  # the families apart: a shared part to draw
+    hot = pd.get_dummies(fam).to_numpy(float)[:, 1:]  # family 0's own block left out
+    sigma = noise + tau_m * np.eye(n) + tau_f * hot @ hot.T
+    fixed = ((100.0, 1e12), (100.0, 1e12))  # the task part all but constant at 200
+    t = _null_t(apart, c0, noise, fam, True, fixed, 40_000, np.random.default_rng(0))
+    assert len(t) == 40_000  # every draw asked for
+    # the t's numerator over about sqrt(200): its model part (under 0.1) adds under 0.05%
+    assert 200 * np.var(t) == pytest.approx(c0 @ sigma @ c0, rel=0.03)  # 4 standard errors
+    every = tau_f * pd.get_dummies(fam).to_numpy(float) @ pd.get_dummies(fam).to_numpy(float).T
+    assert c0 @ (sigma + every - tau_f * hot @ hot.T) @ c0 > 1.2 * (c0 @ sigma @ c0)  # told apart
 
 
 def test_detectable_needs_the_level_reached_with_the_power_and_counts_mirrors_once():
