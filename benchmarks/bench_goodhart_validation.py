@@ -66,6 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import _goodhart_power as power  # noqa: E402
 import _goodhart_sim as sim  # noqa: E402
 
 from analysis.core.io import atomic_write_bytes, atomic_write_text  # noqa: E402
@@ -81,6 +82,8 @@ ENG = (14, 6)
 ORGANISATION = "voyageai"
 #: Data sets per advantage_predictors cell, per replicate (the cells are cheap).
 PREDICTOR_SETS = 16
+#: The true effect at which the predictors' intervals' coverage is measured (raw scores).
+PREDICTOR_EFFECT = 0.03
 #: The sub-benchmark of RTEB(beta)'s English tasks (ENG's sizes, as of the post).
 SUB_BENCHMARK = "RTEB(eng, beta)"
 #: The shapes of the data's own clusters' rows: as the data's (the mild ones) and beyond.
@@ -158,17 +161,21 @@ def ledger(test: str, where: str, tally: sim.Tally, how: str, target: str = "err
     return str(tally)
 
 
+#: The lower bounds of the targets that are one (``"error"``'s is 0.04–0.06).
+AT_LEAST = {"coverage": 0.95, "power": 0.8}
+
+
 def in_target(tally: sim.Tally, target: str) -> bool:
     """The cell as shown (three decimals) against its target."""
     rate = round(tally.rate, 3)
-    return rate >= 0.95 if target == "coverage" else 0.04 <= rate <= 0.06
+    return rate >= AT_LEAST[target] if target in AT_LEAST else 0.04 <= rate <= 0.06
 
 
 def beyond_chance(tally: sim.Tally, target: str) -> bool:
     """Outside the target by more than 2 Monte-Carlo standard errors (binomial, at its nearer end)."""
     if in_target(tally, target):
         return False
-    end = 0.95 if target == "coverage" else 0.04 if tally.rate < 0.04 else 0.06
+    end = AT_LEAST.get(target, 0.04 if tally.rate < 0.04 else 0.06)
     return abs(tally.rate - end) > 2 * math.sqrt(end * (1 - end) / max(tally.reps, 1))
 
 
@@ -177,8 +184,9 @@ def ledger_section() -> list[str]:
     rows = [
         "## Against the targets",
         "",
-        "Every type-I error, family-wise error and coverage cell of the tables below, against "
-        "its target (an error in 0.04–0.06 at 5%, a family-wise coverage of at least 0.95), "
+        "Every type-I error, family-wise error, coverage and power cell of the tables below, "
+        "against its target (an error in 0.04–0.06 at 5%, a coverage of at least 0.95, the "
+        "power at a reported `detectable` at least the 0.8 it is reported for), "
         "counted from the same tallies, as the tables show them (three decimals; a count "
         "says as much as its cells' standard errors, wide in the rows with few data sets). "
         "*As the notebook* calls the function: `public_advantage` with the data's own "
@@ -554,6 +562,83 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
         f"interactions): a ranked predictor whose slope is the mean reported `detectable`, "
         f"{effect:.4f} per SD of its ranks, is found in {got['rank']} of the data sets.",
     ]
+    return rows
+
+
+def _power_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]) -> Any:
+    """One cell of :mod:`_goodhart_power` in a worker (not kept: the cells are cheap)."""
+    name, key, args, kwargs = job
+    return getattr(power, name)(stream(*key), *args, **kwargs)
+
+
+def alternative_rows(reps: int, results: Path) -> list[str]:
+    """Power at public_advantage's reported ``detectable``; the predictors' intervals' coverage."""
+    departures = ("normal", "heavy", "unequal")
+    sizes = organisation_sizes(results)
+    plan = [(size, d) for size in (FULL, ENG) for d in departures]
+    jobs = [
+        ("detectable_power", ("detectable", *size, d), (4 * reps, *size, K, d), {})
+        for size, d in plan
+    ]
+    cover = [(d, sd) for sd in (0.02, 0.0) for d in departures]
+    jobs += [
+        (
+            "predictor_coverage",
+            ("cover", d, sd),
+            (2 * reps, *FULL, K, d),
+            {"effect": PREDICTOR_EFFECT, "spread": sd, "family_sizes": sizes},
+        )
+        for d, sd in cover
+    ]
+    done = on_every_core(_power_job, jobs)
+    rows = [
+        "| tasks (public/private) | departure | model 0's mean `detectable` | found by the "
+        "decisions (target ≥ 0.8) | outside its simultaneous interval (single-step) |",
+        "|---|---|---|---|---|",
+    ]
+    for ((n1, n2), departure), (effect, decided, outside) in zip(
+        plan, done[: len(plan)], strict=True
+    ):
+        shown = ledger(
+            "public_advantage: power at `detectable`",
+            f"{n1}/{n2} {departure}",
+            decided,
+            "notebook",
+            "power",
+        )
+        single = ledger(
+            "public_advantage: power at `detectable`, single-step",
+            f"{n1}/{n2} {departure}",
+            outside,
+            "notebook",
+            "power",
+        )
+        rows.append(f"| {n1}/{n2} | {departure} | {effect:.4f} | {shown} | {single} |")
+    rows += [
+        "",
+        f"`advantage_predictors`' {_default(power.predictor_coverage, 'level'):.0%} interval "
+        f"at a true effect of {PREDICTOR_EFFECT:g} (raw scores; the target is its contrast over "
+        f"the relative advantages), {FULL[0]}/{FULL[1]} tasks, the data's {len(sizes)} "
+        "organisations given as families:",
+        "",
+        "| departure | models' own advantages | coverage, ranked predictor (target ≥ 0.95) "
+        "| group of 8 models |",
+        "|---|---|---|---|",
+    ]
+    for (departure, sd), got in zip(cover, done[len(plan) :], strict=True):
+        where = f"{departure}, own SD {sd:g}"
+        shown = [
+            ledger(
+                "advantage_predictors: coverage",
+                f"{where}, {name}",
+                got[name],
+                "notebook",
+                "coverage",
+            )
+            for name in ("rank", "group")
+        ]
+        own = f"SD {sd:g}" + (" (the data's)" if sd == 0 else "")
+        rows.append(f"| {departure} | {own} | {' | '.join(shown)} |")
     return rows
 
 
@@ -933,6 +1018,26 @@ def main() -> None:
         "",
     ]
     timed("few models", rows, lambda: few_models_rows(4 * reps))
+    rows += [
+        "",
+        "## At true effects: the power at a reported `detectable`, the intervals' coverage",
+        "",
+        "The tables above measure errors where nothing is true; these, what the audit says of "
+        "effects that are (`benchmarks/_goodhart_power.py`). First, `public_advantage`: the "
+        "notebook reports for each model the advantage found with 80% power, "
+        "(critical value + t quantile at 0.8) × se. Each of "
+        f"{4 * reps} data sets is drawn twice from the same draws: null, which gives model "
+        "0's `detectable`, and with model 0's true relative advantage set to it (the others "
+        "none); how often it is then found: by the decisions "
+        "(step-down, as the notebook declares) and by its simultaneous interval (single-step, "
+        "what the formula assumes; the step-down finds at least as much). The data's clusters "
+        "are not drawn here (independent tasks). "
+        "Then `advantage_predictors`' intervals at a true effect, with the families given "
+        "(as the notebook calls it) and the models' own advantages as the rows above draw "
+        f"them or none (the data's regime), {2 * reps} data sets per cell.",
+        "",
+    ]
+    timed("at true effects", rows, lambda: alternative_rows(reps, args.results))
     rows += [
         "",
         "## trained_task_effect: type-I error at 5% and coverage, 70 models, 16 tasks",

@@ -1,0 +1,126 @@
+"""Power and coverage of the Goodhart audit's intervals at true effects, not only at the null.
+
+:mod:`_goodhart_sim` measures the tests' errors where nothing is true; this module measures
+what the audit's notebook says of effects that are:
+
+* :func:`detectable_power`: ``goodhart_audit`` reports, per model, the public advantage
+  found with 80% power, ``(critical value + t quantile at the power) * se``. Here one model
+  has that advantage (on the relative scale the audit reports) and the rest none; how often
+  :func:`analysis.stats.public_advantage`'s decisions (step-down) and its simultaneous
+  interval (single-step) find it.
+* :func:`predictor_coverage`: how often :func:`analysis.stats.advantage_predictors`'
+  interval covers a ranked and a group predictor's true effect when it is not 0.
+
+The leaderboards are :mod:`_goodhart_sim`'s (``x[t, j] = task + model + d_j [public] + e``);
+the relative advantage of model j is ``d_j - mean of the others' d`` (:func:`relative_truth`),
+so a contrast ``c`` summing to 0 has the true effect ``c' relative_truth(d)``. The models'
+own random part of ``d`` (SD ``spread``) is noise to the predictors' test (the spread it
+estimates), not part of the effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from _goodhart_sim import Tally, decided_board, relative_board, relative_truth
+from scipy import stats
+
+from analysis.stats.advantage import _contrast, predictor_row
+
+
+def detectable_power(
+    rng: np.random.Generator,
+    reps: int,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    *,
+    power: float = 0.8,
+    n_patterns: int = 400,
+    level: float = 0.95,
+) -> tuple[float, Tally, Tally]:
+    """How often an advantage of model 0's reported ``detectable`` is found.
+
+    Each data set is drawn twice from the same draws (interactions and sign patterns): once
+    null, where model 0's ``detectable`` is computed as ``goodhart_audit`` computes it; once
+    with model 0's true relative advantage set to that value (each other model's is then
+    ``-1 / (k - 1)`` of it). The same draws keep model 0's own spread (``unequal`` draws one
+    per data set), so the power is at the detectable its own standard error gives. Returns
+    (the mean detectable, the share of data sets where the decisions declare model 0 beyond
+    chance, the share where its simultaneous interval excludes 0).
+    """
+    found, decided, outside = [], Tally(), Tally()
+    for _ in range(reps):
+        twin = np.random.Generator(type(rng.bit_generator)())
+        twin.bit_generator.state = rng.bit_generator.state  # the same draws, but for d
+        *_, w, _, _, c = decided_board(
+            rng, n1, n2, k, departure, None, n_patterns=n_patterns, level=level
+        )
+        effect = float((c + stats.t.ppf(power, w["df"][0])) * w["se"][0])
+        d = np.zeros(k)
+        d[0] = effect
+        *_, w, truth, adjusted, c = decided_board(
+            twin, n1, n2, k, departure, d, n_patterns=n_patterns, level=level
+        )
+        if not np.isclose(relative_truth(truth)[0], effect):
+            raise AssertionError("model 0's relative advantage is not its detectable")
+        found.append(effect)
+        decided.add(bool(adjusted[0] < 1 - level))
+        outside.add(bool(abs(w["t"][0]) > c))
+    return float(np.mean(found)), decided, outside
+
+
+def predictor_coverage(
+    rng: np.random.Generator,
+    reps: int,
+    n1: int,
+    n2: int,
+    k: int,
+    departure: str,
+    *,
+    effect: float,
+    spread: float = 0.02,
+    family_sizes: Sequence[int] = (),
+    level: float = 0.95,
+    n_shuffles: int = 999,
+) -> dict[str, Tally]:
+    """Coverage of :func:`advantage_predictors`' interval at a true effect, per predictor.
+
+    Each data set: a random ranked predictor and a group of 8 random models, both with the
+    true effect ``effect`` on the raw scores (``effect`` times the standardized ranks, and
+    ``effect`` to the group), models' own advantages N(0, ``spread``), the families
+    ``family_sizes`` given as the notebook gives its organisations. Each predictor's true
+    effect is its contrast over the relative advantages without the models' own part (the
+    other predictor's effect included). Returns the share of data sets whose interval
+    covers it, per predictor (``"rank"``, ``"group"``).
+    """
+    out = {"rank": Tally(), "group": Tally()}
+    sizes = np.asarray(family_sizes, dtype=int)
+    family = np.repeat(np.arange(len(sizes)), sizes) if len(sizes) else np.arange(k) % 10
+    for _ in range(reps):
+        z = rng.normal(size=k)
+        group = np.zeros(k, bool)
+        group[rng.choice(k, 8, replace=False)] = True
+        ranks = stats.rankdata(z)
+        fixed = effect * (ranks - ranks.mean()) / ranks.std() + effect * group
+        d = rng.normal(0.0, spread, k) + fixed
+        y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
+        for column in (pd.Series(z, name="rank"), pd.Series(group, name="group")):
+            target = float(_contrast(column)[0] @ relative_truth(fixed))
+            row = predictor_row(
+                y_pub,
+                y_priv,
+                each,
+                column,
+                confidence_level=level,
+                power=0.8,
+                m=1,
+                n_resamples=n_shuffles,
+                gen=rng,
+                strata=family,
+            )
+            out[str(column.name)].add(bool(row["ci_low"] <= target <= row["ci_high"]))
+    return out
