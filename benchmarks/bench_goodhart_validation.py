@@ -748,7 +748,9 @@ def trained_rows(reps: int, results: Path) -> list[str]:
             covered += f" (mean shift {mean:.4f})"
         shown = ledger("trained_task_effect", where, tally, kind)
         rows.append(f"| {departure} | {how} | {shown} | {covered} |")
-    n_orgs, how = design[1].nunique(), "within the data's organisations (its patterns)"
+    tested = design[0].notna().all()  # the models with known training data: the test's
+    n_orgs = design[1][tested.to_numpy()].nunique()
+    how = "within the data's organisations (its patterns)"
     for departure in data_rows:
         tally = next(done)[0]
         cover, mean = next(done)
@@ -770,7 +772,8 @@ def trained_rows(reps: int, results: Path) -> list[str]:
         f"{flags.shape[1]} models complete on both sides and its {flags.shape[0]} public tasks, as "
         f"of the post; mteb's training records: {known} models known, {trained.sum()} trained "
         f"on some public task, {flags.fillna(False).sum(axis=1).max()} of them on the same one; "
-        f"the patterns reassigned within the {n_orgs} organisations, of which {varying} have "
+        f"the patterns reassigned among those {known} within their {n_orgs} organisations, of "
+        f"which {varying} have "
         "models trained differently), the simulated scores in place of the data's; "
         f"`families`: half of each model's interactions shared within its organisation; the "
         f"last, *by design*: each model's gain {_default(sim.trained_coverage, 'effect'):g} plus "

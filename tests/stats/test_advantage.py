@@ -1246,3 +1246,50 @@ def test_small_simulation_of_the_power_with_few_models():
     effect, none, power = sim.few_models_power(np.random.default_rng(14), 200, 20, 5)
     assert 0 < effect < 0.1 and none == 0.0 and power is not None
     assert 0.6 <= power.rate <= 0.95
+
+
+def test_the_validation_report_keeps_finished_cells_and_resumes_from_them(bench, tmp_path):
+    """A kept cell is read back, not run again; another cell or another source is run."""
+    calls = []
+
+    def cell(rng: np.random.Generator, reps: int) -> float:
+        calls.append(reps)
+        return float(rng.random())
+
+    bench.sim.counted_cell = cell
+    try:
+        bench.use_cache(tmp_path)
+        first = bench._sim_job(("counted_cell", ("k",), (3,), {}))
+        assert bench._sim_job(("counted_cell", ("k",), (3,), {})) == first and calls == [3]
+        bench._sim_job(("counted_cell", ("k",), (4,), {}))  # other arguments: another cell
+        assert calls == [3, 4]
+        (kept,) = tmp_path.iterdir()  # one folder per source of the simulation and the package
+        assert kept.name == bench.source_key() and len(list(kept.iterdir())) == 2
+        bench.use_cache(None)
+        bench._sim_job(("counted_cell", ("k",), (3,), {}))  # no cache: run
+        assert calls == [3, 4, 3]
+    finally:
+        bench.use_cache(None)
+        del bench.sim.counted_cell
+
+
+def test_the_validation_report_holds_power_cells_to_their_reported_power(bench):
+    """A power cell is in its target at 0.8 or more, as shown, and beyond chance below it."""
+    assert bench.in_target(sim.Tally(reps=1000, hits=800), "power")
+    assert not bench.in_target(sim.Tally(reps=1000, hits=799), "power")
+    assert not bench.beyond_chance(sim.Tally(reps=1000, hits=790), "power")  # 2 SE: 0.025
+    assert bench.beyond_chance(sim.Tally(reps=1000, hits=770), "power")
+
+
+def test_small_simulation_finds_a_reported_detectable_with_its_power():
+    """public_advantage's `detectable` (as the notebook computes it), given to one model."""
+    power = load_file(REPO / "benchmarks" / "_goodhart_power.py", "_goodhart_power")
+    effect, decided, outside = power.detectable_power(
+        np.random.default_rng(3), 150, 16, 13, 70, "normal", n_patterns=100
+    )
+    assert 0.02 < effect < 0.1 and decided.reps == outside.reps == 150
+    assert 0.68 <= outside.rate <= decided.rate  # 0.8 less three standard errors; step-down
+    covered = power.predictor_coverage(
+        np.random.default_rng(4), 40, 16, 13, 70, "normal", effect=0.03, n_shuffles=99
+    )
+    assert covered["rank"].rate >= 0.85 and covered["group"].rate >= 0.85
