@@ -5,9 +5,9 @@ what the audit's notebook says of effects that are:
 
 * :func:`detectable_power`: ``goodhart_audit`` reports, per model, the public advantage
   found with 80% power, ``(critical value + t quantile at the power) * se``. Here one model
-  has that advantage (on the relative scale the audit reports) and the rest none; how often
-  :func:`analysis.stats.public_advantage`'s decisions (step-down) and its simultaneous
-  interval (single-step) find it.
+  has the mean reported value as its true advantage (on the relative scale the audit
+  reports), in fresh data sets; how often :func:`analysis.stats.public_advantage`'s
+  decisions (step-down) and its simultaneous interval (single-step) find it.
 * :func:`predictor_coverage`: how often :func:`analysis.stats.advantage_predictors`'
   interval covers a ranked and a group predictor's true effect when it is not 0.
 
@@ -42,35 +42,35 @@ def detectable_power(
     n_patterns: int = 400,
     level: float = 0.95,
 ) -> tuple[float, Tally, Tally]:
-    """How often an advantage of model 0's reported ``detectable`` is found.
+    """How often an advantage of model 0's mean reported ``detectable`` is found.
 
-    Each data set is drawn twice from the same draws (interactions and sign patterns): once
-    null, where model 0's ``detectable`` is computed as ``goodhart_audit`` computes it; once
-    with model 0's true relative advantage set to that value (each other model's is then
-    ``-1 / (k - 1)`` of it). The same draws keep model 0's own spread (``unequal`` draws one
-    per data set), so the power is at the detectable its own standard error gives. Returns
-    (the mean detectable, the share of data sets where the decisions declare model 0 beyond
-    chance, the share where its simultaneous interval excludes 0).
+    ``reps`` null leaderboards give model 0's mean ``detectable``, as ``goodhart_audit``
+    computes it (the normal-shift approximation ``(c + t quantile at the power) * se``); then
+    ``reps`` fresh leaderboards where model 0's true relative advantage is that value (each
+    other model's is then ``-1 / (k - 1)`` of it), as :func:`few_models_power` measures the
+    predictors'. A departure that redraws each model's spread in every data set
+    (``unequal``) has no one detectable per model: not for this cell. Returns (the mean
+    detectable, whether the decisions declared model 0 beyond chance, whether its
+    simultaneous interval excluded 0), the last two as :class:`Tally`.
     """
-    found, decided, outside = [], Tally(), Tally()
+    found = []
     for _ in range(reps):
-        twin = np.random.Generator(type(rng.bit_generator)())
-        twin.bit_generator.state = rng.bit_generator.state  # the same draws, but for d
         *_, w, _, _, c = decided_board(
             rng, n1, n2, k, departure, None, n_patterns=n_patterns, level=level
         )
-        effect = float((c + stats.t.ppf(power, w["df"][0])) * w["se"][0])
-        d = np.zeros(k)
-        d[0] = effect
+        found.append((c + stats.t.ppf(power, w["df"][0])) * w["se"][0])
+    effect, decided, outside = float(np.mean(found)), Tally(), Tally()
+    d = np.zeros(k)
+    d[0] = effect
+    for _ in range(reps):
         *_, w, truth, adjusted, c = decided_board(
-            twin, n1, n2, k, departure, d, n_patterns=n_patterns, level=level
+            rng, n1, n2, k, departure, d, n_patterns=n_patterns, level=level
         )
         if not np.isclose(relative_truth(truth)[0], effect):
-            raise AssertionError("model 0's relative advantage is not its detectable")
-        found.append(effect)
+            raise AssertionError("model 0's relative advantage is not the detectable")
         decided.add(bool(adjusted[0] < 1 - level))
         outside.add(bool(abs(w["t"][0]) > c))
-    return float(np.mean(found)), decided, outside
+    return effect, decided, outside
 
 
 def predictor_coverage(
@@ -89,12 +89,14 @@ def predictor_coverage(
 ) -> dict[str, Tally]:
     """Coverage of :func:`advantage_predictors`' interval at a true effect, per predictor.
 
-    Each data set: a random ranked predictor and a group of 8 random models, both with the
-    true effect ``effect`` on the raw scores (``effect`` times the standardized ranks, and
-    ``effect`` to the group), models' own advantages N(0, ``spread``), the families
-    ``family_sizes`` given as the notebook gives its organisations. Each predictor's true
-    effect is its contrast over the relative advantages without the models' own part (the
-    other predictor's effect included). Returns the share of data sets whose interval
+    Each data set: a random ranked predictor with the true effect ``effect`` times its
+    standardized ranks, and, on a leaderboard of its own, a group of 8 random models with
+    ``effect`` added (one effect per leaderboard: the test fits the one contrast it tests,
+    so another's effect would count as spread between the models); the models' own
+    advantages N(0, ``spread``), the families ``family_sizes`` given as the notebook gives
+    its organisations. The target is the contrast over the relative advantages of the
+    predictor's effect (:func:`relative_truth`: ``k / (k - 1)`` of it), the models' own part
+    left out (the spread the test estimates). Returns the share of data sets whose interval
     covers it, per predictor (``"rank"``, ``"group"``).
     """
     out = {"rank": Tally(), "group": Tally()}
@@ -105,10 +107,14 @@ def predictor_coverage(
         group = np.zeros(k, bool)
         group[rng.choice(k, 8, replace=False)] = True
         ranks = stats.rankdata(z)
-        fixed = effect * (ranks - ranks.mean()) / ranks.std() + effect * group
-        d = rng.normal(0.0, spread, k) + fixed
-        y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
+        shifts = {
+            "rank": effect * (ranks - ranks.mean()) / ranks.std(),
+            "group": effect * group.astype(float),
+        }
         for column in (pd.Series(z, name="rank"), pd.Series(group, name="group")):
+            fixed = shifts[str(column.name)]
+            d = rng.normal(0.0, spread, k) + fixed
+            y_pub, y_priv, each, _ = relative_board(rng, n1, n2, k, departure, d, level)
             target = float(_contrast(column)[0] @ relative_truth(fixed))
             row = predictor_row(
                 y_pub,

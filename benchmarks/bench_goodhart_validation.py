@@ -127,7 +127,8 @@ def parse_args(
         type=Path,
         default=ROOT / "build" / "bench-cache",
         help="finished cells, kept so that an interrupted run resumes (default: build/bench-cache; "
-        "keyed by the cell and the simulation's and the package's source)",
+        "keyed by the cell, the simulation's and the package's source, the seed, the data and "
+        "the libraries' versions)",
     )
     return parser.parse_args()
 
@@ -222,8 +223,12 @@ def ledger_section() -> list[str]:
     return [*rows, ""]
 
 
+#: The seed of every cell's stream.
+SEED = 20261127
+
+
 def stream(*key: object) -> np.random.Generator:
-    return sim.stream(20261127, *key)
+    return sim.stream(SEED, *key)
 
 
 def _default(function: Callable[..., object], name: str) -> object:
@@ -575,7 +580,7 @@ def alternative_rows(reps: int, results: Path) -> list[str]:
     """Power at public_advantage's reported ``detectable``; the predictors' intervals' coverage."""
     departures = ("normal", "heavy", "unequal")
     sizes = organisation_sizes(results)
-    plan = [(size, d) for size in (FULL, ENG) for d in departures]
+    plan = [(size, d) for size in (FULL, ENG) for d in ("normal", "heavy", "mild-skew")]
     jobs = [
         ("detectable_power", ("detectable", *size, d), (4 * reps, *size, K, d), {})
         for size, d in plan
@@ -603,14 +608,14 @@ def alternative_rows(reps: int, results: Path) -> list[str]:
             "public_advantage: power at `detectable`",
             f"{n1}/{n2} {departure}",
             decided,
-            "notebook",
+            "other",
             "power",
         )
         single = ledger(
             "public_advantage: power at `detectable`, single-step",
             f"{n1}/{n2} {departure}",
             outside,
-            "notebook",
+            "other",
             "power",
         )
         rows.append(f"| {n1}/{n2} | {departure} | {effect:.4f} | {shown} | {single} |")
@@ -637,7 +642,7 @@ def alternative_rows(reps: int, results: Path) -> list[str]:
             )
             for name in ("rank", "group")
         ]
-        own = f"SD {sd:g}" + (" (the data's)" if sd == 0 else "")
+        own = f"SD {sd:g}" + (" (the data's)" if sd == 0 else "")  # beside the predictor's
         rows.append(f"| {departure} | {own} | {' | '.join(shown)} |")
     return rows
 
@@ -676,12 +681,26 @@ def source_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def use_cache(folder: Path | None) -> None:
+def environment_key(results: Path) -> str:
+    """A digest of what else a cell's result depends on: the seed, the data the cells read
+    (the results folder's fingerprint: a job's DataFrames come from it) and the libraries'
+    versions (a random stream may change between numpy releases)."""
+    from importlib.metadata import version
+
+    from analysis.results.folder import ResultsFolders
+
+    fingerprint = ResultsFolders.resolve(results, download=False).fingerprint()
+    seen = [SEED, fingerprint, *(version(n) for n in ("numpy", "scipy", "pandas", "mteb"))]
+    return hashlib.sha256(repr(seen).encode()).hexdigest()[:16]
+
+
+def use_cache(folder: Path | None, results: Path = sim.RESULTS) -> None:
     """Keep finished cells in ``folder`` (None: none kept); the workers inherit it."""
     if folder is None:
         os.environ.pop(CACHE_VARIABLE, None)
     else:
-        os.environ[CACHE_VARIABLE] = str(folder / source_key())
+        kept = folder / source_key() / environment_key(results)
+        os.environ[CACHE_VARIABLE] = str(kept)
 
 
 #: Where the workers keep finished cells (set by :func:`use_cache`).
@@ -691,8 +710,10 @@ CACHE_VARIABLE = "STATIC_RTEB_BENCH_CACHE"
 def _sim_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]) -> Any:
     """One cell in a worker: ``sim.<name>(stream(*key), *args, **kwargs)``, kept once done.
 
-    A cell is its own stream and arguments, so a kept result is the one a rerun would give;
-    an interrupted run resumes from the cells it finished (written atomically).
+    A cell is its own stream and arguments; kept under the digests of the code it runs
+    (:func:`source_key`) and of the seed, data and libraries (:func:`environment_key`), a
+    result is the one a rerun would give, so an interrupted run resumes from the cells it
+    finished (each written atomically: two workers may write one cell, never half of it).
     """
     name, key, args, kwargs = job
     folder = os.environ.get(CACHE_VARIABLE)
@@ -912,7 +933,7 @@ def one_sided_rows(reps: int) -> list[str]:
 
 def main() -> None:
     args = parse_args()
-    use_cache(args.cache)
+    use_cache(args.cache, args.results)
     LEDGER.clear()
     reps = max(int(500 * args.scale), 10)
     start = time.perf_counter()
@@ -1028,16 +1049,19 @@ def main() -> None:
         "The tables above measure errors where nothing is true; these, what the audit says of "
         "effects that are (`benchmarks/_goodhart_power.py`). First, `public_advantage`: the "
         "notebook reports for each model the advantage found with 80% power, "
-        "(critical value + t quantile at 0.8) × se. Each of "
-        f"{4 * reps} data sets is drawn twice from the same draws: null, which gives model "
-        "0's `detectable`, and with model 0's true relative advantage set to it (the others "
-        "none); how often it is then found: by the decisions "
-        "(step-down, as the notebook declares) and by its simultaneous interval (single-step, "
-        "what the formula assumes; the step-down finds at least as much). The data's clusters "
-        "are not drawn here (independent tasks). "
-        "Then `advantage_predictors`' intervals at a true effect, with the families given "
-        "(as the notebook calls it) and the models' own advantages as the rows above draw "
-        f"them or none (the data's regime), {2 * reps} data sets per cell.",
+        "(critical value + t quantile at 0.8) × se, which takes the standard error and the "
+        "critical value as known. Model 0's mean reported value over "
+        f"{4 * reps} null data sets is given to it as its true relative advantage (each other "
+        f"model's is then -1/{K - 1} of it), in {4 * reps} fresh data sets; how often it is "
+        "found: by the decisions (step-down, as the notebook declares) and by its "
+        "simultaneous interval (single-step, what the formula assumes; the step-down finds at "
+        "least as much). Departures whose spreads are the same in every data set (`unequal` "
+        "redraws each model's, so no one `detectable` is a model's); the data's clusters are "
+        "not drawn (independent tasks: *other calls*). "
+        "Then `advantage_predictors`' intervals at a true effect, one predictor's effect per "
+        "leaderboard, the families given (as the notebook calls it), the models' own "
+        "advantages as the rows above draw them (SD 0.02) or none beside the predictor's "
+        f"effect (SD 0, the data's regime), {2 * reps} data sets per cell.",
         "",
     ]
     timed("at true effects", rows, lambda: alternative_rows(reps, args.results))

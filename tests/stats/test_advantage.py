@@ -1248,8 +1248,10 @@ def test_small_simulation_of_the_power_with_few_models():
     assert 0.6 <= power.rate <= 0.95
 
 
-def test_the_validation_report_keeps_finished_cells_and_resumes_from_them(bench, tmp_path):
-    """A kept cell is read back, not run again; another cell or another source is run."""
+def test_the_validation_report_keeps_finished_cells_and_resumes_from_them(
+    bench, tmp_path, shared_results
+):
+    """A kept cell is read back, not run again; another cell is run, and another seed."""
     calls = []
 
     def cell(rng: np.random.Generator, reps: int) -> float:
@@ -1258,16 +1260,23 @@ def test_the_validation_report_keeps_finished_cells_and_resumes_from_them(bench,
 
     bench.sim.counted_cell = cell
     try:
-        bench.use_cache(tmp_path)
+        bench.use_cache(tmp_path, shared_results)
         first = bench._sim_job(("counted_cell", ("k",), (3,), {}))
         assert bench._sim_job(("counted_cell", ("k",), (3,), {})) == first and calls == [3]
         bench._sim_job(("counted_cell", ("k",), (4,), {}))  # other arguments: another cell
         assert calls == [3, 4]
-        (kept,) = tmp_path.iterdir()  # one folder per source of the simulation and the package
-        assert kept.name == bench.source_key() and len(list(kept.iterdir())) == 2
+        (code,) = tmp_path.iterdir()  # the simulation's and the package's source
+        (seen,) = code.iterdir()  # then the seed, the data and the libraries
+        assert code.name == bench.source_key() and len(list(seen.iterdir())) == 2
+        assert seen.name == bench.environment_key(shared_results)
+        bench.SEED += 1  # another seed: not the kept cells
+        bench.use_cache(tmp_path, shared_results)
+        bench._sim_job(("counted_cell", ("k",), (3,), {}))
+        assert calls == [3, 4, 3]
+        bench.SEED -= 1
         bench.use_cache(None)
         bench._sim_job(("counted_cell", ("k",), (3,), {}))  # no cache: run
-        assert calls == [3, 4, 3]
+        assert calls == [3, 4, 3, 3]
     finally:
         bench.use_cache(None)
         del bench.sim.counted_cell
@@ -1282,13 +1291,16 @@ def test_the_validation_report_holds_power_cells_to_their_reported_power(bench):
 
 
 def test_small_simulation_finds_a_reported_detectable_with_its_power():
-    """public_advantage's `detectable` (as the notebook computes it), given to one model."""
+    """public_advantage's `detectable` (as the notebook computes it), given to one model; and
+    a predictor's interval at a true effect."""
     power = load_file(REPO / "benchmarks" / "_goodhart_power.py", "_goodhart_power")
     effect, decided, outside = power.detectable_power(
         np.random.default_rng(3), 150, 16, 13, 70, "normal", n_patterns=100
     )
     assert 0.02 < effect < 0.1 and decided.reps == outside.reps == 150
-    assert 0.68 <= outside.rate <= decided.rate  # 0.8 less three standard errors; step-down
+    # about 0.75 at 16/13 (goodhart_validation.md), less 4 standard errors; the step-down
+    # finds whatever the single-step interval does
+    assert 0.6 <= outside.rate <= decided.rate
     covered = power.predictor_coverage(
         np.random.default_rng(4), 40, 16, 13, 70, "normal", effect=0.03, n_shuffles=99
     )
