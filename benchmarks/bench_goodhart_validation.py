@@ -938,7 +938,7 @@ def main() -> None:
     reps = max(int(500 * args.scale), 10)
     start = time.perf_counter()
     rows = [
-        "# Goodhart audit: type-I error and coverage by simulation",
+        "# Goodhart audit: type-I error, coverage and power by simulation",
         "",
         f"Written by `python benchmarks/bench_goodhart_validation.py` "
         f"(scale {args.scale:g}; each section says its data sets per cell) on "

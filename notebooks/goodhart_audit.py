@@ -204,12 +204,13 @@ advantage = public_advantage(wide, public_tasks=public, private_tasks=private, c
 adv = advantage.to_frame().set_index("model")
 adv["family"] = groups["family"]
 adv["public zero-shot %"] = overlap["public zero-shot %"]
-# found with `power` at the simultaneous critical value (single-step; the step-down finds at least as much)
+# found with `power` at the simultaneous critical value (single-step; the step-down finds at least as much) if the
+# model's standard error and the critical value were as estimated (a plug-in; the validation measures the power at it)
 adv["detectable"] = (advantage.critical_value + t_dist.ppf(power, adv["df"])) * adv["se"]
 nb.table(
     adv.reset_index().replace({"beyond_chance": {"": "no"}}), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
-    note=f"{advantage.method}. mean_public/mean_private: the model's own means (the leaderboard's); advantage and its interval: of the relative scores (a task's score minus the other models' mean on it). ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted; its tasks taken as independent, so conservative where a cluster pairs a public task with a private one); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g} (public or private; no: not beyond chance); detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much).",
+    note=f"{advantage.method}. mean_public/mean_private: the model's own means (the leaderboard's); advantage and its interval: of the relative scores (a task's score minus the other models' mean on it). ci_low/ci_high: {confidence_level:.0%} simultaneous over the {len(adv)} models; pvalue: Welch per model (unadjusted; its tasks taken as independent, so conservative where a cluster pairs a public task with a private one); pvalue_adjusted: family-wise (step-down); beyond_chance: pvalue_adjusted < {alpha:g} (public or private; no: not beyond chance); detectable: the advantage found with {power:.0%} power at the simultaneous critical value, (critical value + t quantile at {power:g}) × se (single-step: the step-down finds at least as much), the standard error and the critical value taken as estimated (a plug-in: fresh data sets find it somewhat less often, measured in the validation report).",
     shown_columns=["model", "advantage", "ci_low", "ci_high", "pvalue_adjusted", "beyond_chance"], show=False,
 )
 order = adv.sort_values("advantage").reset_index()
@@ -239,7 +240,7 @@ nb.md(
     f"without the adjustment {unadjusted} of {len(adv)} models would have p < {alpha:g}, about the {alpha * len(adv):.1f} expected by chance. "
     f"The largest advantages: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].head(3).items())
     + "; the largest private gains: " + ", ".join(f"{short_name(m)} ({100 * a:+.1f})" for m, a in adv["advantage"].tail(3).items()) + ". "
-    f"With these tasks, one model's advantage is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points "
+    f"With these tasks, one model's advantage is found with about {power:.0%} power (its standard error taken as estimated) from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points "
     f"(median {100 * adv['detectable'].median():.1f}; `detectable` in the table), and {int((adv['advantage'].abs() >= adv['detectable']).sum())} of the "
     f"{len(adv)} observed advantages reach their model's (the largest is {100 * adv['advantage'].abs().max():.1f})"
     + (": no model's advantage reaches the effect its own data could detect, so a model not found beyond chance is not thereby cleared."
@@ -576,7 +577,7 @@ verdict = "better" if compared.statistic < 0 else "worse"
 harder = summary["mean_private"] - summary["mean_public"]
 nb.md(
     f"Across {len(both)} models, {len(beyond)} gain on {benchmark}'s public tasks (or private ones) beyond chance once the multiplicity is counted "
-    f"(one model's gain is found with {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points, "
+    f"(one model's gain is found with about {power:.0%} power from {100 * adv['detectable'].min():.1f} to {100 * adv['detectable'].max():.1f} points, "
     f"median {100 * adv['detectable'].median():.1f}); "
     f"within models, the public tasks a model trained on score {100 * within.statistic:+.1f} points above those it did not, relative to the other "
     f"models (p {pvalue_phrase(within.pvalue)}{'' if within.pvalue < alpha else ': not beyond chance'}; an estimated common shift of the trained cells' scores of {100 * within.shift:+.1f} points, "
@@ -596,7 +597,7 @@ nb.md(
     "organisation, size, date and data travel together. mteb's training-data records are self-declared and incomplete (unknown is not zero-shot), "
     "the public and private tasks differ in domain and language as well as in access (and some private tasks' results track public tasks' closely), "
     "and a model's results can be re-run or re-filed. "
-    "Nor can a null result clear a model: an effect as large as `detectable` would have been found with "
+    "Nor can a null result clear a model: an effect as large as `detectable` would have been found with about "
     f"{power:.0%} power, and smaller ones may be there. "
     f"What it does show is where the public and private views disagree by more than the tasks' noise (for {len(beyond) or 'no'} model{'' if len(beyond) == 1 else 's'} here), and which models "
     "such claims can and cannot be tested on."
