@@ -35,6 +35,10 @@ Seeds fixed; each cell its own stream, so the cells of a table run on every core
 (:func:`on_every_core`) and give the tables they give one by one (checked at --scale 0.02:
 the same report, in 161 s against 256 s one by one on 2 cores, 2026-12-02).
 
+Every cell is kept once done (``--cache``, default ``build/bench-cache``; :func:`_kept`), so an
+interrupted run resumes where it stopped, and a report rewritten after a change to its text
+costs seconds.
+
 Usage (from the repository root; one to two hours on 2 cores at --scale 1, the report's last
 line gives its run's total)::
 
@@ -387,12 +391,14 @@ def partial_null_rows(reps: int) -> list[str]:
         "by the intervals |",
         "|---|---|---|---|---|---|",
     ]
-    for (n1, n2), departure in [
-        (s, d) for s in (FULL, ENG) for d in ("normal", "heavy", "unequal")
-    ]:
-        errors, excluded, found = sim.partial_null_cell(
-            stream("partial", n1, n2, departure), reps, n1, n2, K, departure
-        )
+    plan = [(s, d) for s in (FULL, ENG) for d in ("normal", "heavy", "unequal")]
+    jobs = [
+        ("partial_null_cell", ("partial", n1, n2, d), (reps, n1, n2, K, d), {})
+        for (n1, n2), d in plan
+    ]
+    for ((n1, n2), departure), (errors, excluded, found) in zip(
+        plan, on_every_core(_sim_job, jobs), strict=True
+    ):
         test, where = "public_advantage: past the first step", f"{n1}/{n2} {departure}"
         shown = ledger(test, where, errors, "other")
         intervals = ledger(f"{test}, the intervals", where, excluded, "other")
@@ -412,10 +418,12 @@ def reference_rows(reps: int) -> tuple[list[str], dict[str, list[Any]]]:
     alpha = 1 - _default(sim.reference_cell, "level")
     over: dict[str, list[Any]] = {}
     plan = [(size, d) for size in (FULL, ENG, (6, 6)) for d in REFERENCE_DEPARTURES]
-    for (n1, n2), departure in plan:
-        flips, labels = sim.reference_cell(
-            stream("ref", n1, n2, departure), reps, n1, n2, K, departure
-        )
+    jobs = [
+        ("reference_cell", ("ref", n1, n2, d), (reps, n1, n2, K, d), {}) for (n1, n2), d in plan
+    ]
+    for ((n1, n2), departure), (flips, labels) in zip(
+        plan, on_every_core(_sim_job, jobs), strict=True
+    ):
         test = "public_advantage: decisions, beside the relabelling"
         shown = ledger(test, f"{n1}/{n2} {departure}", flips, "other")
         rows.append(f"| {n1}/{n2} | {departure} | {shown} | {labels} |")
@@ -557,9 +565,8 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
         rows.append(f"| {departure} | {what}; {where} | {' | '.join(shown)} |")
     # power at the reported detectable effect (normal interactions, level 0.05 / m)
     effect, m = detectable["rank"], notebook_tested()
-    got, _ = sim.predictor_cell(
-        stream("power"), reps, *FULL, K, "normal", effect=effect, alpha=0.05 / m, m=m
-    )
+    run = {"effect": effect, "alpha": 0.05 / m, "m": m}
+    got, _ = _sim_job(("predictor_cell", ("power",), (reps, *FULL, K, "normal"), run))
     rows += [
         "",
         f"Power at the reported detectable effect (80% at the level 0.05 / {m}, the notebook's "
@@ -568,12 +575,6 @@ def predictor_rows(reps: int, results: Path) -> list[str]:
         f"{effect:.4f} per SD of its ranks, is found in {got['rank']} of the data sets.",
     ]
     return rows
-
-
-def _power_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]) -> Any:
-    """One cell of :mod:`_goodhart_power` in a worker (not kept: the cells are cheap)."""
-    name, key, args, kwargs = job
-    return getattr(power, name)(stream(*key), *args, **kwargs)
 
 
 def alternative_rows(reps: int, results: Path) -> list[str]:
@@ -654,18 +655,17 @@ def few_models_rows(reps: int) -> list[str]:
         "| mean `detectable` | reported as none (NaN) | power at it (target 0.8) |",
         "|---|---|---|---|---|---|---|",
     ]
-    drawn = _default(sim.few_models_power, "n_shuffles")
-    for k, n_a in ((10, 4), (10, 5), (12, 5), (16, 4), (20, 5), (10, 0)):
-        effect, none, power = sim.few_models_power(
-            stream("few", k, n_a), reps, k, n_a, m=notebook_tested()
-        )
+    drawn, m = _default(sim.few_models_power, "n_shuffles"), notebook_tested()
+    plan = ((10, 4), (10, 5), (12, 5), (16, 4), (20, 5), (10, 0))
+    jobs = [("few_models_power", ("few", k, n_a), (reps, k, n_a), {"m": m}) for k, n_a in plan]
+    for (k, n_a), (effect, none, found) in zip(plan, on_every_core(_sim_job, jobs), strict=True):
         kind = f"group of {n_a}" if n_a else "ranked"
         ways = math.comb(k, n_a) // (1 + (2 * n_a == k)) if n_a else math.factorial(k) // 2
         shown = "—" if np.isnan(effect) else f"{effect:.4f}"
         every = n_a and math.comb(k, n_a) <= drawn  # predictor_row's rule for a group
         shuffles = f"every one of {math.comb(k, n_a):,}" if every else f"{drawn} drawn"
         rows.append(
-            f"| {k} | {kind} | {ways:,} | {shuffles} | {shown} | {none:.2f} | {power or '—'} |"
+            f"| {k} | {kind} | {ways:,} | {shuffles} | {shown} | {none:.2f} | {found or '—'} |"
         )
     return rows
 
@@ -707,7 +707,10 @@ def use_cache(folder: Path | None, results: Path = sim.RESULTS) -> None:
 CACHE_VARIABLE = "STATIC_RTEB_BENCH_CACHE"
 
 
-def _sim_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]) -> Any:
+Job = tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]]
+
+
+def _sim_job(job: Job) -> Any:
     """One cell in a worker: ``sim.<name>(stream(*key), *args, **kwargs)``, kept once done.
 
     A cell is its own stream and arguments; kept under the digests of the code it runs
@@ -715,14 +718,24 @@ def _sim_job(job: tuple[str, tuple[object, ...], tuple[Any, ...], dict[str, Any]
     result is the one a rerun would give, so an interrupted run resumes from the cells it
     finished (each written atomically: two workers may write one cell, never half of it).
     """
+    return _kept(job, sim, "")
+
+
+def _power_job(job: Job) -> Any:
+    """One cell of :mod:`_goodhart_power` in a worker, kept as :func:`_sim_job` keeps its
+    own, under that module's digest too (it is not in :func:`source_key`)."""
+    return _kept(job, power, hashlib.sha256(Path(power.__file__).read_bytes()).hexdigest())
+
+
+def _kept(job: Job, module: Any, also: str) -> Any:
+    """``module.<name>(stream(*key), *args, **kwargs)``, read back if kept, else run and kept."""
     name, key, args, kwargs = job
     folder = os.environ.get(CACHE_VARIABLE)
-    kept = (
-        Path(folder, hashlib.sha256(repr(job).encode()).hexdigest() + ".pickle") if folder else None
-    )
+    digest = hashlib.sha256((repr(job) + also).encode()).hexdigest()
+    kept = Path(folder, digest + ".pickle") if folder else None
     if kept is not None and kept.exists():
         return pickle.loads(kept.read_bytes())
-    result = getattr(sim, name)(stream(*key), *args, **kwargs)
+    result = getattr(module, name)(stream(*key), *args, **kwargs)
     if kept is not None:
         kept.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(kept, pickle.dumps(result))
