@@ -670,12 +670,19 @@ def few_models_rows(reps: int) -> list[str]:
     return rows
 
 
+#: The parts of the package a cell can run: the rooms it calls and what they import (the
+#: layers import downwards only, so the notebook layer, the command line and runs are not).
+CELL_CODE = ("core", "stats", "results")
+
+
 def source_key() -> str:
-    """A digest of the code a cell runs: ``_goodhart_sim`` and the ``analysis`` package."""
+    """A digest of the code a cell runs: ``_goodhart_sim`` and :data:`CELL_CODE`."""
     digest = hashlib.sha256()
+    package = ROOT / "analysis"
     for path in [
         ROOT / "benchmarks" / "_goodhart_sim.py",
-        *sorted((ROOT / "analysis").rglob("*.py")),
+        package / "__init__.py",
+        *sorted(path for room in CELL_CODE for path in (package / room).rglob("*.py")),
     ]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
