@@ -411,8 +411,8 @@ nb.md(
               else "with too few models with a value. ") for r in untested.itertuples())
     + (f"At least {aligned_share:.0%} of the contrast lies between organisations for "
        + "; ".join(f"**{r.predictor}** ({r.family_share:.0%})" for r in aligned.itertuples())
-       + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing. Where they truly share nothing, such a test can be conservative "
-       "(the statistics guide measures it for a group lying between organisations, as the static models do, not for a ranked predictor). " if len(aligned) else "")
+       + ". For these the shared part weighs most; it is estimated without bias, and where that estimate is not positive the organisations are taken to share nothing. Where neither the organisations nor their models differ in truth, such a test can still be conservative "
+       "(the statistics guide measures it for a group lying between organisations, as the static models do, not for a ranked predictor; its t's reference, a parametric bootstrap, removes most of it). " if len(aligned) else "")
     + f"On the mteb#3902 claim: the {n_org} {organisation} model{'s' if n_org != 1 else ''} audited here ("
     + ", ".join(short_name(m) for m in predictors.index[predictors[f"made by {organisation}"]]) + f"), against the other {n_orgs - 1} organisations: "
     f"{100 * org['effect']:+.2f} points of public advantage ({confidence_level:.0%} CI [{100 * org['ci_low']:+.2f}, {100 * org['ci_high']:+.2f}]; "
