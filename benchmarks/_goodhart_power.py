@@ -10,6 +10,9 @@ what the audit's notebook says of effects that are:
   decisions (step-down) and its simultaneous interval (single-step) find it.
 * :func:`predictor_coverage`: how often :func:`analysis.stats.advantage_predictors`'
   interval covers a ranked and a group predictor's true effect when it is not 0.
+* :func:`predictive_coverage`: how often :func:`analysis.stats.predictive_comparison`'s
+  interval covers the true difference of the two predictors' mean absolute errors when one
+  predicts better (its null's coverage is 1 - its type-I error, by construction).
 
 The leaderboards are :mod:`_goodhart_sim`'s (``x[t, j] = task + model + d_j [public] + e``);
 the relative advantage of model j is ``d_j - mean of the others' d`` (:func:`relative_truth`),
@@ -24,9 +27,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from _goodhart_sim import Tally, decided_board, relative_board, relative_truth
+from _goodhart_sim import (
+    Tally,
+    decided_board,
+    predictive_data,
+    random_predictors,
+    relative_board,
+    relative_truth,
+)
 from scipy import stats
 
+from analysis.stats import predictive_comparison
 from analysis.stats.advantage import _contrast, predictor_row
 
 
@@ -103,14 +114,8 @@ def predictor_coverage(
     sizes = np.asarray(family_sizes, dtype=int)
     family = np.repeat(np.arange(len(sizes)), sizes) if len(sizes) else np.arange(k) % 10
     for _ in range(reps):
-        z = rng.normal(size=k)
-        group = np.zeros(k, bool)
-        group[rng.choice(k, 8, replace=False)] = True
-        ranks = stats.rankdata(z)
-        shifts = {
-            "rank": effect * (ranks - ranks.mean()) / ranks.std(),
-            "group": effect * group.astype(float),
-        }
+        z, group, zs = random_predictors(rng, k, 8)
+        shifts = {"rank": effect * zs, "group": effect * group.astype(float)}
         for column in (pd.Series(z, name="rank"), pd.Series(group, name="group")):
             fixed = shifts[str(column.name)]
             d = rng.normal(0.0, spread, k) + fixed
@@ -130,3 +135,52 @@ def predictor_coverage(
             )
             out[str(column.name)].add(bool(row["ci_low"] <= target <= row["ci_high"]))
     return out
+
+
+def predictive_truth(
+    rng: np.random.Generator, departure: str, scale_b: float, n: int = 1_000_000
+) -> float:
+    """The difference :func:`predictive_comparison` estimates, in one data set of ``n`` models.
+
+    ``b``'s line's mean absolute error minus ``a``'s, each the least-squares line of the
+    target (:func:`predictive_data`): at a million models the lines and the means are the
+    population's to about 5e-4 (the statistic's jackknife removes the 1/n bias of the
+    leave-one-out errors, so its target is this limit). Checked against the closed form at
+    normal errors in ``tests/benchmarks`` (sqrt(2 / pi) times each line's residual SD).
+    """
+    target, a, b = predictive_data(rng, n, departure, scale_b=scale_b)
+    errors = [target - np.polyval(np.polyfit(x, target, 1), x) for x in (b, a)]
+    return float(np.abs(errors[0]).mean() - np.abs(errors[1]).mean())
+
+
+def predictive_coverage(
+    rng: np.random.Generator,
+    reps: int,
+    n: int,
+    departure: str,
+    *,
+    scale_b: float,
+    n_swaps: int = 99,
+    level: float = 0.95,
+) -> tuple[float, Tally, Tally, float]:
+    """Coverage of :func:`predictive_comparison`'s interval where ``a`` predicts better.
+
+    ``b``'s errors ``scale_b`` times ``a``'s (:func:`predictive_data`, its departures but
+    ``outlier``, whose three fixed models have no population). The true difference is
+    :func:`predictive_truth`'s, from its own draws. Returns it, whether the interval covers
+    it, whether the test rejects at ``1 - level``, and the statistic's mean minus it (bias).
+    """
+    if departure == "outlier":
+        raise ValueError("`outlier` fixes three models: its difference has no population")
+    truth = predictive_truth(rng, departure, scale_b)
+    covered, rejected, found = Tally(), Tally(), []
+    for _ in range(reps):
+        target, a, b = predictive_data(rng, n, departure, scale_b=scale_b)
+        res = predictive_comparison(
+            target, a, b, confidence_level=level, n_resamples=n_swaps, rng=rng
+        )
+        low, high = res.confidence_interval
+        covered.add(bool(low <= truth <= high))
+        rejected.add(bool(res.pvalue <= 1 - level))
+        found.append(res.statistic)
+    return truth, covered, rejected, float(np.mean(found)) - truth

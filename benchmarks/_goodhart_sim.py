@@ -438,6 +438,18 @@ def reference_cell(
     return flips, labels
 
 
+def random_predictors(
+    rng: np.random.Generator, k: int, n_true: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random ranked predictor and group of ``k`` models: the normal draws ``z``, the
+    group of ``n_true`` models at random, and ``z``'s standardized ranks (mean 0, SD 1)."""
+    z = rng.normal(size=k)
+    group = np.zeros(k, bool)
+    group[rng.choice(k, n_true, replace=False)] = True
+    ranks = stats.rankdata(z)
+    return z, group, (ranks - ranks.mean()) / ranks.std()
+
+
 def predictor_cell(
     rng: np.random.Generator,
     reps: int,
@@ -481,11 +493,7 @@ def predictor_cell(
     if len(family) != k:
         raise ValueError(f"`family_sizes` must add up to the {k} models")
     for _ in range(reps):
-        z = rng.normal(size=k)
-        group = np.zeros(k, bool)
-        group[rng.choice(k, n_true, replace=False)] = True
-        ranks = stats.rankdata(z)
-        zs = (ranks - ranks.mean()) / ranks.std()
+        z, group, zs = random_predictors(rng, k, n_true)
         d, n_families = rng.normal(0.0, spread, k), family.max() + 1  # first: the streams
         if family_tails:  # t with 3 df, SD 1
             shared = rng.standard_t(3, n_families) / np.sqrt(3)
@@ -716,6 +724,54 @@ def one_sided_errors(
     return ea, rng.normal(0.0, mean_abs / half_normal, n)
 
 
+def predictive_data(
+    rng: np.random.Generator,
+    n: int,
+    departure: str,
+    *,
+    contamination: tuple[float, float] = (0.1, 2.0),
+    scale_b: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One data set of :func:`predictive_cell`: the target, ``a`` and ``b`` of ``n`` models.
+
+    target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
+    accuracy after the line); errors SD 0.3, ``b``'s times ``scale_b`` (1: the null; above:
+    ``a`` predicts better, for :func:`_goodhart_power.predictive_coverage`; the one-sided
+    departures only at 1). Departures: ``heavy`` (t3 errors), ``outlier`` (three models far
+    off on both predictors), ``correlated`` (e_a and e_b correlated at 0.6), ``unequal``
+    (the target's noise SD 0.15 + 0.3 |truth|), ``skewed`` (centred lognormal errors,
+    skewness 3.7), ``contaminated`` (each predictor of each model off by +2 with probability
+    0.1, independently; ``contamination``: that probability and offset), and
+    :data:`ONE_SIDED_DEPARTURES` (:func:`one_sided_errors`).
+    """
+    truth = rng.normal(size=n)
+    spread = 0.15 + 0.3 * np.abs(truth) if departure == "unequal" else 0.3
+    target = truth + rng.normal(0.0, 1.0, n) * spread
+    if departure in ONE_SIDED_DEPARTURES:
+        if scale_b != 1.0:
+            raise ValueError(f"{departure!r} is a null: `scale_b` must be 1")
+        ea, eb = one_sided_errors(rng, departure, truth, contamination)
+    elif departure == "heavy":
+        ea, eb = (stats.t.rvs(3, size=n, random_state=rng) * 0.3 for _ in range(2))
+    elif departure == "correlated":
+        ea = rng.normal(0.0, 0.3, n)
+        eb = 0.6 * ea + np.sqrt(1 - 0.36) * rng.normal(0.0, 0.3, n)
+    elif departure == "skewed":
+        ea, eb = (
+            0.3 * (rng.lognormal(0.0, 0.8, n) - _LOGNORMAL_MEAN) / _LOGNORMAL_SD for _ in range(2)
+        )
+    else:
+        ea, eb = rng.normal(0.0, 0.3, n), rng.normal(0.0, 0.3, n)
+    eb = eb * scale_b
+    if departure == "outlier":
+        ea[:3] += 2.0
+        eb[:3] += 2.0
+    if departure == "contaminated":
+        share, off = contamination
+        ea, eb = ea + off * (rng.random(n) < share), eb + off * (rng.random(n) < share)
+    return target, truth + ea, 2 * (truth + eb)
+
+
 def predictive_cell(
     rng: np.random.Generator,
     reps: int,
@@ -727,44 +783,14 @@ def predictive_cell(
 ) -> PredictiveTally:
     """:func:`predictive_comparison`'s rejection rate at 5% when neither predictor is better.
 
-    target = truth + noise; a = truth + e_a; b = 2 truth + 2 e_b (another scale, the same
-    accuracy after the line); errors SD 0.3. Departures: ``heavy`` (t3 errors),
-    ``outlier`` (three models far off on both predictors), ``correlated`` (e_a and e_b
-    correlated at 0.6), ``unequal`` (the target's noise SD 0.15 + 0.3 |truth|), ``skewed``
-    (centred lognormal errors, skewness 3.7), ``contaminated`` (each predictor of each
-    model off by +2 with probability 0.1, independently; ``contamination``: that
-    probability and offset), and :data:`ONE_SIDED_DEPARTURES` (:func:`one_sided_errors`).
-    ``n_swaps`` swaps per data set, rejecting at p <= 0.05 and p <= 0.01: with (b + 1) /
-    (B + 1) and B + 1 a multiple of 100, exactly those levels for exchangeable data, as the
-    default 9,999 swaps give. ``flips``: the sign
-    flips of the pseudo-values, the package's test until 2026-11-30.
+    The data sets: :func:`predictive_data` (its departures). ``n_swaps`` swaps per data
+    set, rejecting at p <= 0.05 and p <= 0.01: with (b + 1) / (B + 1) and B + 1 a multiple
+    of 100, exactly those levels for exchangeable data, as the default 9,999 swaps give.
+    ``flips``: the sign flips of the pseudo-values, the package's test until 2026-11-30.
     """
     tally = PredictiveTally()
     for _ in range(reps):
-        truth = rng.normal(size=n)
-        spread = 0.15 + 0.3 * np.abs(truth) if departure == "unequal" else 0.3
-        target = truth + rng.normal(0.0, 1.0, n) * spread
-        if departure in ONE_SIDED_DEPARTURES:
-            ea, eb = one_sided_errors(rng, departure, truth, contamination)
-        elif departure == "heavy":
-            ea, eb = (stats.t.rvs(3, size=n, random_state=rng) * 0.3 for _ in range(2))
-        elif departure == "correlated":
-            ea = rng.normal(0.0, 0.3, n)
-            eb = 0.6 * ea + np.sqrt(1 - 0.36) * rng.normal(0.0, 0.3, n)
-        elif departure == "skewed":
-            ea, eb = (
-                0.3 * (rng.lognormal(0.0, 0.8, n) - _LOGNORMAL_MEAN) / _LOGNORMAL_SD
-                for _ in range(2)
-            )
-        else:
-            ea, eb = rng.normal(0.0, 0.3, n), rng.normal(0.0, 0.3, n)
-        if departure == "outlier":
-            ea[:3] += 2.0
-            eb[:3] += 2.0
-        if departure == "contaminated":
-            share, off = contamination
-            ea, eb = ea + off * (rng.random(n) < share), eb + off * (rng.random(n) < share)
-        a, b = truth + ea, 2 * (truth + eb)
+        target, a, b = predictive_data(rng, n, departure, contamination=contamination)
         res = predictive_comparison(target, a, b, n_resamples=n_swaps, rng=rng)
         tally.add(res.pvalue <= 0.05)
         tally.at_one.add(res.pvalue <= 0.01)

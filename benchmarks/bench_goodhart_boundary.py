@@ -19,11 +19,18 @@ out of ``H H'``), the task part's variance drawn as a scaled chi-square with its
 The moments are written here with dense projection matrices, independently of the package's
 closed forms, and checked against them on every data set (the same variance of the model
 part to 1e-9 where positive). Columns: Satterthwaite's t alone, and with the larger p of 999
-shuffles of the predictor (the package's decision until 2026-12-03); this file's bootstrap
-alone; the package's (``_null_t``, its ``pvalue_t``) alone, and with the shuffles (its
-decision). Seeds fixed; each cell its own stream.
+shuffles of the predictor (the package's decision until 2026-12-03); the shuffles alone (its
+``pvalue_permutation``); this file's bootstrap alone; the package's (``_null_t``, its
+``pvalue_t``) alone, and with the shuffles (its decision). Seeds fixed; each cell its own
+stream.
 
-Usage (from the repository root; about 5 minutes on 2 idle cores at --scale 1)::
+The last four cells have no true spread between the models at all (the models' own SD 0,
+nothing shared), the data's regime (the validation's rows at zero spread): every spread is
+estimated at its floor. They tell which of the decision's two references sets its level
+there: a decision that rejects only where both references do is below either alone, most
+where both are at their level.
+
+Usage (from the repository root; about 10 minutes on 2 idle cores at --scale 1)::
 
     python benchmarks/bench_goodhart_boundary.py --results ../shared/mteb-cache
     python benchmarks/bench_goodhart_boundary.py --scale 0.05 --out /tmp/boundary.md
@@ -57,16 +64,21 @@ SEED = 20261203
 DRAWS = 999  # bootstrap draws per data set, as many as the shuffles
 SHUFFLES = 999
 K, PUBLIC, PRIVATE = 70, 16, 13
-#: (predictor, departure, layout, shared spread): the cells; "near" is the static shape
+#: (predictor, departure, layout, shared spread, the models' own spread): the cells; "near"
+#: is the static shape; own spread 0 with nothing shared: the data's regime, both at the floor
 CELLS = (
-    ("near", "normal", "orgs", 0.0),
-    ("near", "unequal", "tens", 0.0),
-    ("near", "families", "tens", 0.0),
-    ("near", "normal", "orgs", 0.02),
-    ("near", "normal", "orgs", 0.04),
-    ("group", "normal", "orgs", 0.0),
-    ("group", "unequal", "tens", 0.0),
-    ("rank", "normal", "orgs", 0.0),
+    ("near", "normal", "orgs", 0.0, 0.02),
+    ("near", "unequal", "tens", 0.0, 0.02),
+    ("near", "families", "tens", 0.0, 0.02),
+    ("near", "normal", "orgs", 0.02, 0.02),
+    ("near", "normal", "orgs", 0.04, 0.02),
+    ("group", "normal", "orgs", 0.0, 0.02),
+    ("group", "unequal", "tens", 0.0, 0.02),
+    ("rank", "normal", "orgs", 0.0, 0.02),
+    ("near", "normal", "orgs", 0.0, 0.0),
+    ("near", "heavy", "orgs", 0.0, 0.0),
+    ("near", "unequal", "orgs", 0.0, 0.0),
+    ("rank", "normal", "orgs", 0.0, 0.0),
 )
 NAMES = {
     "near": "a family and 2 models of another",
@@ -76,6 +88,7 @@ NAMES = {
 COLUMNS = (
     "Satterthwaite's t alone",
     "it and the shuffles (the package until 2026-12-03)",
+    "the shuffles alone",
     "this file's bootstrap alone",
     "the package's bootstrap alone",
     "the package: its bootstrap and the shuffles",
@@ -160,8 +173,8 @@ def bootstrap_p(
 
 def cell(job: tuple[tuple[Any, ...], int, list[int]]) -> list[sim.Tally]:
     """One cell's four tallies over ``reps`` data sets on its own stream."""
-    (predictor, departure, layout, spread), reps, sizes = job
-    gen = sim.stream(SEED, predictor, departure, layout, spread)
+    (predictor, departure, layout, spread, own), reps, sizes = job
+    gen = sim.stream(SEED, predictor, departure, layout, spread, *["own0"] * (own == 0))
     family = np.repeat(np.arange(len(sizes)), sizes) if layout == "orgs" else np.arange(K) % 10
     out = [sim.Tally() for _ in COLUMNS]
     for _ in range(reps):
@@ -172,7 +185,7 @@ def cell(job: tuple[tuple[Any, ...], int, list[int]]) -> list[sim.Tally]:
             column = pd.Series(np.isin(np.arange(K), gen.choice(K, 8, replace=False)), name="g")
         else:
             column = pd.Series(gen.normal(size=K), name=predictor)
-        d = gen.normal(0.0, 0.02, K) + spread * gen.normal(size=family.max() + 1)[family]
+        d = gen.normal(0.0, own, K) + spread * gen.normal(size=family.max() + 1)[family]
         y_pub, y_priv, each, _ = sim.relative_board(gen, PUBLIC, PRIVATE, K, departure, d, 0.95)
         row = predictor_row(
             y_pub,
@@ -195,6 +208,7 @@ def cell(job: tuple[tuple[Any, ...], int, list[int]]) -> list[sim.Tally]:
         decided = (
             satterthwaite,
             max(satterthwaite, shuffles),
+            shuffles,
             boot,
             row["pvalue_t"],
             row["pvalue"],
@@ -216,7 +230,10 @@ def main() -> None:
         f"Written by `python benchmarks/bench_goodhart_boundary.py` (scale {args.scale:g}, "
         f"{reps} data sets per cell) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
         f"{platform.machine()}, {os.cpu_count()} cores. {K} models, {PUBLIC}/{PRIVATE} tasks, "
-        "true advantages SD 0.02 (the validation's design, `benchmarks/_goodhart_sim.py`); "
+        "the models' own true advantages SD 0.02 (the validation's design, "
+        "`benchmarks/_goodhart_sim.py`), or 0 with nothing shared (the data's regime, where "
+        "the observed advantages spread as much as their standard errors: both spreads at "
+        "their floor); "
         f"families: the data's {len(sizes)} organisations (as of the post; the first is the "
         "notebook's organisation, of "
         f"{sizes[0]} models) or 10 of 7 models; in brackets, the SD of each family's shared "
@@ -224,17 +241,23 @@ def main() -> None:
         "error at 5% ± its Monte-Carlo standard error (target 0.04–0.06). The package "
         "decides by the last column since 2026-12-03 (by the second before): the t against "
         f"its parametric bootstrap ({DRAWS} draws from the fitted spreads under the null) or "
-        "the shuffles, whichever p is larger. The bootstrap is computed twice, on different "
+        "the shuffles, whichever p is larger, so it rejects only where both do: below either "
+        "reference alone (the third column, the shuffles; the fourth and fifth, the bootstrap), "
+        "most where both are at their level. The bootstrap is computed twice, on different "
         "draws: by this file's dense moments (its method in the docstring) and by the "
         "package's closed forms (`_null_t`).",
         "",
-        "| predictor | departure | families (shared SD) | " + " | ".join(COLUMNS) + " |",
-        "|---|---|---|" + "---|" * len(COLUMNS),
+        "| predictor | departure | families (shared SD) | the models' own SD | "
+        + " | ".join(COLUMNS)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(COLUMNS),
     ]
-    for (predictor, departure, layout, spread), got in zip(CELLS, tallies, strict=True):
+    for (predictor, departure, layout, spread, own), got in zip(CELLS, tallies, strict=True):
         where = f"the data's {len(sizes)}" if layout == "orgs" else "10"
         cells = " | ".join(map(str, got))
-        rows.append(f"| {NAMES[predictor]} | {departure} | {where} ({spread:g}) | {cells} |")
+        rows.append(
+            f"| {NAMES[predictor]} | {departure} | {where} ({spread:g}) | {own:g} | {cells} |"
+        )
     rows += ["", f"Total time: {time.perf_counter() - start:.0f} s.", ""]
     atomic_write_text(args.out, "\n".join(rows))
     print(f"Wrote {args.out}")

@@ -632,14 +632,15 @@ def advantage_predictors(
       **Assumptions**: tasks independent (see :func:`public_advantage`); models independent given
       the tasks, or, with ``families``, given their families' shared effects, normal. Its variance
       has that family part, biased up where it sits at its floor of zero (if the part is not
-      positive, the pooled); the bootstrap draws that bias too, and so holds the level there
-      but where every spread is truly 0: a group with ``family_share`` near 1 (one family and
-      part of another, as the static models) then rejects about 0.035 at 5%. One of two
-      families only
-      (a kind made by one organisation against another's) is not tested (NaN, left out of the
-      adjustment). The true advantages spread alike in the two groups; the effect linear in the
-      ranks. Measured type-I error: ``benchmarks/results/goodhart_validation.md`` (departures; the
-      family cells), ``goodhart_placebo.md`` (real scores).
+      positive, the pooled); the bootstrap draws that bias too, and so holds the level there.
+      The decision needs both references: where every spread is truly 0, a group with
+      ``family_share`` near 1 (one family and part of another, as the static models) rejects
+      about 0.035 at 5%, its shuffles conservative there (their t weighs the families:
+      ``goodhart_boundary.md``). One of two families only (a kind made by one organisation
+      against another's) is not tested (NaN, left out of the adjustment). The true advantages
+      spread alike in the two groups; the effect linear in the ranks. Measured type-I error:
+      ``benchmarks/results/goodhart_validation.md`` (departures; the family cells),
+      ``goodhart_placebo.md`` (real scores).
     * **Multiplicity**: ``pvalue_adjusted`` by ``adjustment`` across the predictors
       (Holm by default). **Detectable effect**: where nothing is found, ``detectable`` is the
       smallest absolute effect found with probability ``power`` at the level ``alpha / m``, ``m``

@@ -1282,6 +1282,44 @@ def test_the_validation_report_keeps_finished_cells_and_resumes_from_them(
         del bench.sim.counted_cell
 
 
+def test_the_kept_cells_code_digest_ignores_docstrings_and_comments_only(bench, tmp_path):
+    """An edit to a docstring or a comment keeps a cell's code key; any other edit, a
+    constant's value or a line moved into another function, changes it."""
+    base = '''"""Module."""
+LIMIT = 3
+
+
+def f(x):
+    """What f does."""
+    return x + LIMIT  # add
+
+
+class C:
+    """A class."""
+
+    def g(self):
+        """Only a docstring."""
+'''
+    reworded = base.replace("What f does.", "What f does,\n    said again.").replace(
+        "# add", "# adds the limit"
+    )
+    changed = {
+        "a constant": base.replace("LIMIT = 3", "LIMIT = 4"),
+        "a statement": base.replace("return x + LIMIT", "return x - LIMIT"),
+        "a body": base.replace(
+            '"""Only a docstring."""', '"""Only a docstring."""\n        return 1'
+        ),
+    }
+    path = tmp_path / "m.py"
+
+    def key(text: str) -> str:
+        path.write_text(text)
+        return bench._code(path)
+
+    assert key(base) == key(reworded) == key(base.replace('"""Module."""\n', ""))
+    assert all(key(text) != key(base) for text in changed.values())
+
+
 def test_the_validation_report_holds_power_cells_to_their_reported_power(bench):
     """A power cell is in its target at 0.8 or more, as shown, and beyond chance below it."""
     assert bench.in_target(sim.Tally(reps=1000, hits=800), "power")

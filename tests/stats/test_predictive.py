@@ -202,3 +202,31 @@ def test_the_one_sided_nulls_give_a_and_b_the_same_expected_absolute_error(depar
     else:  # rare large errors, or heavy tails
         assert stats.kurtosis(ea) > 1.0
     assert abs(stats.skew(eb)) < 0.05 and abs(stats.kurtosis(eb)) < 0.1  # b stays normal
+
+
+@pytest.mark.parametrize("scale_b", [1.0, 1.5, 2.0])
+def test_the_coverage_cells_truth_is_the_closed_form_at_normal_errors(scale_b):
+    """The bench's true difference (a million models, least-squares lines) against the
+    normal case's closed form: each line's residual SD, sqrt(var(target) - cov**2 / var(x)),
+    times E|N(0, 1)| = sqrt(2 / pi); 0 at the null."""
+    power = load_file(REPO / "benchmarks" / "_goodhart_power.py", "_goodhart_power")
+    got = power.predictive_truth(np.random.default_rng(16), "normal", scale_b)
+    residual = [np.sqrt(1.09 - 1 / (1 + 0.09 * s**2)) for s in (scale_b, 1.0)]
+    assert got == pytest.approx(np.sqrt(2 / np.pi) * (residual[0] - residual[1]), abs=2e-3)
+
+
+def test_small_simulation_covers_a_true_difference():
+    """b's errors 1.5 times a's at 34 models: the interval covers the difference about 95%
+    of the time (150 data sets: at least 0.85, four standard errors below), the test
+    rejects more often than at the null, and the statistic's mean is near the truth."""
+    power = load_file(REPO / "benchmarks" / "_goodhart_power.py", "_goodhart_power")
+    truth, covered, rejected, bias = power.predictive_coverage(
+        np.random.default_rng(17), 150, 34, "normal", scale_b=1.5
+    )
+    assert 0.07 < truth < 0.08 and covered.reps == rejected.reps == 150
+    assert covered.rate >= 0.85 and rejected.rate > 0.15
+    assert abs(bias) < 0.02  # the statistic's SD over the data sets is about 0.04
+    with pytest.raises(ValueError, match="no population"):
+        power.predictive_coverage(np.random.default_rng(0), 1, 34, "outlier", scale_b=1.5)
+    with pytest.raises(ValueError, match="`scale_b` must be 1"):
+        sim.predictive_data(np.random.default_rng(0), 34, "one-sided heavy", scale_b=1.5)
