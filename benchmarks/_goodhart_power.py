@@ -35,10 +35,9 @@ from _goodhart_sim import (
     relative_board,
     relative_truth,
 )
-from scipy import stats
 
 from analysis.stats import predictive_comparison
-from analysis.stats.advantage import _contrast, predictor_row
+from analysis.stats.advantage import _contrast, detectable_effect, predictor_row
 
 
 def detectable_power(
@@ -55,8 +54,8 @@ def detectable_power(
 ) -> tuple[float, Tally, Tally]:
     """How often an advantage of model 0's mean reported ``detectable`` is found.
 
-    ``reps`` null leaderboards give model 0's mean ``detectable``, as ``goodhart_audit``
-    computes it (the normal-shift approximation ``(c + t quantile at the power) * se``); then
+    ``reps`` null leaderboards give model 0's mean ``detectable``, as :func:`public_advantage`
+    reports it (:func:`~analysis.stats.advantage.detectable_effect`); then
     ``reps`` fresh leaderboards where model 0's true relative advantage is that value (each
     other model's is then ``-1 / (k - 1)`` of it), as :func:`few_models_power` measures the
     predictors'. A departure that redraws each model's spread in every data set
@@ -69,7 +68,7 @@ def detectable_power(
         *_, w, _, _, c = decided_board(
             rng, n1, n2, k, departure, None, n_patterns=n_patterns, level=level
         )
-        found.append((c + stats.t.ppf(power, w["df"][0])) * w["se"][0])
+        found.append(detectable_effect(c, w["se"][0], w["df"][0], power=power))
     effect, decided, outside = float(np.mean(found)), Tally(), Tally()
     d = np.zeros(k)
     d[0] = effect

@@ -199,14 +199,11 @@ nb.md(
 # the test may add a model whose interval still contains zero, coloured in the figure too.
 
 # %%
-advantage = public_advantage(wide, public_tasks=public, private_tasks=private, clusters=clusters, n_resamples=n_resamples,
+advantage = public_advantage(wide, public_tasks=public, private_tasks=private, clusters=clusters, power=power, n_resamples=n_resamples,
                              confidence_level=confidence_level, rng=nb.rng("goodhart_advantage"))
 adv = advantage.to_frame().set_index("model")
 adv["family"] = groups["family"]
 adv["public zero-shot %"] = overlap["public zero-shot %"]
-# found with `power` at the simultaneous critical value (single-step; the step-down finds at least as much) if the
-# model's standard error and the critical value were as estimated (a plug-in; the validation measures the power at it)
-adv["detectable"] = (advantage.critical_value + t_dist.ppf(power, adv["df"])) * adv["se"]
 nb.table(
     adv.reset_index().replace({"beyond_chance": {"": "no"}}), "goodhart_advantage", floatfmt=".3f", pvalue_columns=("pvalue", "pvalue_adjusted"),
     title=f"Public advantage on {benchmark} (relative public mean − relative private mean, 0-1 scale)",
@@ -273,7 +270,7 @@ for name in sub_benchmarks:
            "left out (not in the benchmark)": len(spec.task_names) - len(sub_public) - len(sub_private)}
     if min(len(sub_public), len(sub_private)) >= 2:
         res = public_advantage(wide.loc[sub_public + sub_private], public_tasks=sub_public, private_tasks=sub_private,
-                               clusters=clusters, n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
+                               clusters=clusters, power=power, n_resamples=n_resamples, confidence_level=confidence_level, rng=nb.rng("goodhart_sub", name))
         found = res.to_frame()
         top = found.loc[found["advantage"].idxmax()]
         row.update({"tested": res.testable, "gain on public": int((found["beyond_chance"] == "public").sum()) if res.testable else pd.NA,

@@ -67,6 +67,24 @@ MIN_FAMILIES = 3
 _ADJUSTMENTS = ("holm", "bonferroni", "none")
 
 
+def detectable_effect(critical: float, se: Any, df: Any, *, power: float) -> Any:
+    """The effect a t rejecting beyond ``critical`` standard errors finds with ``power``.
+
+    ``(critical + t quantile at power on df) * se``: the shift of a t by the effect, the
+    standard error and the critical value taken as estimated (a plug-in). The one rule for
+    ``detectable`` in :func:`public_advantage` and :func:`advantage_predictors`. The shift
+    falls short of the power at a max-T's critical values even with the standard error
+    known (the noncentral t's spread grows with the effect: for 0.8 at 3.5, 0.79 at 24 df and
+    0.77 at 6); the power measured at the reported value:
+    ``benchmarks/results/goodhart_validation.md`` (0.73-0.78 for one model's advantage).
+
+    Examples:
+        >>> round(float(detectable_effect(1.96, 1.0, np.inf, power=0.8)), 3)
+        2.802
+    """
+    return (critical + t_dist.ppf(power, df)) * se
+
+
 def _relative(x: np.ndarray) -> np.ndarray:
     """Each model's scores minus the mean of the other models on the same task."""
     return x - _reference(x, None)
@@ -127,8 +145,11 @@ class PublicAdvantageResult(TableResult):
         table: one row per model, sorted by ``advantage`` (largest first): ``model``,
             ``mean_public``, ``mean_private``, ``advantage`` (A_j), ``se`` and ``df`` (Welch),
             ``ci_low`` / ``ci_high`` (simultaneous), ``pvalue`` (Welch, per model, unadjusted),
-            ``pvalue_adjusted`` (step-down max-T, family-wise) and ``beyond_chance``: ``"public"``
-            (gains on public beyond chance), ``"private"`` (gains on private) or ``""``.
+            ``pvalue_adjusted`` (step-down max-T, family-wise), ``beyond_chance``: ``"public"``
+            (gains on public beyond chance), ``"private"`` (gains on private) or ``""``, and
+            ``detectable`` (the advantage found with probability ``power`` at the simultaneous
+            critical value: :func:`detectable_effect`; single-step, the step-down finds at
+            least as much; NaN when not testable).
         public_tasks: the public tasks (sorted).
         private_tasks: the private tasks (sorted).
         testable: both sides have :data:`MIN_TASKS_PER_SIDE` tasks (clusters, if given).
@@ -206,6 +227,7 @@ def public_advantage(
     public_tasks: Sequence[str],
     private_tasks: Sequence[str],
     clusters: Any = None,
+    power: float = 0.8,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: RngLike = None,
@@ -234,6 +256,9 @@ def public_advantage(
       cluster's tasks together: *clusters* must then be independent, tasks within one may correlate
       (across the sides too). Measured family-wise error and coverage with departures (16/13, 17/13,
       14/6 and 6/6 tasks): ``benchmarks/results/goodhart_validation.md``.
+    * **Detectable**: per model, the advantage its own tasks find with probability ``power``
+      (:func:`detectable_effect` at the intervals' critical value), a plug-in: its power in
+      fresh data sets is measured in ``goodhart_validation.md`` (*At true effects*).
     * **Too few tasks**: under :data:`MIN_TASKS_PER_SIDE` tasks on a side (clusters, if given)
       no interval, no decision (NaN); ``caveat`` says what the benchmark cannot say.
 
@@ -246,6 +271,7 @@ def public_advantage(
         private_tasks: its private tasks.
         clusters: the cluster of every task (a mapping task -> label, looked up by the task's name,
             or a Series indexed by exactly the tasks); None: every task is its own cluster.
+        power: the power of ``detectable``.
         n_resamples: sign patterns (all are enumerated when ``2**(n - 1)`` fit, ``n``
             the tasks or clusters).
         confidence_level: level of the simultaneous intervals; the decisions are at
@@ -280,7 +306,7 @@ def public_advantage(
         >>> bool(res.critical_value > 2.5)  # wider than one model's 95% interval
         True
     """
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples, power = _check_n_resamples(n_resamples), _check_open_unit(power, "power")
     confidence_level, gen = _check_open_unit(confidence_level, "confidence_level"), _check_rng(rng)
     x_pub, x_priv, public, private, models = _side_matrices(scores, public_tasks, private_tasks)
     y_pub, y_priv = _relative(x_pub), _relative(x_priv)
@@ -310,6 +336,7 @@ def public_advantage(
     table["pvalue_adjusted"] = adjusted
     side = np.where(table["advantage"] > 0, "public", "private")
     table["beyond_chance"] = np.where(table["pvalue_adjusted"] < alpha, side, "")
+    table["detectable"] = detectable_effect(critical, w["se"], w["df"], power=power)
     return PublicAdvantageResult(
         table=table.sort_values("advantage", ascending=False, ignore_index=True),
         public_tasks=public,
@@ -353,8 +380,8 @@ class AdvantagePredictorsResult(TableResult):
             squares between families; near 1, the predictor is mostly which family a model is in),
             ``pvalue_adjusted`` (across the predictors tested: NaN for one of two families) and
             ``detectable`` (the smallest absolute effect found with probability ``power`` at the
-            family-wise level: ``(critical(alpha / m) + t(power)) * se``; NaN when the shuffles
-            cannot reach it).
+            family-wise level: :func:`detectable_effect` at ``critical(alpha / m)``; NaN when
+            the shuffles cannot reach it).
         adjustment: the multiplicity adjustment across the predictors.
         power: the power of ``detectable``.
         confidence_level: level of the per-predictor intervals (decisions at
@@ -566,7 +593,7 @@ def predictor_row(
     p_t = permutation_pvalue(boot, t[0])
     c_m, r = critical((1 - confidence_level) / m)  # at the level of m tests
     reached = mirrored <= r - 1 if exact else binom.cdf(r - 1, n_resamples, 1 / distinct) >= power
-    reach = (c_m + t_dist.ppf(power, df[0])) * se
+    reach = detectable_effect(c_m, se, df[0], power=power)
     return {
         **row,
         "effect": effect,

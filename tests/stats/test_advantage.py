@@ -161,6 +161,49 @@ def test_beyond_chance_is_the_step_down_and_holds_every_interval_excluding_zero(
     assert abs(res.critical_value / np.median(bonferroni) - 1) < 0.1
 
 
+def test_detectable_is_the_critical_value_shifted_by_the_power_quantile():
+    """``detectable_effect``: (c + t quantile at the power on df) x se, from scipy; the
+    normal's at infinite df; where it is short of the power, as its docstring says."""
+    from scipy.stats import nct, norm
+
+    from analysis.stats.advantage import detectable_effect
+
+    for df, power in ((5, 0.8), (24, 0.8), (60, 0.9), (12, 0.5)):
+        got = detectable_effect(3.5, 2.0, df, power=power)
+        assert got == pytest.approx(2.0 * (3.5 + stats.t.ppf(power, df)), rel=1e-12)
+    assert detectable_effect(3.5, 1.0, np.inf, power=0.8) == pytest.approx(3.5 + norm.ppf(0.8))
+    short = {df: nct.sf(3.5, df, detectable_effect(3.5, 1.0, df, power=0.8)) for df in (6, 24)}
+    assert round(short[24], 2) == 0.79 and round(short[6], 2) == 0.77
+
+
+def test_public_advantage_reports_each_models_detectable_at_its_critical_value():
+    """The ``detectable`` column is :func:`detectable_effect` at the intervals' critical
+    value on each model's own se and df; more power, a larger effect; a side too small to
+    test, none; ``power`` checked."""
+    from analysis.stats.advantage import detectable_effect
+
+    scores, pub, priv = _board(np.random.default_rng(2), k=12)
+    got = {
+        power: public_advantage(
+            scores, public_tasks=pub, private_tasks=priv, power=power, n_resamples=499, rng=0
+        )
+        for power in (0.5, 0.8)
+    }
+    res, table = got[0.8], got[0.8].to_frame()
+    expected = [
+        detectable_effect(res.critical_value, se, df, power=0.8)
+        for se, df in zip(table["se"], table["df"], strict=True)
+    ]
+    np.testing.assert_allclose(table["detectable"], expected, rtol=1e-12)
+    assert (table["detectable"] > got[0.5].to_frame()["detectable"]).all()
+    assert (table["detectable"] > res.critical_value * table["se"]).all()
+    small, pub2, priv2 = _board(np.random.default_rng(3), n1=7, n2=2, k=10)
+    untested = public_advantage(small, public_tasks=pub2, private_tasks=priv2).to_frame()
+    assert untested["detectable"].isna().all()
+    with pytest.raises(ValueError, match="power"):
+        public_advantage(scores, public_tasks=pub, private_tasks=priv, power=1.0)
+
+
 def _step_down_loop(null, observed, total):
     """Westfall-Young's step-down, written out: hypotheses by decreasing observed |t|, each
     against the per-pattern maximum over itself and those after it; p = (b + 1) / (B + 1)."""
@@ -1329,7 +1372,7 @@ def test_the_validation_report_holds_power_cells_to_their_reported_power(bench):
 
 
 def test_small_simulation_finds_a_reported_detectable_with_its_power():
-    """public_advantage's `detectable` (as the notebook computes it), given to one model; and
+    """public_advantage's `detectable` (as it reports it), given to one model; and
     a predictor's interval at a true effect."""
     power = load_file(REPO / "benchmarks" / "_goodhart_power.py", "_goodhart_power")
     effect, decided, outside = power.detectable_power(
