@@ -145,7 +145,8 @@ def predictive_truth(
     target (:func:`predictive_data`): at a million models the lines and the means are the
     population's to about 5e-4 (the statistic's jackknife removes the 1/n bias of the
     leave-one-out errors, so its target is this limit). Checked against the closed form at
-    normal errors in ``tests/benchmarks`` (sqrt(2 / pi) times each line's residual SD).
+    normal errors in ``tests/stats/test_predictive.py`` (sqrt(2 / pi) times each line's
+    residual SD).
     """
     target, a, b = predictive_data(rng, n, departure, scale_b=scale_b)
     errors = [target - np.polyval(np.polyfit(x, target, 1), x) for x in (b, a)]
